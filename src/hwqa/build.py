@@ -1,0 +1,265 @@
+"""Build or update the index from the notes (and the articles they link to).
+
+Only chunks whose embedded text is new are embedded; everything else reuses the vectors of the
+live generation. Changing the embedding model or the chunking settings forces a full rebuild, and
+the report says why. One builder at a time holds ``build.lock``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import index as store
+from .chunk import Chunk, chunk_markdown
+from .embed import Embedder, make_embedder
+from .errors import HwqaError, IndexLockedError
+from .notes import Note, load_notes
+from .settings import Settings
+
+LOCK = "build.lock"
+
+
+@dataclass
+class LinkReport:
+    """What happened to one linked URL during a build."""
+
+    url: str
+    status: str  # fetched | not-modified | from-cache | failed | skipped
+    reason: str | None = None
+    linked_from: list[str] = field(default_factory=list)
+    chunks: int = 0
+
+
+@dataclass
+class BuildReport:
+    """The summary of one ``hwqa index`` run (its ``--json`` output)."""
+
+    notes_seen: int = 0
+    notes_skipped: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    chunks_removed: int = 0
+    full_rebuild: str | None = None  # why every chunk was embedded again, if it was
+    changed: bool = True
+    generation: str = ""
+    links: list[LinkReport] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def link_counts(self) -> dict[str, int]:
+        counts = {"fetched": 0, "not-modified": 0, "from-cache": 0, "failed": 0, "skipped": 0}
+        for link in self.links:
+            counts[link.status] = counts.get(link.status, 0) + 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        counts = self.link_counts()
+        data["links"] = {
+            "fetched": counts["fetched"],
+            "not_modified": counts["not-modified"],
+            "cached": counts["from-cache"],
+            "failed": counts["failed"],
+            "skipped": counts["skipped"],
+            "urls": [asdict(link) for link in self.links],
+        }
+        data["seconds"] = round(self.seconds, 3)
+        return data
+
+
+ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+def _noop(stage: str, done: int, total: int) -> None:
+    return None
+
+
+@contextmanager
+def build_lock(index_dir: Path, *, wait: float = 0.0, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the index's build lock; wait up to ``wait`` seconds for another builder, then refuse."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    path = index_dir / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                holder = _lock_holder(path)
+                if time.monotonic() >= deadline:
+                    raise IndexLockedError(
+                        f"another build of {index_dir} is running ({holder}); wait for it to finish and try again"
+                    ) from None
+                if on_wait and not told:
+                    on_wait(f"waiting for another build of {index_dir} ({holder})")
+                    told = True
+                time.sleep(0.2)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock
+
+
+def _lock_holder(path: Path) -> str:
+    try:
+        info = json.loads(path.read_text(encoding="utf-8") or "{}")
+        since = time.strftime("%H:%M:%S", time.localtime(float(info["since"])))
+        return f"pid {info['pid']} on {info['host']}, since {since}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "holder unknown"
+
+
+def chunking_settings(settings: Settings, embedder: Embedder) -> dict[str, Any]:
+    return {"max_tokens": min(settings.chunk_tokens, embedder.max_tokens), "overlap": settings.chunk_overlap}
+
+
+def note_chunks(note: Note, settings: Settings, embedder: Embedder) -> list[Chunk]:
+    chunking = chunking_settings(settings, embedder)
+    return chunk_markdown(
+        note.body,
+        kind="note",
+        source=note.rel,
+        title=note.title,
+        max_tokens=chunking["max_tokens"],
+        overlap=chunking["overlap"],
+        count_tokens=embedder.count_tokens,
+        first_line=note.body_line,
+        meta={"tags": list(note.tags), "draft": note.draft, "aliases": list(note.aliases), "date": note.date},
+    )
+
+
+def _content_digest(chunks: list[Chunk]) -> str:
+    h = hashlib.sha256()
+    for c in chunks:
+        row = [c.key, c.kind, c.source, c.heading, c.url, c.line, c.ordinal, c.meta]
+        h.update(json.dumps(row, sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def build_index(
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    progress: ProgressFn = _noop,
+    lock_wait: float = 0.0,
+    on_wait: Callable[[str], None] | None = None,
+) -> BuildReport:
+    """Build or update the index in ``settings.index`` from ``settings.notes``."""
+    started = time.monotonic()
+    report = BuildReport()
+    loaded = load_notes(settings.notes)
+    report.notes_seen = len(loaded.notes)
+    report.notes_skipped = [{"note": rel, "reason": why} for rel, why in loaded.skipped]
+    report.warnings = list(loaded.warnings)
+    embedder = embedder or make_embedder(settings)
+    chunking = chunking_settings(settings, embedder)
+
+    with build_lock(settings.index, wait=lock_wait, on_wait=on_wait):
+        chunks: list[Chunk] = []
+        for i, note in enumerate(loaded.notes):
+            chunks.extend(note_chunks(note, settings, embedder))
+            progress("chunk", i + 1, len(loaded.notes))
+        chunks.extend(_article_chunks(settings, embedder, loaded.notes, report, progress))
+
+        previous = _previous_generation(settings.index, embedder, chunking, report)
+        digest = _content_digest(chunks)
+        if previous is not None and previous.manifest.get("content_digest") == digest:
+            report.chunks_total = previous.size
+            report.chunks_reused = previous.size
+            report.changed = False
+            report.generation = previous.name
+            previous.close()
+            report.seconds = time.monotonic() - started
+            return report
+
+        reuse = previous.vectors_for_keys() if previous is not None else {}
+        old_keys = set(reuse)
+        if previous is not None:
+            previous.close()
+        todo = sorted({c.key: c.embed_text for c in chunks if c.key not in reuse}.items())
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            progress("embed", done, len(todo))
+
+        progress("embed", 0, len(todo))
+        fresh = embedder.embed([text for _, text in todo], progress=tick) if todo else None
+        vectors_by_key = dict(reuse)
+        if fresh is not None:
+            vectors_by_key.update({key: fresh[i] for i, (key, _) in enumerate(todo)})
+        vectors = (
+            np.vstack([vectors_by_key[c.key] for c in chunks]).astype(np.float32)
+            if chunks
+            else np.zeros((0, embedder.dim), dtype=np.float32)
+        )
+        new_keys = {c.key for c in chunks}
+        report.chunks_total = len(chunks)
+        report.chunks_embedded = len(todo)
+        report.chunks_reused = sum(1 for c in chunks if c.key in old_keys)
+        report.chunks_removed = len(old_keys - new_keys)
+        manifest = {
+            "embedder": embedder.describe(),
+            "chunking": chunking,
+            "content_digest": digest,
+            "notes": {
+                n.rel: {"sha256": n.content_hash, "title": n.title, "draft": n.draft} for n in loaded.notes
+            },
+            "links": {
+                link.url: {"status": link.status, "reason": link.reason, "chunks": link.chunks}
+                for link in report.links
+            },
+            "settings": {"notes": str(settings.notes)},
+        }
+        progress("write", 0, 1)
+        gen = store.write_generation(settings.index, chunks, vectors, manifest)
+        store.switch_to(settings.index, gen)
+        progress("write", 1, 1)
+        report.generation = gen.name
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _previous_generation(
+    index_dir: Path, embedder: Embedder, chunking: dict[str, Any], report: BuildReport
+) -> store.Generation | None:
+    """The live generation if its vectors can be reused; otherwise None and the reason in the report."""
+    try:
+        gen_dir = store.current_generation_dir(index_dir)
+        if gen_dir is None:
+            report.full_rebuild = "no index yet"
+            return None
+        manifest = store.read_manifest(gen_dir)
+        why = store.check_compatible(manifest, embedder.describe(), chunking)
+        if why:
+            report.full_rebuild = why
+            return None
+        return store.open_generation(gen_dir)
+    except HwqaError as exc:
+        report.full_rebuild = f"the previous index could not be used ({exc})"
+        return None
+
+
+def _article_chunks(
+    settings: Settings, embedder: Embedder, notes: list[Note], report: BuildReport, progress: ProgressFn
+) -> list[Chunk]:
+    """Chunks of the web articles the notes link to (filled in by the link pipeline)."""
+    return []

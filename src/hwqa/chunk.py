@@ -1,0 +1,218 @@
+"""Heading-aware chunking of Markdown (notes, and articles extracted to Markdown).
+
+A chunk never spans two sections. It carries its document title and heading path, which are
+part of the text that gets embedded, and it is bounded in tokens of the embedding model; a
+section too long for one chunk is split at paragraph, then sentence, then word boundaries, with
+overlap between consecutive pieces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+TokenCounter = Callable[[str], int]
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9$*])")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A bounded piece of one section of one document, ready to embed."""
+
+    kind: str  # "note" or "article"
+    source: str  # note path relative to the notes folder, or the article URL
+    title: str
+    heading: str  # heading path, e.g. "TPU vs GPU > Prices"; "" before the first heading
+    text: str
+    line: int  # 1-based line in the source where the section starts (notes); 0 for articles
+    ordinal: int  # position of the chunk within its document
+    url: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def embed_text(self) -> str:
+        """What is embedded: title and heading path give the passage its context."""
+        head = self.title if not self.heading else f"{self.title} — {self.heading}"
+        return f"{head}\n{self.text}"
+
+    @property
+    def key(self) -> str:
+        """Content hash of the embedded text: equal keys can share one embedding."""
+        return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Section:
+    heading_path: tuple[str, ...]
+    line: int
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines).strip()
+
+
+def split_sections(markdown: str, first_line: int = 1) -> list[Section]:
+    """Split Markdown into sections at ATX headings (``#`` lines outside fenced code)."""
+    sections = [Section((), first_line)]
+    stack: list[tuple[int, str]] = []
+    in_fence: str | None = None
+    for i, line in enumerate(markdown.splitlines()):
+        fence = _FENCE.match(line)
+        if fence:
+            marker = fence.group(1)
+            in_fence = None if in_fence == marker else (in_fence or marker)
+        m = None if in_fence or fence else _HEADING.match(line)
+        if m:
+            level, title = len(m.group(1)), m.group(2).strip()
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            sections.append(Section(tuple(t for _, t in stack), first_line + i))
+        else:
+            sections[-1].lines.append(line)
+    return [s for s in sections if s.text]
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, list items and table rows: the units a section is packed from."""
+    blocks: list[str] = []
+    current: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if in_fence:
+            current.append(line)
+            continue
+        if not line.strip():
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+        elif _LIST_ITEM.match(line) or line.lstrip().startswith("|"):
+            if current:
+                blocks.append("\n".join(current))
+            current = [line]
+            if line.lstrip().startswith("|"):
+                blocks.append(line)
+                current = []
+        else:
+            current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    return [b.strip("\n") for b in blocks if b.strip()]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a paragraph (a light rule: end punctuation followed by a capital or digit)."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _split_long_word(word: str, budget: int, count: TokenCounter) -> list[str]:
+    """A single 'word' over budget (a hash, a base64 blob): cut it into character slices."""
+    if count(word) <= budget:
+        return [word]
+    size = max(1, len(word) * budget // max(count(word), 1))
+    while size > 1 and count(word[:size]) > budget:
+        size //= 2
+    return [word[i : i + size] for i in range(0, len(word), size)]
+
+
+def _word_windows(text: str, budget: int, overlap: int, count: TokenCounter) -> list[str]:
+    words = [part for word in text.split() for part in _split_long_word(word, budget, count)]
+    pieces: list[str] = []
+    start = 0
+    while start < len(words):
+        end = start + 1
+        while end < len(words) and count(" ".join(words[start : end + 1])) <= budget:
+            end += 1
+        pieces.append(" ".join(words[start:end]))
+        if end >= len(words):
+            break
+        back = end
+        while back > start + 1 and count(" ".join(words[back - 1 : end])) <= overlap:
+            back -= 1
+        start = max(back, start + 1) if overlap > 0 else end
+    return pieces
+
+
+def _units(text: str, budget: int, overlap: int, count: TokenCounter) -> list[str]:
+    units: list[str] = []
+    for block in _blocks(text):
+        if count(block) <= budget:
+            units.append(block)
+            continue
+        for sentence in split_sentences(block):
+            if count(sentence) <= budget:
+                units.append(sentence)
+            else:
+                units.extend(_word_windows(sentence, budget, overlap, count))
+    return units
+
+
+def pack(text: str, budget: int, overlap: int, count: TokenCounter) -> list[str]:
+    """Greedily pack a section's units into pieces of at most ``budget`` tokens, with overlap."""
+    if count(text) <= budget:
+        return [text]
+    units = _units(text, budget, overlap, count)
+    pieces: list[str] = []
+    current: list[str] = []
+    for unit in units:
+        candidate = "\n".join([*current, unit])
+        if current and count(candidate) > budget:
+            pieces.append("\n".join(current))
+            carry: list[str] = []
+            for prev in reversed(current):
+                if count("\n".join([prev, *carry, unit])) > budget or count("\n".join([prev, *carry])) > overlap:
+                    break
+                carry.insert(0, prev)
+            current = [*carry, unit]
+        else:
+            current.append(unit)
+    if current:
+        pieces.append("\n".join(current))
+    return pieces
+
+
+def chunk_markdown(
+    markdown: str,
+    *,
+    kind: str,
+    source: str,
+    title: str,
+    max_tokens: int,
+    overlap: int,
+    count_tokens: TokenCounter,
+    first_line: int = 1,
+    url: str | None = None,
+    meta: dict[str, Any] | None = None,
+    section_meta: Callable[[tuple[str, ...]], dict[str, Any]] | None = None,
+) -> list[Chunk]:
+    """Chunk one document. ``max_tokens`` bounds the embedded text (title + heading + body)."""
+    chunks: list[Chunk] = []
+    for section in split_sections(markdown, first_line):
+        path = section.heading_path
+        if path and path[0].casefold() == title.casefold():
+            path = path[1:]  # the document's own H1 repeats its title
+        heading = " > ".join(path)
+        probe = Chunk(kind, source, title, heading, "", section.line, 0)
+        budget = max(16, max_tokens - count_tokens(probe.embed_text) - 2)
+        extra = section_meta(section.heading_path) if section_meta else {}
+        for piece in pack(section.text, budget, overlap, count_tokens):
+            chunks.append(
+                Chunk(kind, source, title, heading, piece, section.line, len(chunks), url, {**(meta or {}), **extra})
+            )
+    return chunks
+
+
+def iter_sentences(text: str) -> Iterator[str]:
+    """Sentences of a chunk's text across its blocks (used by the builtin answerer)."""
+    for block in _blocks(text):
+        yield from split_sentences(" ".join(line.strip() for line in block.splitlines()))

