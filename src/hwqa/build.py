@@ -24,7 +24,7 @@ import numpy as np
 from . import index as store
 from .chunk import Chunk, chunk_markdown
 from .embed import Embedder, make_embedder
-from .errors import HwqaError, IndexLockedError
+from .errors import HwqaError, IndexCorruptError, IndexLockedError
 from .notes import Note, load_notes
 from .settings import Settings
 
@@ -172,13 +172,13 @@ def build_index(
     chunking = chunking_settings(settings, embedder)
 
     with build_lock(settings.index, wait=lock_wait, on_wait=on_wait):
+        previous = _previous_generation(settings.index, embedder, chunking, report)
+        unchanged = _unchanged_note_chunks(previous, loaded.notes)
         chunks: list[Chunk] = []
         for i, note in enumerate(loaded.notes):
-            chunks.extend(note_chunks(note, settings, embedder))
+            chunks.extend(unchanged.get(note.rel) or note_chunks(note, settings, embedder))
             progress("chunk", i + 1, len(loaded.notes))
         chunks.extend(_article_chunks(settings, embedder, loaded.notes, report, progress))
-
-        previous = _previous_generation(settings.index, embedder, chunking, report)
         digest = _content_digest(chunks)
         if previous is not None and previous.manifest.get("content_digest") == digest:
             report.chunks_total = previous.size
@@ -229,10 +229,12 @@ def build_index(
             },
             "settings": {"notes": str(settings.notes)},
         }
-        progress("write", 0, 1)
-        gen = store.write_generation(settings.index, chunks, vectors, manifest)
+        progress("write", 0, 4)
+        gen = store.write_generation(
+            settings.index, chunks, vectors, manifest, step=lambda n: progress("write", n, 4)
+        )
         store.switch_to(settings.index, gen)
-        progress("write", 1, 1)
+        progress("write", 4, 4)
         report.generation = gen.name
     report.seconds = time.monotonic() - started
     return report
@@ -242,6 +244,7 @@ def _previous_generation(
     index_dir: Path, embedder: Embedder, chunking: dict[str, Any], report: BuildReport
 ) -> store.Generation | None:
     """The live generation if its vectors can be reused; otherwise None and the reason in the report."""
+    gen_dir: Path | None = None
     try:
         gen_dir = store.current_generation_dir(index_dir)
         if gen_dir is None:
@@ -253,9 +256,30 @@ def _previous_generation(
             report.full_rebuild = why
             return None
         return store.open_generation(gen_dir)
+    except IndexCorruptError as exc:
+        report.full_rebuild = f"the previous index is damaged ({exc})"
+        if gen_dir is not None and gen_dir.is_dir():
+            kept = store.quarantine(gen_dir)
+            report.warnings.append(f"the damaged index generation was moved aside to {kept}")
+        return None
     except HwqaError as exc:
         report.full_rebuild = f"the previous index could not be used ({exc})"
         return None
+
+
+def _unchanged_note_chunks(previous: store.Generation | None, notes: list[Note]) -> dict[str, list[Chunk]]:
+    """Chunks of notes whose content hash is what the previous generation indexed: no re-chunking."""
+    if previous is None:
+        return {}
+    indexed = previous.manifest.get("notes", {})
+    same = {n.rel for n in notes if indexed.get(n.rel, {}).get("sha256") == n.content_hash}
+    out: dict[str, list[Chunk]] = {}
+    for c in previous.all_chunks():
+        if c.kind == "note" and c.source in same:
+            out.setdefault(c.source, []).append(
+                Chunk(c.kind, c.source, c.title, c.heading, c.text, c.line, c.ordinal, c.url, c.meta)
+            )
+    return out
 
 
 def _article_chunks(

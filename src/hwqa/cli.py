@@ -94,7 +94,12 @@ def index(
         if watch:
             from .watch import watch_and_rebuild
 
-            watch_and_rebuild(settings, on_report=lambda r: print_json(r.to_json()) if as_json else print_build_summary(r))
+            err.print(f"Watching {settings.notes} for changes (Ctrl-C to stop) …")
+            watch_and_rebuild(
+                settings,
+                on_report=lambda r: print_json(r.to_json()) if as_json else print_build_summary(r),
+                on_error=lambda m: err.print(f"[bold red]error:[/] {escape(m)}"),
+            )
 
 
 def run_build(settings: Settings, *, quiet: bool = False) -> Any:

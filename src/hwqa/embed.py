@@ -9,6 +9,7 @@ Every embedder returns L2-normalised float32 rows, so inner product is cosine si
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import threading
@@ -110,52 +111,97 @@ def resolve_model(name: str) -> tuple[str, str]:
 
 
 class SentenceTransformerEmbedder(_Base):
-    """A sentence-transformers model on the CPU (or whatever device torch picks)."""
+    """A sentence-transformers model on the CPU.
+
+    For a local model folder of the common shape (transformer, pooling, optional normalise) the
+    dimension, the window and the fast tokenizer are read from its files and the model itself is
+    loaded on the first :meth:`embed`; so a rebuild that embeds nothing never pays for loading it.
+    """
 
     backend = "sentence-transformers"
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
-        self.model, target = resolve_model(model)
+        self.model, self._target = resolve_model(model)
         self.batch_size = batch_size
-        self._st = _load_sentence_transformer(target, bundled=self.model == DEFAULT_MODEL)
-        dim = self._st.get_embedding_dimension()
-        if not dim:
-            raise HwqaError(f"model {model} does not report an embedding dimension; pick a sentence-transformers model")
-        self.dim = int(dim)
-        self.max_tokens = int(self._st.max_seq_length or 256)
-        self._tokenizer = self._st.tokenizer
+        self._st: Any = None
         self._lock = threading.Lock()
+        light = _read_local_model(Path(self._target))
+        if light is not None:
+            self.dim, self.max_tokens, self._tokenizer = light
+            self._count = self._count_fast
+        else:
+            st = self._model()
+            dim = st.get_embedding_dimension()
+            if not dim:
+                raise HwqaError(f"model {model} does not report an embedding dimension; pick a sentence-transformers model")
+            self.dim, self.max_tokens = int(dim), int(st.max_seq_length or 256)
+            self._tokenizer = st.tokenizer
+            self._count = self._count_hf
+
+    def _model(self) -> Any:
+        if self._st is None:
+            self._st = _load_sentence_transformer(self._target, bundled=self.model == DEFAULT_MODEL)
+        return self._st
+
+    def _count_fast(self, text: str) -> int:
+        return len(self._tokenizer.encode(text).ids)
+
+    def _count_hf(self, text: str) -> int:
+        return len(self._tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
 
     def count_tokens(self, text: str) -> int:
-        return _count_cached(self._tokenizer, text)
+        return _count_cached(self._count, text)
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         parts = []
-        with self._lock:  # torch inference is not re-entrant-safe for one model across threads
+        with self._lock:  # one model, one inference at a time
+            model = self._model()
             for start in range(0, len(texts), self.batch_size):
                 batch = list(texts[start : start + self.batch_size])
-                parts.append(
-                    self._st.encode(batch, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False)
-                )
+                parts.append(model.encode(batch, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False))
                 if progress is not None:
                     progress(len(batch))
-        return _normalise(np.vstack(parts))
+        vectors = _normalise(np.vstack(parts))
+        if vectors.shape[1] != self.dim:
+            raise HwqaError(f"model {self.model} gave {vectors.shape[1]}-dimensional vectors, expected {self.dim}")
+        return vectors
+
+
+def _read_local_model(folder: Path) -> tuple[int, int, Any] | None:
+    """(dim, max_tokens, fast tokenizer) from a local sentence-transformers folder, or None if unsure."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+        kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
+        if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+            return None  # e.g. a Dense layer changes the dimension: load the model to be sure
+        pooling = next(m for m in modules if m["type"].endswith("Pooling"))
+        dim = int(json.loads((folder / pooling["path"] / "config.json").read_text())["word_embedding_dimension"])
+        window = int(json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"])
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    except Exception:  # any doubt about the folder: load the model itself instead
+        return None
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return dim, window, tokenizer
+
+
+_COUNTERS: dict[int, Callable[[str], int]] = {}
 
 
 @lru_cache(maxsize=65536)
-def _count_for(tokenizer_id: int, text: str) -> int:
-    tokenizer = _TOKENIZERS[tokenizer_id]
-    return len(tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+def _count_for(counter_id: int, text: str) -> int:
+    return _COUNTERS[counter_id](text)
 
 
-_TOKENIZERS: dict[int, Any] = {}
-
-
-def _count_cached(tokenizer: Any, text: str) -> int:
-    _TOKENIZERS.setdefault(id(tokenizer), tokenizer)
-    return _count_for(id(tokenizer), text)
+def _count_cached(counter: Callable[[str], int], text: str) -> int:
+    """Token counts are asked for the same texts many times while packing chunks: cache them."""
+    key = id(getattr(counter, "__self__", counter))
+    _COUNTERS.setdefault(key, counter)
+    return _count_for(key, text)
 
 
 _MODELS: dict[str, Any] = {}

@@ -16,7 +16,7 @@ from . import index as store
 from .answer import Answer, BuiltinAnswerer
 from .build import BuildReport, build_index
 from .embed import Embedder, make_embedder
-from .errors import HwqaError
+from .errors import HwqaError, IndexCorruptError
 from .retrieve import retrieve
 from .settings import Settings, load_settings
 
@@ -46,14 +46,22 @@ class Engine:
 
     def generation(self) -> store.Generation:
         """The live generation, reloaded when a build has switched ``CURRENT`` since the last call."""
-        gen_dir = store.current_generation_dir(self.settings.index)
         with self._lock:
-            current = self._generation
-            if current is not None and gen_dir is not None and gen_dir.name == current.name:
-                return current
-            loaded = store.open_current(self.settings.index, embedder=self.embedder.describe())
-            self._generation = loaded  # the old one is released when no query holds it any more
-            return loaded
+            for attempt in range(5):
+                gen_dir = store.current_generation_dir(self.settings.index)
+                current = self._generation
+                if current is not None and gen_dir is not None and gen_dir.name == current.name:
+                    return current
+                try:
+                    loaded = store.open_current(self.settings.index, embedder=self.embedder.describe())
+                except IndexCorruptError:
+                    # Two quick builds can prune the generation we were opening; if CURRENT moved, try again.
+                    if attempt < 4 and store.current_generation_dir(self.settings.index) != gen_dir:
+                        continue
+                    raise
+                self._generation = loaded  # the old one is released when no query holds it any more
+                return loaded
+        raise AssertionError("unreachable")
 
     def status(self) -> dict[str, Any]:
         """What the index holds, for the web chat's header and ``hwqa status``."""

@@ -24,7 +24,7 @@ import os
 import secrets
 import shutil
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -296,7 +296,7 @@ def open_current(index_dir: Path, *, embedder: dict[str, Any] | None = None) -> 
     """Load the live generation, or say how to build one."""
     gen_dir = current_generation_dir(index_dir)
     if gen_dir is None:
-        raise IndexMissingError(f"no index in {index_dir}; run 'hwqa index' to build it from your notes")
+        raise IndexMissingError(f"no index found at {index_dir}/; run 'hwqa index' to build it from your notes")
     if not gen_dir.is_dir():
         raise IndexCorruptError(f"{index_dir / CURRENT} names {gen_dir.name}, which is missing; {REBUILD_HINT}")
     return open_generation(gen_dir, embedder=embedder)
@@ -312,8 +312,14 @@ def write_generation(
     chunks: Sequence[Chunk],
     vectors: np.ndarray,
     manifest: dict[str, Any],
+    step: Callable[[int], None] | None = None,
 ) -> Path:
-    """Write a complete new generation folder (not yet live) and return its path."""
+    """Write a complete new generation folder (not yet live) and return its path.
+
+    ``step(n)`` is called after each stage: 1 vectors written, 2 docstore written, 3 manifest
+    written and the folder in place (only :func:`switch_to` remains).
+    """
+    step = step or (lambda n: None)
     if len(chunks) != len(vectors):
         raise ValueError("one vector per chunk")
     index_dir.mkdir(parents=True, exist_ok=True)
@@ -326,6 +332,7 @@ def write_generation(
     if len(vectors):
         index.add(np.ascontiguousarray(vectors, dtype=np.float32))
     faiss.write_index(index, str(tmp / VECTORS))
+    step(1)
     db = sqlite3.connect(tmp / DOCSTORE)
     try:
         db.executescript(_SCHEMA)
@@ -342,6 +349,7 @@ def write_generation(
         db.commit()
     finally:
         db.close()
+    step(2)
     full = {
         **manifest,
         "format": FORMAT,
@@ -359,7 +367,16 @@ def write_generation(
     final = index_dir / name
     os.replace(tmp, final)
     _fsync_dir(index_dir)
+    step(3)
     return final
+
+
+def quarantine(gen_dir: Path) -> Path:
+    """Move a damaged generation aside (never delete it) and return where it went."""
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
+    target = gen_dir.with_name(f"damaged-{gen_dir.name}-{stamp}")
+    os.replace(gen_dir, target)
+    return target
 
 
 def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:

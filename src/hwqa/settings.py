@@ -58,6 +58,7 @@ class Settings:
     host: str = _f("127.0.0.1", "Address the web chat listens on.")
     port: int = _f(7860, "Port the web chat listens on.")
     watch: bool = _f(False, "Let the web chat watch the notes folder and rebuild the index itself.")
+    watch_debounce_ms: int = _f(800, "Milliseconds of quiet after a change to the notes before a watched rebuild starts.")
     llm_backend: str = _f(
         "builtin", "Answer backend: 'builtin' (no LLM) or 'openai' (any OpenAI-compatible server)."
     )
@@ -119,6 +120,7 @@ def _validate(s: Settings) -> Settings:
         (1 <= s.answer_sentences <= 20, "answer_sentences must be between 1 and 20"),
         (1 <= s.embed_batch_size <= 4096, "embed_batch_size must be between 1 and 4096"),
         (0 < s.port < 65536, "port must be between 1 and 65535"),
+        (10 <= s.watch_debounce_ms <= 60_000, "watch_debounce_ms must be between 10 and 60000"),
         (s.fetch_timeout > 0, "fetch_timeout must be positive"),
         (s.fetch_max_bytes > 0, "fetch_max_bytes must be positive"),
     ]

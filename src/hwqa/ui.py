@@ -85,10 +85,22 @@ def build_app(engine: Engine) -> Any:
             textbox=gr.Textbox(placeholder="Ask about GPUs, TPUs, CPUs, prices…", scale=7),
         )
         demo.load(lambda: status_line(engine), outputs=status)
+        gr.Timer(15).tick(lambda: status_line(engine), outputs=status)  # rebuilds show up without a reload
     return demo
 
 
 def launch(settings: Settings, *, engine: Engine | None = None, **kwargs: Any) -> None:
     engine = engine or Engine.load(settings)
+    if settings.watch:
+        import sys
+
+        from .watch import start_watcher
+
+        start_watcher(
+            settings,
+            engine.embedder,
+            on_report=lambda r: print(f"hwqa: index rebuilt ({r.chunks_embedded} chunks embedded)", file=sys.stderr),
+            on_error=lambda m: print(f"hwqa: rebuild failed: {m}", file=sys.stderr),
+        )
     demo = build_app(engine)
     demo.queue().launch(server_name=settings.host, server_port=settings.port, **kwargs)
