@@ -241,3 +241,45 @@ def stream_text(text: str) -> list[str]:
     """Growing prefixes of ``text`` word by word, for chat UIs that stream."""
     words = text.split(" ")
     return [" ".join(words[: i + 1]) for i in range(0, len(words), 3)] + [text]
+
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+class CitationList:
+    """Numbers citations across the parts of one answer: one number per (source, section)."""
+
+    def __init__(self) -> None:
+        self.citations: list[Citation] = []
+        self._numbers: dict[tuple[str, str], int] = {}
+
+    def add(self, citation: Citation) -> int:
+        where = (citation.source, citation.heading)
+        if where not in self._numbers:
+            self._numbers[where] = len(self.citations) + 1
+            self.citations.append(Citation(**{**asdict(citation), "n": self._numbers[where]}))
+        return self._numbers[where]
+
+    def adopt(self, answer: Answer) -> str:
+        """``answer.text`` with its markers renumbered into this list (its citations added)."""
+        mapping = {c.n: self.add(c) for c in answer.citations}
+        return _MARKER.sub(lambda m: f"[{mapping.get(int(m.group(1)), int(m.group(1)))}]", answer.text)
+
+
+def compose_price_answer(
+    calculation: str,
+    price_sources: Sequence[Citation],
+    tool_call: ToolCall,
+    from_notes: Answer,
+    caveats: Answer,
+) -> Answer:
+    """Calculator table and recommendation, cited to the price notes, then what the notes say."""
+    cites = CitationList()
+    marks = "".join(f"[{cites.add(c)}]" for c in price_sources)
+    parts = [f"{calculation.rstrip()}\n\nPrices from your price table {marks}.".replace(" .", ".")]
+    if from_notes.covered and from_notes.citations:
+        parts.append(f"**From your notes:** {cites.adopt(from_notes)}")
+    caveat_text = cites.adopt(caveats) if caveats.covered and caveats.citations else ""
+    if caveat_text and not any(_similar(caveat_text, p) for p in parts):
+        parts.append(f"**Caveats:** {caveat_text}")
+    return Answer("\n\n".join(parts), cites.citations, [tool_call])

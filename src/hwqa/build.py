@@ -26,6 +26,7 @@ from .chunk import Chunk, chunk_markdown
 from .embed import Embedder, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
 from .notes import Note, load_notes
+from .prices import load_price_table
 from .settings import Settings
 
 LOCK = "build.lock"
@@ -54,6 +55,7 @@ class BuildReport:
     chunks_reused: int = 0
     chunks_removed: int = 0
     full_rebuild: str | None = None  # why every chunk was embedded again, if it was
+    price_problems: list[str] = field(default_factory=list)  # malformed price-table rows, by note and line
     changed: bool = True
     generation: str = ""
     links: list[LinkReport] = field(default_factory=list)
@@ -145,8 +147,8 @@ def note_chunks(note: Note, settings: Settings, embedder: Embedder) -> list[Chun
     )
 
 
-def _content_digest(chunks: list[Chunk]) -> str:
-    h = hashlib.sha256()
+def _content_digest(chunks: list[Chunk], prices: dict[str, Any]) -> str:
+    h = hashlib.sha256(json.dumps(prices, sort_keys=True).encode())
     for c in chunks:
         row = [c.key, c.kind, c.source, c.heading, c.url, c.line, c.ordinal, c.meta]
         h.update(json.dumps(row, sort_keys=True, default=str).encode())
@@ -179,7 +181,10 @@ def build_index(
             chunks.extend(unchanged.get(note.rel) or note_chunks(note, settings, embedder))
             progress("chunk", i + 1, len(loaded.notes))
         chunks.extend(_article_chunks(settings, embedder, loaded.notes, report, progress))
-        digest = _content_digest(chunks)
+        prices = load_price_table(loaded.notes)
+        report.price_problems = list(prices.problems)
+        report.warnings.extend(f"price table: {problem}" for problem in prices.problems)
+        digest = _content_digest(chunks, prices.to_json())
         if previous is not None and previous.manifest.get("content_digest") == digest:
             report.chunks_total = previous.size
             report.chunks_reused = previous.size
@@ -217,6 +222,7 @@ def build_index(
         report.chunks_reused = sum(1 for c in chunks if c.key in old_keys)
         report.chunks_removed = len(old_keys - new_keys)
         manifest = {
+            "prices": prices.to_json(),
             "embedder": embedder.describe(),
             "chunking": chunking,
             "content_digest": digest,

@@ -195,6 +195,44 @@ def serve(
 
 
 @app.command()
+def prices(
+    budget: Annotated[float | None, typer.Option("--budget", help="Budget in US dollars: hours of each option.")] = None,
+    hours: Annotated[float | None, typer.Option("--hours", help="Hours of compute: cost of each option.")] = None,
+    hardware: Annotated[
+        str | None, typer.Option("--hardware", help="With --hours: the hours are on this hardware (e.g. V100).")
+    ] = None,
+    memory: Annotated[float | None, typer.Option("--memory", help="Needs at least this many GB per device.")] = None,
+    devices: Annotated[int | None, typer.Option("--devices", help="Number of devices (default 1).")] = None,
+    preemptible: Annotated[bool, typer.Option("--preemptible", help="Allow preemptible/spot prices.")] = False,
+    notes: NotesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the price table from the notes, and the calculator's results for a budget or hours."""
+    from .notes import load_notes
+    from .prices import load_price_table, render_price_result, render_price_table, run_price_calculator
+
+    with user_errors():
+        settings = settings_from(notes=notes)
+        table = load_price_table(load_notes(settings.notes).notes)
+        arguments: dict[str, Any] = {
+            k: v
+            for k, v in {
+                "budget_usd": budget, "hours": hours, "hardware": hardware, "min_memory_gb": memory, "devices": devices,
+            }.items()
+            if v is not None
+        }
+        if preemptible:
+            arguments["allow_preemptible"] = True
+        result = run_price_calculator(arguments, table) if arguments else None
+        if as_json:
+            print_json({"table": table.to_json(), "arguments": arguments, "result": result})
+            return
+        for problem in table.problems:
+            err.print(f"[yellow]warning:[/] {escape(problem)}")
+        out.print(escape(render_price_result(result) if result else render_price_table(table, show_problems=False)))
+
+
+@app.command()
 def config() -> None:
     """Show every setting, its current value and what it does."""
     with user_errors():

@@ -182,6 +182,14 @@ class Generation:
             raise IndexCorruptError(f"index generation {self.name} has vectors without text; {REBUILD_HINT}")
         return [by_id[i] for i in ids]
 
+    def section_at(self, source: str, line: int) -> StoredChunk | None:
+        """The first chunk of the section of ``source`` that holds file line ``line``."""
+        row = self._db.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE source = ? AND line <= ? ORDER BY line DESC, ordinal LIMIT 1",
+            (source, line),
+        ).fetchone()
+        return _stored(row) if row else None
+
     def all_chunks(self) -> list[StoredChunk]:
         rows = self._db.execute(
             f"SELECT {_COLUMNS} FROM chunks ORDER BY id"

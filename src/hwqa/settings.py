@@ -65,6 +65,7 @@ class Settings:
     llm_base_url: str = _f("http://127.0.0.1:11434/v1", "Base URL of the OpenAI-compatible server (Ollama default).")
     llm_model: str = _f("llama3.1", "Model name on the OpenAI-compatible server.")
     llm_api_key: str = _f("", "API key for the OpenAI-compatible server (empty for local servers).")
+    llm_timeout: float = _f(120.0, "Seconds to wait for the chat model (slow CPU models need more).")
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied (``None`` values are ignored), validated."""
@@ -123,6 +124,8 @@ def _validate(s: Settings) -> Settings:
         (10 <= s.watch_debounce_ms <= 60_000, "watch_debounce_ms must be between 10 and 60000"),
         (s.fetch_timeout > 0, "fetch_timeout must be positive"),
         (s.fetch_max_bytes > 0, "fetch_max_bytes must be positive"),
+        (s.llm_backend in {"builtin", "openai"}, "llm_backend must be 'builtin' or 'openai'"),
+        (s.llm_timeout > 0, "llm_timeout must be positive"),
     ]
     for ok, message in checks:
         if not ok:

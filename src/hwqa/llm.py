@@ -1,0 +1,503 @@
+"""Answers from a chat model behind any OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio, OpenAI).
+
+The model gets the retrieved passages numbered ``[1]..[k]`` and is told to answer only from them,
+citing them as ``[n]``. It may call tools (the price calculator) for arithmetic: every call is run
+here with the arguments parsed as JSON (never evaluated), and a bad call is answered with
+``{"error": ...}`` so the model can correct itself. The final round is streamed as growing text.
+Afterwards the ``[n]`` markers the model used become the answer's citations, renumbered ``1..m`` in
+order of first appearance; markers naming passages that do not exist are dropped.
+
+The ``openai`` package is imported lazily: only this backend needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .answer import Answer, Citation, ToolCall, make_citation
+from .errors import DependencyMissingError, HwqaError, LLMError
+from .retrieve import Hit
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+INSTALL_HINT = "pip install 'openai>=1.40'"
+NO_KEY = "no-key"  # local servers ignore the key, but the client insists on one
+
+SYSTEM_PROMPT = (
+    "You answer questions about machine-learning hardware (CPUs, GPUs, TPUs, ASICs, cloud prices) "
+    "using only the numbered passages from the user's notes and the web articles they link to. "
+    "Cite the passages you use as [n] right after the statement they support, for example [2]; "
+    "cite only passage numbers that appear in the message. "
+    "If the passages do not cover the question, say plainly that your notes do not cover it; do not guess "
+    "or use outside knowledge. Be concise."
+)
+TOOLS_PROMPT = (
+    " Use the tools for any price arithmetic (costs, budgets, hours, price-performance comparisons) "
+    "instead of calculating yourself, and report the numbers the tools return."
+)
+FINAL_PROMPT = "No more tool calls are available. Answer the question now from the passages and the tool results above."
+
+# [3]  [1, 2]  [1-3]  -- but not a Markdown link text like [1](http://...)
+_MARKER = re.compile(r"\[(\s*\d+\s*(?:[,;\u2013-]\s*\d+\s*)*)\](?!\()")
+_THINK = re.compile(r"<think>.*?(?:</think>\s*|\Z)", re.S)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A function the chat model may call; ``run`` raises ToolArgumentError on invalid arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema of the arguments object
+    run: Callable[[Mapping[str, object]], object] = field(compare=False)
+
+    def spec(self) -> dict[str, Any]:
+        """The entry for the chat-completions ``tools=[...]`` parameter."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+@dataclass
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+@dataclass
+class _Round:
+    content: str = ""
+    calls: list[_PendingCall] = field(default_factory=list)
+
+
+def _openai() -> types.ModuleType:
+    try:
+        import openai
+    except ImportError:
+        raise DependencyMissingError(
+            f"the 'openai' backend needs the openai package; install it with `{INSTALL_HINT}` or set HWQA_LLM_BACKEND=builtin"
+        ) from None
+    return openai
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """The HTTP libraries' network errors, which a broken stream may raise unwrapped."""
+    found: list[type[BaseException]] = []
+    for name in ("httpx", "httpx2"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        error = getattr(module, "TransportError", None)
+        if isinstance(error, type) and issubclass(error, BaseException):
+            found.append(error)
+    return tuple(found)
+
+
+class OpenAIAnswerer:
+    """Answers with a chat model on an OpenAI-compatible server, citing the retrieved passages."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        timeout: float = 60.0,
+        max_tool_rounds: int = 4,
+        max_retries: int = 1,
+        client: Any | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.timeout = timeout
+        self.max_tool_rounds = max(0, max_tool_rounds)
+        self._openai = _openai()
+        self._transport_errors = _transport_errors()
+        self.client: Any = client or self._openai.OpenAI(
+            base_url=self.base_url, api_key=api_key or NO_KEY, timeout=timeout, max_retries=max_retries
+        )
+        self._stream_with_tools = True  # cleared when the server rejects streaming together with tools
+        self._tools_supported = True  # cleared when the server or model rejects tools altogether
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> OpenAIAnswerer:
+        return cls(
+            base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.llm_api_key, **kwargs
+        )
+
+    def answer(
+        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
+    ) -> Answer:
+        """The final answer, without streaming."""
+        final: Answer | None = None
+        for item in self.stream(question, hits, history, tools):
+            if isinstance(item, Answer):
+                final = item
+        assert final is not None
+        return final
+
+    def stream(
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        history: Sequence[Mapping[str, Any]],
+        tools: Sequence[Tool] = (),
+    ) -> Iterator[str | Answer]:
+        """Yield the growing answer text as tokens arrive, then the final :class:`Answer`.
+
+        Text a model writes before deciding to call a tool is streamed too; the next round's text
+        then starts afresh, so a chat UI should show the latest string, not append.
+        """
+        by_name = {t.name: t for t in tools}
+        messages = build_messages(question, hits, history, with_tools=bool(tools) and self.max_tool_rounds > 0)
+        calls: list[ToolCall] = []
+        n_hits = len(hits)
+        rounds = 0
+        while True:
+            offer = [t.spec() for t in tools] if rounds < self.max_tool_rounds and self._tools_supported else []
+            if rounds and not offer and calls:
+                messages.append({"role": "user", "content": FINAL_PROMPT})
+            result = yield from self._round(messages, offer, n_hits)
+            if not (result.calls and offer):
+                break
+            rounds += 1
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": result.content,
+                    "tool_calls": [
+                        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                        for c in result.calls
+                    ],
+                }
+            )
+            for pending in result.calls:
+                record = run_tool(by_name, pending.name, pending.arguments)
+                calls.append(record)
+                content = json.dumps(record.result, ensure_ascii=False, default=str)
+                messages.append({"role": "tool", "tool_call_id": pending.id, "content": content})
+        text = strip_thinking(result.content).strip()
+        if not text:
+            raise LLMError(
+                f"the chat model '{self.model}' at {self.base_url} returned an empty answer; "
+                "ask again, or pick another model with HWQA_LLM_MODEL"
+            )
+        text, citations = renumber(text, hits)
+        yield Answer(text, citations, calls, backend=self.name, covered=bool(citations))
+
+    # -- one request ---------------------------------------------------------------------------
+
+    def _round(
+        self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], n_hits: int
+    ) -> Generator[str, None, _Round]:
+        """One request: streamed unless the server rejected streaming with tools before."""
+        if offer and not self._stream_with_tools:
+            return (yield from self._complete(messages, offer, n_hits))
+        try:
+            response = self._create(messages, offer, stream=True)
+        except self._openai.BadRequestError as exc:
+            if not offer:
+                raise self._error(exc) from None
+            result = yield from self._complete(messages, offer, n_hits)  # some servers cannot stream tool calls
+            if self._tools_supported:
+                self._stream_with_tools = False  # it worked without streaming: keep asking that way
+            return result
+        except self._openai.APIError as exc:
+            raise self._error(exc) from None
+        return (yield from self._consume(response, n_hits, first_id=len(messages)))
+
+    def _create(self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], *, stream: bool) -> Any:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        if offer:
+            kwargs["tools"] = offer
+            kwargs["tool_choice"] = "auto"
+        if stream:
+            kwargs["stream"] = True
+        return self.client.chat.completions.create(**kwargs)
+
+    def _consume(self, response: Any, n_hits: int, *, first_id: int) -> Generator[str, None, _Round]:
+        """Read a streamed response: yield the growing text, assemble tool-call fragments by index."""
+        result = _Round()
+        by_index: dict[int, _PendingCall] = {}
+        shown = ""
+        try:
+            for chunk in response:
+                for choice in getattr(chunk, "choices", None) or []:
+                    delta = choice.delta
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        result.content += delta.content
+                    for fragment in delta.tool_calls or []:
+                        index = fragment.index if fragment.index is not None else len(by_index)
+                        pending = by_index.setdefault(index, _PendingCall())
+                        if fragment.id:
+                            pending.id = fragment.id
+                        function = fragment.function
+                        if function is not None:
+                            if function.name:
+                                pending.name += function.name
+                            if function.arguments:
+                                pending.arguments += function.arguments
+                if result.content and not by_index:
+                    display = self._display(result.content, n_hits)
+                    if display and display != shown:
+                        shown = display
+                        yield display
+        except (self._openai.APIConnectionError, *self._transport_errors) as exc:
+            raise self._broken(exc) from None
+        except self._openai.APIError as exc:
+            raise self._error(exc) from None
+        finally:
+            close = getattr(response, "close", None)
+            if callable(close):
+                close()
+        result.calls = [by_index[i] for i in sorted(by_index)]
+        for i, pending in enumerate(result.calls):
+            pending.id = pending.id or f"call_{first_id}_{i}"
+        return result
+
+    def _complete(
+        self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], n_hits: int
+    ) -> Generator[str, None, _Round]:
+        """One request without streaming (the fallback for servers that cannot stream tool calls)."""
+        try:
+            response = self._create(messages, offer, stream=False)
+        except self._openai.BadRequestError as exc:
+            if offer and "tool" in _api_message(exc).lower():
+                self._tools_supported = False  # the model or server does not do tools: answer without them
+                return (yield from self._round(messages, [], n_hits))
+            raise self._error(exc) from None
+        except self._openai.APIError as exc:
+            raise self._error(exc) from None
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            return _Round()
+        message = choices[0].message
+        result = _Round(content=message.content or "")
+        for i, call in enumerate(message.tool_calls or []):
+            function = getattr(call, "function", None)
+            if function is not None:
+                result.calls.append(
+                    _PendingCall(call.id or f"call_{len(messages)}_{i}", function.name or "", function.arguments or "")
+                )
+        if result.content and not result.calls:
+            display = self._display(result.content, n_hits)
+            if display:
+                yield display
+        return result
+
+    @staticmethod
+    def _display(content: str, n_hits: int) -> str:
+        text = strip_thinking(content).lstrip()
+        return _renumber_text(text, n_hits)[0] if text else ""
+
+    def _broken(self, exc: BaseException) -> LLMError:
+        """The stream stopped halfway: the server crashed, or the model stalled."""
+        stalled = "timeout" in type(exc).__name__.lower() or isinstance(exc, self._openai.APITimeoutError)
+        reason = f"no token for {self.timeout:g} s" if stalled else _reason(exc)
+        return LLMError(
+            f"the chat model at {self.base_url} stopped answering halfway ({reason}); check the server's log and ask again"
+        )
+
+    def _error(self, exc: BaseException) -> LLMError:
+        """One line for people: what failed and what to do."""
+        openai = self._openai
+        url = self.base_url
+        if isinstance(exc, openai.APITimeoutError):
+            reason = f"no answer within {self.timeout:g} s"
+            return LLMError(
+                f"could not reach the chat model at {url} ({reason}); start your server (e.g. `ollama serve`) "
+                "or set HWQA_LLM_BASE_URL"
+            )
+        if isinstance(exc, (openai.APIConnectionError, *self._transport_errors)):
+            return LLMError(
+                f"could not reach the chat model at {url} ({_reason(exc)}); start your server (e.g. `ollama serve`) "
+                "or set HWQA_LLM_BASE_URL"
+            )
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            message = _api_message(exc)
+            if status == 404:
+                if "model" in message.lower():
+                    return LLMError(
+                        f"the server at {url} has no model '{self.model}'; pull it (e.g. `ollama pull {self.model}`) "
+                        "or set HWQA_LLM_MODEL"
+                    )
+                return LLMError(
+                    f"the server at {url} has no chat-completions endpoint (404: {message}); "
+                    "check HWQA_LLM_BASE_URL (it usually ends in /v1, e.g. http://127.0.0.1:11434/v1)"
+                )
+            if status in (401, 403):
+                return LLMError(
+                    f"the server at {url} refused the API key ({status}: {message}); "
+                    "set HWQA_LLM_API_KEY to a key it accepts"
+                )
+            return LLMError(
+                f"the chat model at {url} answered {status}: {message}; check the server's log and HWQA_LLM_MODEL"
+            )
+        return LLMError(f"the chat model at {url} failed: {_first_line(str(exc)) or type(exc).__name__}; try again")
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost cause of a connection failure, short (e.g. 'connection refused')."""
+    inner: BaseException = exc
+    seen = 0
+    while inner.__cause__ is not None and seen < 10:
+        inner, seen = inner.__cause__, seen + 1
+    text = _first_line(str(inner)) or _first_line(str(exc)) or type(inner).__name__
+    if "refused" in text.lower():
+        return "connection refused"
+    text = re.sub(r"^\[Errno -?\d+\]\s*", "", text)
+    return text[:120].rstrip(".")
+
+
+def _api_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    message: object = None
+    if isinstance(body, Mapping):
+        message = body.get("message") or body.get("error") or body.get("detail")
+    elif isinstance(body, str):
+        message = body
+    if not isinstance(message, str) or not message.strip():
+        message = str(getattr(exc, "message", "") or exc)
+    return _first_line(message)[:200] or "no details"
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+# -- prompt ------------------------------------------------------------------------------------
+
+
+def flatten_content(content: object) -> str:
+    """Message content as plain text: a str, a list of parts ({"type": "text", "text": ...}), or a dict."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Mapping):
+        text = content.get("text", content.get("content"))
+        return flatten_content(text) if text is not None else ""
+    if isinstance(content, list | tuple):
+        return "\n".join(t for t in (flatten_content(part) for part in content) if t)
+    return ""
+
+
+def passage_header(n: int, hit: Hit) -> str:
+    c = hit.chunk
+    label = f"{c.title} › {c.heading}" if c.heading else c.title
+    return f"[{n}] {label} ({c.url or c.source})"
+
+
+def user_message(question: str, hits: Sequence[Hit]) -> str:
+    if hits:
+        passages = "\n\n".join(f"{passage_header(i, h)}\n{h.chunk.text.strip()}" for i, h in enumerate(hits, 1))
+        intro = "Passages from my notes and the articles they link to:"
+    else:
+        passages, intro = "(none: nothing in my notes matched this question)", "Passages:"
+    return f"{intro}\n\n{passages}\n\nQuestion: {question.strip()}"
+
+
+def build_messages(
+    question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], *, with_tools: bool
+) -> list[dict[str, Any]]:
+    """System prompt, earlier turns (user/assistant text only), then the passages and the question."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT + (TOOLS_PROMPT if with_tools else "")}]
+    for turn in history:
+        role = turn.get("role")
+        text = flatten_content(turn.get("content")).strip()
+        if role in ("user", "assistant") and text:
+            messages.append({"role": role, "content": text})
+    messages.append({"role": "user", "content": user_message(question, hits)})
+    return messages
+
+
+# -- tools -------------------------------------------------------------------------------------
+
+
+def run_tool(tools: Mapping[str, Tool], name: str, raw_arguments: str) -> ToolCall:
+    """Run one call the model asked for; every failure becomes ``{"error": ...}`` for the model to read."""
+    arguments: dict[str, Any]
+    try:
+        parsed = json.loads(raw_arguments) if raw_arguments.strip() else {}
+    except json.JSONDecodeError as exc:
+        return ToolCall(name, {"raw": raw_arguments}, {"error": f"arguments are not valid JSON ({exc.msg}); send a JSON object"})
+    if not isinstance(parsed, dict):
+        return ToolCall(name, {"raw": raw_arguments}, {"error": "arguments must be a JSON object"})
+    arguments = parsed
+    tool = tools.get(name)
+    if tool is None:
+        available = ", ".join(sorted(tools)) or "none"
+        return ToolCall(name, arguments, {"error": f"unknown tool '{name}'; available tools: {available}"})
+    try:
+        result = tool.run(arguments)
+    except HwqaError as exc:
+        result = {"error": str(exc)}
+    except (TypeError, ValueError) as exc:  # a model's arguments are untrusted input
+        result = {"error": f"invalid arguments: {exc}"}
+    return ToolCall(name, arguments, result)
+
+
+# -- citations ---------------------------------------------------------------------------------
+
+
+def strip_thinking(text: str) -> str:
+    """Drop ``<think>...</think>`` blocks that reasoning models put in the content."""
+    return _THINK.sub("", text) if "<think>" in text else text
+
+
+def _numbers(spec: str, limit: int) -> list[int]:
+    out: list[int] = []
+    for part in re.split(r"[,;]", spec):
+        bounds = [int(x) for x in re.findall(r"\d+", part)]
+        if len(bounds) == 2 and bounds[0] <= bounds[1] and bounds[1] - bounds[0] <= limit:
+            out.extend(range(bounds[0], bounds[1] + 1))
+        else:
+            out.extend(bounds)
+    return out
+
+
+def _renumber_text(text: str, n_passages: int) -> tuple[str, dict[int, int]]:
+    new: dict[int, int] = {}
+
+    def sub(match: re.Match[str]) -> str:
+        refs: list[int] = []
+        for n in _numbers(match.group(1), n_passages):
+            if 1 <= n <= n_passages:
+                new.setdefault(n, len(new) + 1)
+                if new[n] not in refs:
+                    refs.append(new[n])
+        return "".join(f"[{r}]" for r in refs) if refs else "\0"
+
+    rewritten = _MARKER.sub(sub, text)
+    if "\0" in rewritten:
+        rewritten = re.sub(r"[ \t]*\0", "", rewritten)
+    return rewritten, new
+
+
+def renumber(text: str, hits: Sequence[Hit]) -> tuple[str, list[Citation]]:
+    """Citations for the passages ``text`` cites, numbered by first appearance, and the text rewritten to match.
+
+    ``[3] ... [1] ... [3]`` becomes ``[1] ... [2] ... [1]``; ``[1, 2]`` becomes ``[1][2]``; a marker
+    naming no existing passage is removed. Renumbering a prefix of a text gives a prefix of the
+    result's numbering, so growing text can be renumbered as it streams.
+    """
+    rewritten, new = _renumber_text(text, len(hits))
+    citations = [make_citation(m, hits[old - 1]) for old, m in sorted(new.items(), key=lambda kv: kv[1])]
+    return rewritten, citations
