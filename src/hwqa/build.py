@@ -25,6 +25,9 @@ from . import index as store
 from .chunk import Chunk, chunk_markdown
 from .embed import Embedder, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
+from .extract import extract_article
+from .fetch import FetchConfig, Fetcher, FetchOutcome
+from .links import find_all_urls
 from .notes import Note, load_notes
 from .prices import load_price_table
 from .settings import Settings
@@ -180,7 +183,8 @@ def build_index(
         for i, note in enumerate(loaded.notes):
             chunks.extend(unchanged.get(note.rel) or note_chunks(note, settings, embedder))
             progress("chunk", i + 1, len(loaded.notes))
-        chunks.extend(_article_chunks(settings, embedder, loaded.notes, report, progress))
+        articles, link_records = _article_chunks(settings, embedder, loaded.notes, previous, report, progress)
+        chunks.extend(articles)
         prices = load_price_table(loaded.notes)
         report.price_problems = list(prices.problems)
         report.warnings.extend(f"price table: {problem}" for problem in prices.problems)
@@ -230,7 +234,7 @@ def build_index(
                 n.rel: {"sha256": n.content_hash, "title": n.title, "draft": n.draft} for n in loaded.notes
             },
             "links": {
-                link.url: {"status": link.status, "reason": link.reason, "chunks": link.chunks}
+                link.url: {"status": link.status, "reason": link.reason, **link_records.get(link.url, {"chunks": 0})}
                 for link in report.links
             },
             "settings": {"notes": str(settings.notes)},
@@ -273,23 +277,119 @@ def _previous_generation(
         return None
 
 
-def _unchanged_note_chunks(previous: store.Generation | None, notes: list[Note]) -> dict[str, list[Chunk]]:
-    """Chunks of notes whose content hash is what the previous generation indexed: no re-chunking."""
-    if previous is None:
-        return {}
-    indexed = previous.manifest.get("notes", {})
-    same = {n.rel for n in notes if indexed.get(n.rel, {}).get("sha256") == n.content_hash}
+def _chunks_by_source(previous: store.Generation, kind: str) -> dict[str, list[Chunk]]:
     out: dict[str, list[Chunk]] = {}
     for c in previous.all_chunks():
-        if c.kind == "note" and c.source in same:
+        if c.kind == kind:
             out.setdefault(c.source, []).append(
                 Chunk(c.kind, c.source, c.title, c.heading, c.text, c.line, c.ordinal, c.url, c.meta)
             )
     return out
 
 
+def _unchanged_note_chunks(previous: store.Generation | None, notes: list[Note]) -> dict[str, list[Chunk]]:
+    """Chunks of notes whose content hash is what the previous generation indexed: no re-chunking."""
+    if previous is None:
+        return {}
+    indexed = previous.manifest.get("notes", {})
+    same = {n.rel for n in notes if indexed.get(n.rel, {}).get("sha256") == n.content_hash}
+    return {source: chunks for source, chunks in _chunks_by_source(previous, "note").items() if source in same}
+
+
 def _article_chunks(
-    settings: Settings, embedder: Embedder, notes: list[Note], report: BuildReport, progress: ProgressFn
+    settings: Settings,
+    embedder: Embedder,
+    notes: list[Note],
+    previous: store.Generation | None,
+    report: BuildReport,
+    progress: ProgressFn,
+) -> tuple[list[Chunk], dict[str, dict[str, Any]]]:
+    """Chunks of the web articles the notes link to, and what the manifest records of each link.
+
+    Every URL is reported with its outcome. A page whose text (and whose linking notes) did not
+    change since the previous generation reuses its chunks without being extracted again.
+    """
+    linked: dict[str, dict[str, Any]] = {}
+    for note in notes:
+        for link in find_all_urls(note.body):
+            entry = linked.setdefault(link.url, {"notes": [], "fragments": []})
+            if note.title not in entry["notes"]:
+                entry["notes"].append(note.title)
+            if link.fragment and link.fragment not in entry["fragments"]:
+                entry["fragments"].append(link.fragment)
+    if not linked:
+        return [], {}
+    urls = list(linked)
+    if not settings.fetch_links:
+        report.links = [LinkReport(u, "skipped", "fetching links is turned off (fetch_links)", linked[u]["notes"]) for u in urls]
+        return [], {}
+
+    fetcher = Fetcher(
+        settings.fetch_cache,
+        FetchConfig(
+            allow_private_hosts=settings.allow_private_hosts,
+            max_bytes=settings.fetch_max_bytes,
+            timeout_s=settings.fetch_timeout,
+            max_age_s=settings.fetch_max_age,
+            per_host_delay_s=settings.fetch_host_delay,
+        ),
+    )
+    done = 0
+
+    def fetched(_outcome: FetchOutcome) -> None:
+        nonlocal done
+        done += 1
+        progress("fetch", done, len(urls))
+
+    progress("fetch", 0, len(urls))
+    outcomes = fetcher.fetch_many(urls, offline=settings.offline, progress=fetched)
+    before = previous.manifest.get("links", {}) if previous is not None else {}
+    reusable = _chunks_by_source(previous, "article") if previous is not None else {}
+    chunks: list[Chunk] = []
+    recorded: dict[str, dict[str, Any]] = {}
+    for outcome in outcomes:
+        info = linked[outcome.url]
+        record = LinkReport(outcome.url, outcome.status, outcome.reason, info["notes"])
+        report.links.append(record)
+        if outcome.text is None:
+            continue
+        digest = hashlib.sha256(f"{outcome.content_type}\n{outcome.text}".encode()).hexdigest()
+        same = before.get(outcome.url, {})
+        if same.get("sha256") == digest and same.get("notes") == info["notes"] and outcome.url in reusable:
+            mine = reusable[outcome.url]
+        else:
+            mine = _extract_and_chunk(settings, embedder, outcome, info, record)
+        record.chunks = len(mine)
+        chunks.extend(mine)
+        recorded[outcome.url] = {"sha256": digest, "notes": info["notes"], "chunks": len(mine)}
+    return chunks, recorded
+
+
+def _extract_and_chunk(
+    settings: Settings, embedder: Embedder, outcome: FetchOutcome, info: dict[str, Any], link: LinkReport
 ) -> list[Chunk]:
-    """Chunks of the web articles the notes link to (filled in by the link pipeline)."""
-    return []
+    assert outcome.text is not None
+    fragment = info["fragments"][0] if info["fragments"] else None
+    try:
+        article = extract_article(outcome.text, outcome.content_type, outcome.final_url or outcome.url, fragment)
+    except Exception as exc:  # a page we cannot parse must not stop the build; it is reported
+        link.status, link.reason = "failed", f"could not extract the text ({type(exc).__name__}: {exc})"
+        return []
+    if not article.markdown.strip():
+        link.reason = (link.reason + "; " if link.reason else "") + "no article text found on the page"
+        return []
+    chunking = chunking_settings(settings, embedder)
+    preferred = article.preferred_heading
+    return chunk_markdown(
+        article.markdown,
+        kind="article",
+        source=outcome.url,
+        title=article.title or outcome.url,
+        max_tokens=chunking["max_tokens"],
+        overlap=chunking["overlap"],
+        count_tokens=embedder.count_tokens,
+        first_line=0,
+        url=outcome.url,
+        meta={"linked_from": info["notes"]},
+        section_meta=lambda path: {"preferred": True} if preferred and preferred in path else {},
+    )

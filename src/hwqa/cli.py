@@ -138,12 +138,20 @@ def print_build_summary(report: Any) -> None:
     from rich.table import Table
 
     if report.links:
-        table = Table(title="Linked articles", show_lines=False)
-        for col in ("status", "url", "detail"):
-            table.add_column(col, overflow="fold")
-        for link in report.links:
-            table.add_row(link.status, link.url, link.reason or f"{link.chunks} chunks")
-        err.print(table)
+        problems = [link for link in report.links if link.status in ("failed", "skipped")]
+        shown = report.links if len(report.links) <= 12 else problems[:8]
+        if shown:
+            table = Table(title="Linked articles", show_lines=False)
+            for col in ("status", "url", "detail"):
+                table.add_column(col, overflow="fold")
+            for link in shown:
+                table.add_row(link.status, link.url, link.reason or f"{link.chunks} chunks")
+            err.print(table)
+        if len(shown) < len(report.links):
+            err.print(
+                f"… {len(report.links) - len(shown)} more links ({len(problems) - len(shown)} of them not fetched); "
+                "'hwqa index --json' lists every URL with its outcome"
+            )
     counts = report.link_counts()
     what = "unchanged" if not report.changed else f"generation {report.generation}"
     out.print(

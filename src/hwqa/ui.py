@@ -84,8 +84,10 @@ def build_app(engine: Engine) -> Any:
             chatbot=gr.Chatbot(height=520, render_markdown=True, label="hwqa"),
             textbox=gr.Textbox(placeholder="Ask about GPUs, TPUs, CPUs, prices…", scale=7),
         )
-        demo.load(lambda: status_line(engine), outputs=status)
-        gr.Timer(15).tick(lambda: status_line(engine), outputs=status)  # rebuilds show up without a reload
+        refresh = lambda: status_line(engine)  # noqa: E731
+        demo.load(refresh, outputs=status, api_name="status")
+        # rebuilds show up without a reload
+        gr.Timer(15).tick(refresh, outputs=status, api_visibility="private", show_progress="hidden")
     return demo
 
 
