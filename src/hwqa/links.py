@@ -168,18 +168,24 @@ def _mask_blocks(lines: list[str]) -> list[str]:
     return out
 
 
+_BACKTICKS_RE = re.compile(r"`+")
+
+
 def _mask_code_spans(text: str) -> str:
     """Blank inline code spans (backtick runs closed by a run of the same length)."""
+    if "`" not in text:
+        return text
     chars = list(text)
     i = 0
     n = len(text)
     while i < n:
-        if text[i] != "`" or (i > 0 and text[i - 1] == "\\"):
+        opening = _BACKTICKS_RE.search(text, i)
+        if opening is None:
+            break
+        i, j = opening.span()
+        if i > 0 and text[i - 1] == "\\":
             i += 1
             continue
-        j = i
-        while j < n and text[j] == "`":
-            j += 1
         run = j - i
         # Look for a closing run of exactly `run` backticks within the same paragraph.
         para_end = text.find("\n\n", j)
@@ -353,11 +359,13 @@ def find_all_urls(markdown: str) -> list[Link]:
     i = 0
     n = len(text)
     while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch != "[":
+        i = text.find("[", i)
+        if i < 0:
+            break
+        slashes = 0
+        while i - slashes > 0 and text[i - slashes - 1] == "\\":
+            slashes += 1
+        if slashes % 2:  # an escaped bracket
             i += 1
             continue
         is_image = i > 0 and text[i - 1] == "!"
