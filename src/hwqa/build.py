@@ -169,14 +169,16 @@ def build_index(
     """Build or update the index in ``settings.index`` from ``settings.notes``."""
     started = time.monotonic()
     report = BuildReport()
-    loaded = load_notes(settings.notes)
-    report.notes_seen = len(loaded.notes)
-    report.notes_skipped = [{"note": rel, "reason": why} for rel, why in loaded.skipped]
-    report.warnings = list(loaded.warnings)
+    if not settings.notes.is_dir():
+        load_notes(settings.notes)  # the one-line error for a missing folder, before any index folder is made
     embedder = embedder or make_embedder(settings)
     chunking = chunking_settings(settings, embedder)
 
     with build_lock(settings.index, wait=lock_wait, on_wait=on_wait):
+        loaded = load_notes(settings.notes)  # read under the lock: a build that waited sees the latest notes
+        report.notes_seen = len(loaded.notes)
+        report.notes_skipped = [{"note": rel, "reason": why} for rel, why in loaded.skipped]
+        report.warnings = list(loaded.warnings)
         previous = _previous_generation(settings.index, embedder, chunking, report)
         unchanged = _unchanged_note_chunks(previous, loaded.notes)
         chunks: list[Chunk] = []
