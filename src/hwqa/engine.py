@@ -66,11 +66,7 @@ class Engine:
         self._generation: store.Generation | None = None
         self._prices: tuple[str, PriceTable] | None = None
         self.answerer = make_answerer(settings, self.embedder)
-        self.extractive = (
-            self.answerer
-            if isinstance(self.answerer, BuiltinAnswerer)
-            else BuiltinAnswerer(self.embedder, min_score=settings.min_score, max_sentences=2)
-        )
+        self.caveats = BuiltinAnswerer(self.embedder, min_score=settings.min_score, max_sentences=2)
 
     @classmethod
     def load(cls, settings: Settings | None = None, **overrides: Any) -> Engine:
@@ -160,7 +156,7 @@ class Engine:
                 else:
                     yield item
         else:
-            answer = self._builtin(gen, question, history, hits)
+            answer = self._builtin(self.answerer, gen, question, history, hits)
         assert answer is not None
         done = time.perf_counter()
         answer.timings = {
@@ -172,9 +168,11 @@ class Engine:
         yield answer.text
         yield answer
 
-    def _builtin(self, gen: store.Generation, question: str, history: Sequence[Message], hits: list[Hit]) -> Answer:
+    def _builtin(
+        self, answerer: BuiltinAnswerer, gen: store.Generation, question: str, history: Sequence[Message], hits: list[Hit]
+    ) -> Answer:
         table = self.price_table(gen)
-        from_notes = self.extractive.answer(question, hits)
+        from_notes = answerer.answer(question, hits)
         query = price_query(question, history, table) if table.rows else None
         if query is None:
             return from_notes
@@ -186,9 +184,7 @@ class Engine:
             text = f"The price calculator could not answer: {exc}\n\n{from_notes.text}"
             return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
         caveat_hits = retrieve(gen, self.embedder, CAVEAT_QUERY, 4)
-        caveats = BuiltinAnswerer(self.embedder, min_score=self.settings.min_score, max_sentences=2).answer(
-            CAVEAT_QUERY, caveat_hits
-        )
+        caveats = self.caveats.answer(CAVEAT_QUERY, caveat_hits)
         return compose_price_answer(
             render_price_result(result),
             self._price_sources(gen, result),

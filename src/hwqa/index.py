@@ -156,18 +156,6 @@ class Generation:
         scores, ids = self._index.search(q, min(k, self.size))
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
-    def keyword_search(self, query: str, k: int) -> list[tuple[int, float]]:
-        """BM25 over title, heading and text (FTS5); score is -bm25 (higher is better)."""
-        terms = [t for t in _fts_terms(query)]
-        if not terms:
-            return []
-        match = " OR ".join(f'"{t}"' for t in terms)
-        rows = self._db.execute(
-            "SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?",
-            (match, k),
-        ).fetchall()
-        return [(int(r[0]), -float(r[1])) for r in rows]
-
     def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
         if not ids:
             return []
@@ -216,13 +204,6 @@ def _stored(row: Sequence[Any]) -> StoredChunk:
 
 
 _COLUMNS = "id, key, kind, source, title, heading, url, line, ordinal, text, meta"
-
-
-def _fts_terms(query: str) -> list[str]:
-    import re
-
-    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9.$-]*", query.lower())
-    return [w.strip(".-") for w in words if len(w.strip(".-")) > 1][:32]
 
 
 def read_manifest(gen_dir: Path) -> dict[str, Any]:
