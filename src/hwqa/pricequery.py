@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .prices import HARDWARE_TYPES, PriceTable
+from .prices import HARDWARE_TYPES, PriceTable, calc_mode
 
 __all__ = ["PriceQuery", "find_hardware_mentions", "parse_price_question"]
 
@@ -143,13 +143,7 @@ class PriceQuery:
     @property
     def kind(self) -> str:
         """``workload`` (job size, or hours on named hardware), ``rent``, ``budget`` or ``lookup``."""
-        if self.v100_hours is not None or (self.hours is not None and self.hardware):
-            return "workload"
-        if self.hours is not None:
-            return "rent"
-        if self.budget_usd is not None:
-            return "budget"
-        return "lookup"
+        return calc_mode(self.budget_usd, self.hours, self.v100_hours, bool(self.hardware))
 
     @property
     def is_lookup(self) -> bool:

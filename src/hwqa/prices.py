@@ -613,6 +613,18 @@ def break_even_hours(purchase_usd: float, usd_per_hour: float, devices: int = 1)
 # ---------------------------------------------------------------------------------------------
 
 
+def calc_mode(budget_usd: float | None, hours: float | None, v100_hours: float | None, named_hardware: bool) -> str:
+    """What a calculation is about: ``workload`` (a job size, or hours on named hardware),
+    ``rent`` (hours on any option), ``budget`` (what money buys) or ``lookup`` (just prices)."""
+    if v100_hours is not None or (hours is not None and named_hardware):
+        return "workload"
+    if hours is not None:
+        return "rent"
+    if budget_usd is not None:
+        return "budget"
+    return "lookup"
+
+
 @dataclass(frozen=True)
 class CalcRequest:
     """What to compute; money in US dollars, time in hours.
@@ -643,13 +655,7 @@ class CalcRequest:
     @property
     def mode(self) -> str:
         """One of ``workload``, ``rent``, ``budget``, ``lookup``."""
-        if self.v100_hours is not None or (self.hours is not None and self.hardware):
-            return "workload"
-        if self.hours is not None:
-            return "rent"
-        if self.budget_usd is not None:
-            return "budget"
-        return "lookup"
+        return calc_mode(self.budget_usd, self.hours, self.v100_hours, bool(self.hardware))
 
     def to_json(self) -> dict[str, Any]:
         """The request as a JSON-ready dict (every field, plus the mode)."""
