@@ -65,8 +65,11 @@ def test_price_lookup_answers_with_the_price_and_cites_the_price_note_first(bund
 def test_questions_without_numbers_make_no_tool_call(bundled: Settings) -> None:
     data = json.loads(runner.invoke(app, ["ask", "What is PyTorch/XLA?", "--json"]).stdout)
     assert data["tool_calls"] == []
-    data = json.loads(runner.invoke(app, ["ask", "How much RAM did the Colab TPU runtime have?", "--json"]).stdout)
-    assert data["tool_calls"] == []
+    for question in ("How much RAM did the Colab TPU runtime have?", "How much memory does an A100 have?"):
+        data = json.loads(runner.invoke(app, ["ask", question, "--json"]).stdout)
+        assert data["tool_calls"] == [], question
+    data = json.loads(runner.invoke(app, ["ask", "What's the price of an A100?", "--json"]).stdout)
+    assert data["tool_calls"][0]["arguments"] == {"hardware": "A100"}
 
 
 def test_another_notes_folder_with_its_own_price_note_changes_the_numbers(tmp_path: Path) -> None:
