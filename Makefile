@@ -30,7 +30,7 @@ test: install
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
 
 lint: install
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 
 bench: install

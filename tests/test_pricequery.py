@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hwqa.calc import run_price_calculator
 from hwqa.notes import parse_note
 from hwqa.pricequery import PriceQuery, find_hardware_mentions, parse_price_question
-from hwqa.prices import PriceTable, load_price_table, run_price_calculator
+from hwqa.prices import PriceTable, load_price_table
 
 NOTE = """---
 title: Prices

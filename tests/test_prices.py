@@ -11,24 +11,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwqa.errors import HwqaError, PriceTableError, ToolArgumentError
-from hwqa.notes import Note, load_notes, parse_note
-from hwqa.prices import (
+from hwqa.calc import (
     PRICE_CALCULATOR_TOOL,
     CalcRequest,
-    PriceRow,
-    PriceTable,
     calculate,
-    hardware_matches,
-    load_price_table,
-    normalize_column,
-    parse_usd_per_hour,
     rank_key,
     render_price_result,
     render_price_table,
     run_price_calculator,
     validate_arguments,
 )
+from hwqa.errors import HwqaError, PriceTableError, ToolArgumentError
+from hwqa.notes import Note, load_notes, parse_note
+from hwqa.prices import PriceRow, PriceTable, hardware_matches, load_price_table, normalize_column, parse_usd_per_hour
 
 REPO = Path(__file__).resolve().parent.parent
 FRONT = "---\ntitle: Prices\ntags: [Prices, cloud]\n---\n"  # 4 lines: the body starts at file line 5

@@ -216,8 +216,9 @@ def prices(
     as_json: JsonOpt = False,
 ) -> None:
     """Print the price table from the notes, and the calculator's results for a budget or hours."""
+    from .calc import render_price_result, render_price_table, run_price_calculator
     from .notes import load_notes
-    from .prices import load_price_table, render_price_result, render_price_table, run_price_calculator
+    from .prices import load_price_table
 
     with user_errors():
         settings = settings_from(notes=notes)

@@ -16,11 +16,12 @@ from typing import Any
 from . import index as store
 from .answer import Answer, BuiltinAnswerer, Citation, ToolCall, compose_price_answer
 from .build import BuildReport, build_index
+from .calc import PRICE_CALCULATOR_TOOL, render_price_result, run_price_calculator
 from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError, IndexCorruptError, PriceTableError, ToolArgumentError
 from .llm import OpenAIAnswerer, Tool
 from .pricequery import PriceQuery, parse_price_question
-from .prices import PRICE_CALCULATOR_TOOL, PriceTable, render_price_result, run_price_calculator
+from .prices import PriceTable
 from .retrieve import Hit, retrieve
 from .settings import Settings, load_settings
 

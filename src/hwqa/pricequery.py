@@ -31,7 +31,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .prices import HARDWARE_TYPES, PriceTable, calc_mode
+from .calc import calc_mode
+from .prices import HARDWARE_TYPES, PriceTable
 
 __all__ = ["PriceQuery", "find_hardware_mentions", "parse_price_question"]
 
