@@ -7,7 +7,6 @@ answered entirely from one generation.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -33,11 +32,6 @@ __all__ = ["BuildReport", "Engine", "build_index", "load_settings"]
 PRICE_TOOL = "price_calculator"
 CAVEAT_QUERY = "caveats: TPUs need XLA-compatible code; GPUs are more versatile; prices vary by region and change"
 _COMPUTABLE = ("budget_usd", "hours", "v100_hours", "hardware", "compare", "purchase_usd", "min_memory_gb")
-# A question that only names hardware is a price lookup only when it asks about money ("how much memory" is not).
-_PRICE_WORDS = re.compile(
-    r"\$|\b(?:cost\w*|price\w*|pricing|cheap\w*|expensive|dollars?|usd|per\s+hour|hourly|rent\w*|afford\w*|budget\w*|"
-    r"spend\w*|pay\w*|fee|bill\w*)\b"
-)
 
 
 def make_answerer(settings: Settings, embedder: Embedder) -> BuiltinAnswerer | OpenAIAnswerer:
@@ -59,8 +53,6 @@ def price_query(question: str, history: Sequence[Message], table: PriceTable) ->
             previous = parse_price_question(str(message.get("content", "")), table, previous) or previous
     query = parse_price_question(question, table, previous)
     if query is None or not any(query.to_tool_arguments().get(k) for k in _COMPUTABLE):
-        return None
-    if query.is_lookup and previous is None and not _PRICE_WORDS.search(question.lower()):
         return None
     return query
 
