@@ -86,3 +86,13 @@ def test_config_lists_every_setting_with_its_variable(hash_env: Settings) -> Non
     result = runner.invoke(app, ["config"])
     assert result.exit_code == 0
     assert "HWQA_NOTES" in result.stdout and "HWQA_EMBED_MODEL" in result.stdout
+
+
+def test_status_shows_what_the_index_holds(hash_env: Settings) -> None:
+    assert runner.invoke(app, ["status"]).exit_code == 1  # no index yet: the one-line error
+    runner.invoke(app, ["index"])
+    data = json.loads(runner.invoke(app, ["status", "--json"]).stdout)
+    assert data["notes"] == 3 and data["chunks"] > 0 and data["price_rows"] == 2
+    assert data["embedder"]["model"] == "hash-256" and data["backend"] == "builtin"
+    text = runner.invoke(app, ["status"]).stdout
+    assert "3 notes" in text and "2 price rows" in text

@@ -188,6 +188,25 @@ def ask(
 
 
 @app.command()
+def status(notes: NotesOpt = None, index_dir: IndexOpt = None, as_json: JsonOpt = False) -> None:
+    """Show what the index holds: notes, passages, linked articles, model, when it was built."""
+    from .engine import Engine
+
+    with user_errors():
+        info = Engine.load(settings_from(notes=notes, index=index_dir)).status()
+        if as_json:
+            print_json(info)
+            return
+        links = ", ".join(f"{n} {k}" for k, n in sorted(info["links"].items())) or "none"
+        emb = info["embedder"]
+        out.print(
+            f"Index {info['generation']} (built {info['built_at']}): {info['notes']} notes, {info['chunks']} passages, "
+            f"{info['price_rows']} price rows; links: {links}; model {emb.get('model')} ({emb.get('dim')} dims); "
+            f"answers: {info['backend']}"
+        )
+
+
+@app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to listen on (default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(help="Port to listen on (default 7860).")] = None,
