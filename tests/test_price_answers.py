@@ -57,7 +57,8 @@ def test_budget_question_calls_the_calculator_with_the_bundled_table(bundled: Se
 
 def test_price_lookup_answers_with_the_price_and_cites_the_price_note_first(bundled: Settings) -> None:
     data = json.loads(runner.invoke(app, ["ask", "How much does a TPU v3 cost per hour?", "--json"]).stdout)
-    assert "8.00" in data["answer"]
+    assert "**TPU v3-8** on GCP costs **$8.00 per hour** (on-demand, as of 2021-12-21)" in data["answer"]
+    assert "Recommendation" not in data["answer"]  # one price asked, one price told
     assert data["citations"][0]["source"] == "cloud-prices.md"
     assert data["tool_calls"][0]["arguments"] == {"hardware": "TPU v3"}
 

@@ -817,6 +817,8 @@ def render_price_result(result: Mapping[str, Any], max_rows: int = 12) -> str:
     mode = str(result.get("mode", "lookup"))
     inputs: Mapping[str, Any] = result.get("inputs") or {}
     options: list[Mapping[str, Any]] = list(result.get("options") or [])
+    if mode == "lookup" and len(options) == 1:  # "how much does X cost?": one sentence, no table
+        return "\n".join(line for line in (_describe_price(options[0]), _render_excluded(result)) if line)
     devices = int(inputs.get("devices") or 1)
     show_pricing = len({str(o.get("pricing")) for o in options}) > 1
     show_break_even = inputs.get("purchase_usd") is not None
@@ -875,18 +877,41 @@ def render_price_result(result: Mapping[str, Any], max_rows: int = 12) -> str:
         )
     else:
         lines.append("**No option fits** the filters; relax them (types, memory, pricing or budget).")
-    excluded: list[Mapping[str, Any]] = list(result.get("excluded") or [])
+    excluded = _render_excluded(result)
     if excluded:
-        by_reason: dict[str, list[str]] = {}
-        for e in excluded:
-            by_reason.setdefault(str(e.get("reason")), []).append(f"{e.get('hardware')} ({e.get('provider')})")
-        parts = []
-        for reason, names in list(by_reason.items())[:4]:
-            shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-            parts.append(f"{shown}: {reason}")
-        more = f"; and {len(by_reason) - 4} other reason(s)" if len(by_reason) > 4 else ""
-        lines.append(f"Excluded: {'; '.join(parts)}{more}.")
+        lines.append(excluded)
     return "\n".join(lines)
+
+
+def _describe_price(option: Mapping[str, Any]) -> str:
+    """One option's price as a sentence: hardware, provider, $/h, pricing, date, $/V100-hour."""
+    when = f", as of {option['as_of']}" if option.get("as_of") else ""
+    text = (
+        f"**{_md_escape(str(option.get('hardware')))}** on {_md_escape(str(option.get('provider')))} costs "
+        f"**{_cell(option.get('usd_per_hour'), money=True)} per hour** ({option.get('pricing')}{when})."
+    )
+    if option.get("speed") is not None and option.get("usd_per_v100_hour") is not None:
+        text += (
+            f" At {option['speed']:g}× the speed of a V100 that is "
+            f"{_cell(option.get('usd_per_v100_hour'), money=True)} per V100-hour."
+        )
+    return text
+
+
+def _render_excluded(result: Mapping[str, Any]) -> str:
+    """'Excluded: <options>: <reason>; …' for the options the filters left out, or ''."""
+    excluded: list[Mapping[str, Any]] = list(result.get("excluded") or [])
+    if not excluded:
+        return ""
+    by_reason: dict[str, list[str]] = {}
+    for e in excluded:
+        by_reason.setdefault(str(e.get("reason")), []).append(f"{e.get('hardware')} ({e.get('provider')})")
+    parts = []
+    for reason, names in list(by_reason.items())[:4]:
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        parts.append(f"{shown}: {reason}")
+    more = f"; and {len(by_reason) - 4} other reason(s)" if len(by_reason) > 4 else ""
+    return f"Excluded: {'; '.join(parts)}{more}."
 
 
 def _describe_inputs(mode: str, inputs: Mapping[str, Any]) -> str:
