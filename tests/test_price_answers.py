@@ -124,6 +124,9 @@ def test_malformed_price_rows_are_reported_by_note_and_line(settings: Settings) 
         """)
     report = build_index(settings)
     assert any(p.startswith("bad-prices.md:7:") and "1,46" in p for p in report.price_problems)
+    answer = Engine.load(settings).ask("What does a T4 cost per hour?")
+    assert "$0.35 per hour" in answer.text
+    assert "Left out, malformed price rows: bad-prices.md:7:" in answer.text
     result = runner.invoke(app, ["prices", "--notes", str(settings.notes), "--json"])
     data = json.loads(result.stdout)
     assert "T4" in {r["hardware"] for r in data["table"]["rows"]}

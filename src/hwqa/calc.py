@@ -818,7 +818,8 @@ def render_price_result(result: Mapping[str, Any], max_rows: int = 12) -> str:
     inputs: Mapping[str, Any] = result.get("inputs") or {}
     options: list[Mapping[str, Any]] = list(result.get("options") or [])
     if mode == "lookup" and len(options) == 1:  # "how much does X cost?": one sentence, no table
-        return "\n".join(line for line in (_describe_price(options[0]), _render_excluded(result)) if line)
+        parts = (_describe_price(options[0]), _render_excluded(result), _render_problems(result))
+        return "\n".join(line for line in parts if line)
     devices = int(inputs.get("devices") or 1)
     show_pricing = len({str(o.get("pricing")) for o in options}) > 1
     show_break_even = inputs.get("purchase_usd") is not None
@@ -877,10 +878,17 @@ def render_price_result(result: Mapping[str, Any], max_rows: int = 12) -> str:
         )
     else:
         lines.append("**No option fits** the filters; relax them (types, memory, pricing or budget).")
-    excluded = _render_excluded(result)
-    if excluded:
-        lines.append(excluded)
+    lines.extend(line for line in (_render_excluded(result), _render_problems(result)) if line)
     return "\n".join(lines)
+
+
+def _render_problems(result: Mapping[str, Any]) -> str:
+    """The malformed price rows that were left out, by note and line, so a person can fix them."""
+    problems = [str(p) for p in result.get("problems") or []]
+    if not problems:
+        return ""
+    more = f" (and {len(problems) - 3} more; `hwqa prices` lists them)" if len(problems) > 3 else ""
+    return f"Left out, malformed price rows: {'; '.join(problems[:3])}{more}."
 
 
 def _describe_price(option: Mapping[str, Any]) -> str:
