@@ -148,7 +148,7 @@ def make_citation(n: int, hit: Hit) -> Citation:
     )
 
 
-def not_covered(question: str, hits: Sequence[Hit], limit: int = 3) -> Answer:
+def not_covered(hits: Sequence[Hit], limit: int = 3) -> Answer:
     """Say plainly that the notes do not cover the question, and list the closest notes."""
     seen: dict[str, Hit] = {}
     for hit in hits:
@@ -175,7 +175,7 @@ class BuiltinAnswerer:
     def answer(self, question: str, hits: Sequence[Hit]) -> Answer:
         relevant = [h for h in hits if h.score >= self.min_score]
         if not relevant:
-            return not_covered(question, hits)
+            return not_covered(hits)
         q_terms = terms(question)
         pool: list[tuple[Hit, str]] = [(h, s) for h in relevant[:5] for s in candidate_sentences(h.chunk)]
         if not pool:

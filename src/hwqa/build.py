@@ -180,12 +180,13 @@ def build_index(
         report.notes_skipped = [{"note": rel, "reason": why} for rel, why in loaded.skipped]
         report.warnings = list(loaded.warnings)
         previous = _previous_generation(settings.index, embedder, chunking, report)
-        unchanged = _unchanged_note_chunks(previous, loaded.notes)
+        reusable = _chunks_by_source(previous)
+        unchanged = _unchanged_note_chunks(previous, reusable, loaded.notes)
         chunks: list[Chunk] = []
         for i, note in enumerate(loaded.notes):
             chunks.extend(unchanged.get(note.rel) or note_chunks(note, settings, embedder))
             progress("chunk", i + 1, len(loaded.notes))
-        articles, link_records = _article_chunks(settings, embedder, loaded.notes, previous, report, progress)
+        articles, link_records = _article_chunks(settings, embedder, loaded.notes, previous, reusable, report, progress)
         chunks.extend(articles)
         prices = load_price_table(loaded.notes)
         report.price_problems = list(prices.problems)
@@ -279,23 +280,28 @@ def _previous_generation(
         return None
 
 
-def _chunks_by_source(previous: store.Generation, kind: str) -> dict[str, list[Chunk]]:
-    out: dict[str, list[Chunk]] = {}
-    for c in previous.all_chunks():
-        if c.kind == kind:
-            out.setdefault(c.source, []).append(
-                Chunk(c.kind, c.source, c.title, c.heading, c.text, c.line, c.ordinal, c.url, c.meta)
-            )
+PreviousChunks = dict[tuple[str, str], list[Chunk]]  # (kind, source) -> its chunks in the previous generation
+
+
+def _chunks_by_source(previous: store.Generation | None) -> PreviousChunks:
+    """Every chunk of the previous generation, read once, grouped by document."""
+    out: PreviousChunks = {}
+    for c in previous.all_chunks() if previous is not None else []:
+        out.setdefault((c.kind, c.source), []).append(
+            Chunk(c.kind, c.source, c.title, c.heading, c.text, c.line, c.ordinal, c.url, c.meta)
+        )
     return out
 
 
-def _unchanged_note_chunks(previous: store.Generation | None, notes: list[Note]) -> dict[str, list[Chunk]]:
+def _unchanged_note_chunks(
+    previous: store.Generation | None, reusable: PreviousChunks, notes: list[Note]
+) -> dict[str, list[Chunk]]:
     """Chunks of notes whose content hash is what the previous generation indexed: no re-chunking."""
     if previous is None:
         return {}
     indexed = previous.manifest.get("notes", {})
     same = {n.rel for n in notes if indexed.get(n.rel, {}).get("sha256") == n.content_hash}
-    return {source: chunks for source, chunks in _chunks_by_source(previous, "note").items() if source in same}
+    return {rel: reusable[("note", rel)] for rel in same if ("note", rel) in reusable}
 
 
 def _article_chunks(
@@ -303,6 +309,7 @@ def _article_chunks(
     embedder: Embedder,
     notes: list[Note],
     previous: store.Generation | None,
+    reusable: PreviousChunks,
     report: BuildReport,
     progress: ProgressFn,
 ) -> tuple[list[Chunk], dict[str, dict[str, Any]]]:
@@ -346,7 +353,6 @@ def _article_chunks(
     progress("fetch", 0, len(urls))
     outcomes = fetcher.fetch_many(urls, offline=settings.offline, progress=fetched)
     before = previous.manifest.get("links", {}) if previous is not None else {}
-    reusable = _chunks_by_source(previous, "article") if previous is not None else {}
     chunks: list[Chunk] = []
     recorded: dict[str, dict[str, Any]] = {}
     for outcome in outcomes:
@@ -357,8 +363,8 @@ def _article_chunks(
             continue
         digest = hashlib.sha256(f"{outcome.content_type}\n{outcome.text}".encode()).hexdigest()
         same = before.get(outcome.url, {})
-        if same.get("sha256") == digest and same.get("notes") == info["notes"] and outcome.url in reusable:
-            mine = reusable[outcome.url]
+        if same.get("sha256") == digest and same.get("notes") == info["notes"] and ("article", outcome.url) in reusable:
+            mine = reusable[("article", outcome.url)]
         else:
             mine = _extract_and_chunk(settings, embedder, outcome, info, record)
         record.chunks = len(mine)
