@@ -192,7 +192,11 @@ def build_index(
         report.price_problems = list(prices.problems)
         report.warnings.extend(f"price table: {problem}" for problem in prices.problems)
         digest = _content_digest(chunks, prices.to_json())
-        if previous is not None and previous.manifest.get("content_digest") == digest:
+        if (
+            previous is not None
+            and previous.manifest.get("format") == store.FORMAT  # an older format is rewritten, vectors reused
+            and previous.manifest.get("content_digest") == digest
+        ):
             report.chunks_total = previous.size
             report.chunks_reused = previous.size
             report.changed = False
@@ -263,12 +267,12 @@ def _previous_generation(
         if gen_dir is None:
             report.full_rebuild = "no index yet"
             return None
-        manifest = store.read_manifest(gen_dir)
+        manifest = store.read_manifest(gen_dir, store.READABLE_FORMATS)
         why = store.check_compatible(manifest, embedder.describe(), chunking)
         if why:
             report.full_rebuild = why
             return None
-        return store.open_generation(gen_dir)
+        return store.open_generation(gen_dir, formats=store.READABLE_FORMATS)
     except IndexCorruptError as exc:
         report.full_rebuild = f"the previous index is damaged ({exc})"
         if gen_dir is not None and gen_dir.is_dir():

@@ -170,14 +170,22 @@ def ask(
     notes: NotesOpt = None,
     index_dir: IndexOpt = None,
     as_json: JsonOpt = False,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", help="Search only notes with this tag (and the articles they link to); repeatable.")
+    ] = None,
+    note: Annotated[
+        list[str] | None,
+        typer.Option("--note", help="Search only this note (path, file name or title) and the articles it links to; repeatable."),
+    ] = None,
 ) -> None:
     """Answer a question from the notes, with numbered sources."""
     from .answer import render_sources
     from .engine import Engine
+    from .retrieve import Filter
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir)
-        answer = Engine.load(settings).ask(question)
+        answer = Engine.load(settings).ask(question, flt=Filter.of(tag, note))
         if as_json:
             print_json(answer.to_json())
             return

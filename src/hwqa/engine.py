@@ -21,7 +21,7 @@ from .errors import ConfigError, HwqaError, IndexCorruptError, PriceTableError, 
 from .llm import OpenAIAnswerer, Tool
 from .pricequery import PriceQuery, parse_price_question
 from .prices import PriceTable
-from .retrieve import Hit, retrieve
+from .retrieve import Filter, Hit, retrieve
 from .settings import Settings, load_settings
 
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
@@ -129,16 +129,23 @@ class Engine:
             "backend": self.answerer.name,
         }
 
-    def ask(self, question: str, history: Sequence[Message] | None = None) -> Answer:
-        """Answer ``question`` (``history``: earlier turns, OpenAI-style messages)."""
+    def search(self, question: str, k: int | None = None, *, flt: Filter | None = None, retriever: str | None = None) -> list[Hit]:
+        """The passages the configured retriever finds for ``question``, best first."""
+        gen = self.generation()
+        return retrieve(gen, self.embedder, question, k or self.settings.top_k, mode=retriever or self.settings.retriever, flt=flt)
+
+    def ask(self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None) -> Answer:
+        """Answer ``question`` (``history``: earlier turns, OpenAI-style messages; ``flt``: tags/notes to search)."""
         answer: Answer | None = None
-        for item in self.stream(question, history):
+        for item in self.stream(question, history, flt=flt):
             if isinstance(item, Answer):
                 answer = item
         assert answer is not None
         return answer
 
-    def stream(self, question: str, history: Sequence[Message] | None = None) -> Iterator[str | Answer]:
+    def stream(
+        self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None
+    ) -> Iterator[str | Answer]:
         """Yield growing answer text, then the final :class:`Answer`."""
         question = (question or "").strip()
         if not question:
@@ -147,7 +154,7 @@ class Engine:
         started = time.perf_counter()
         gen = self.generation()
         t_retrieve = time.perf_counter()
-        hits = retrieve(gen, self.embedder, question, self.settings.top_k)
+        hits = retrieve(gen, self.embedder, question, self.settings.top_k, mode=self.settings.retriever, flt=flt)
         t_answer = time.perf_counter()
         answer: Answer | None = None
         if isinstance(self.answerer, OpenAIAnswerer):

@@ -34,8 +34,13 @@ import numpy as np
 from . import __version__
 from .chunk import Chunk
 from .errors import IndexCorruptError, IndexMismatchError, IndexMissingError
+from .keywords import fts_query, idents_column
 
-FORMAT = 1
+# BM25 column weights: title, heading, tags and aliases, text, whole identifiers.
+BM25_WEIGHTS = (3.0, 2.0, 2.0, 1.0, 4.0)
+
+FORMAT = 2  # 2: the FTS table holds title, heading, tags/aliases, text and whole identifiers
+READABLE_FORMATS = (1, 2)  # a build may reuse the vectors of these; queries need FORMAT
 CURRENT = "CURRENT"
 VECTORS = "vectors.faiss"
 DOCSTORE = "docstore.sqlite"
@@ -58,7 +63,7 @@ CREATE TABLE chunks (
 );
 CREATE INDEX chunks_key ON chunks(key);
 CREATE INDEX chunks_source ON chunks(source);
-CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, text, content='chunks', content_rowid='id');
+CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, meta, text, idents, tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -149,12 +154,52 @@ class Generation:
     def size(self) -> int:
         return int(self._index.ntotal)
 
-    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        if self.size == 0:
+    def search(self, query: np.ndarray, k: int, allowed: frozenset[int] | None = None) -> list[tuple[int, float]]:
+        """Up to ``k`` (chunk id, cosine) pairs nearest to ``query``, best first; only ``allowed`` ids if given."""
+        if self.size == 0 or (allowed is not None and not allowed):
             return []
         q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+        if allowed is not None:
+            faiss = _faiss()
+            selector = faiss.IDSelectorBatch(np.fromiter(sorted(allowed), dtype=np.int64))
+            scores, ids = self._index.search(q, min(k, len(allowed)), params=faiss.SearchParameters(sel=selector))
+            return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
         scores, ids = self._index.search(q, min(k, self.size))
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+
+    def keyword_search(self, question: str, k: int, allowed: frozenset[int] | None = None) -> list[tuple[int, float]]:
+        """Up to ``k`` (chunk id, BM25 score) pairs matching the question's words, best first (higher is better)."""
+        query = fts_query(question)
+        if query is None or self.size == 0:
+            return []
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        limit = k if allowed is None else max(k * 20, 500)
+        try:
+            rows = self._db.execute(
+                f"SELECT rowid, bm25(chunks_fts, {weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
+                "ORDER BY s, rowid LIMIT ?",
+                (query, limit),
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise IndexCorruptError(f"the keyword index of generation {self.name} is unusable ({exc}); {REBUILD_HINT}") from None
+        hits = [(int(r[0]), -float(r[1])) for r in rows if allowed is None or int(r[0]) in allowed]
+        return hits[:k]
+
+    def has_term(self, term: str, column: str | None = None) -> bool:
+        """Whether any passage holds ``term`` (a word, or with ``column='idents'`` a folded identifier)."""
+        quoted = '"' + term.replace('"', '""') + '"'
+        query = f"{column} : {quoted}" if column else quoted
+        try:
+            row = self._db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (query,)).fetchone()
+        except sqlite3.OperationalError:
+            return False
+        return row is not None
+
+    def vectors(self, ids: Sequence[int]) -> np.ndarray:
+        """The stored vectors of ``ids``, one row each."""
+        if not ids:
+            return np.zeros((0, int(self._index.d)), dtype=np.float32)
+        return np.vstack([self._index.reconstruct(int(i)) for i in ids]).astype(np.float32)
 
     def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
         if not ids:
@@ -196,6 +241,15 @@ class Generation:
         self._db.close()
 
 
+def _meta_words(meta: dict[str, Any]) -> str:
+    """Tags and aliases of a note (and the notes linking to an article), for keyword search."""
+    parts: list[str] = []
+    for key in ("tags", "aliases", "linked_from"):
+        value = meta.get(key) or []
+        parts.extend(str(v) for v in value) if isinstance(value, list) else parts.append(str(value))
+    return " ; ".join(parts)
+
+
 def _stored(row: Sequence[Any]) -> StoredChunk:
     return StoredChunk(
         id=row[0], key=row[1], kind=row[2], source=row[3], title=row[4], heading=row[5], url=row[6],
@@ -206,7 +260,7 @@ def _stored(row: Sequence[Any]) -> StoredChunk:
 _COLUMNS = "id, key, kind, source, title, heading, url, line, ordinal, text, meta"
 
 
-def read_manifest(gen_dir: Path) -> dict[str, Any]:
+def read_manifest(gen_dir: Path, formats: Sequence[int] = (FORMAT,)) -> dict[str, Any]:
     path = gen_dir / MANIFEST
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -214,7 +268,7 @@ def read_manifest(gen_dir: Path) -> dict[str, Any]:
         raise IndexCorruptError(f"index generation {gen_dir.name} has no manifest; {REBUILD_HINT}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         raise IndexCorruptError(f"the manifest of index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") not in formats:
         raise IndexMismatchError(
             f"the index at {gen_dir.parent} was written by another hwqa format; {REBUILD_HINT}"
         )
@@ -232,9 +286,15 @@ def check_compatible(manifest: dict[str, Any], embedder: dict[str, Any], chunkin
     return None
 
 
-def open_generation(gen_dir: Path, *, embedder: dict[str, Any] | None = None, verify: bool = True) -> Generation:
-    """Load one generation after checking it against its manifest (and the configured embedder)."""
-    manifest = read_manifest(gen_dir)
+def open_generation(
+    gen_dir: Path, *, embedder: dict[str, Any] | None = None, verify: bool = True, formats: Sequence[int] = (FORMAT,)
+) -> Generation:
+    """Load one generation after checking it against its manifest (and the configured embedder).
+
+    ``formats``: the index formats accepted; a build reading an older generation for its vectors
+    passes :data:`READABLE_FORMATS`, queries need the current one.
+    """
+    manifest = read_manifest(gen_dir, formats)
     if embedder is not None:
         built = manifest.get("embedder", {})
         for key in ("backend", "model", "dim"):
@@ -333,7 +393,11 @@ def write_generation(
                 for i, c in enumerate(chunks)
             ],
         )
-        db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+        db.executemany(
+            "INSERT INTO chunks_fts(rowid, title, heading, meta, text, idents) VALUES (?,?,?,?,?,?)",
+            [(i, c.title, c.heading, _meta_words(c.meta), c.text, idents_column((c.title, c.heading, c.text)))
+             for i, c in enumerate(chunks)],
+        )
         db.execute("INSERT INTO info VALUES ('generation', ?)", (name,))
         db.commit()
     finally:

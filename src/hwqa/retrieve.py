@@ -1,31 +1,165 @@
-"""Retrieve the passages most similar to a question from one index generation."""
+"""Retrieve the passages that answer a question from one index generation.
+
+Three retrievers, chosen by name (``Settings.retriever``):
+
+- ``dense``: FAISS inner product over the passage embeddings;
+- ``keyword``: SQLite FTS5 BM25 over title, heading, tags/aliases, text and whole identifiers;
+- ``hybrid`` (default): both lists fused by reciprocal rank fusion (RRF).
+
+Every hit carries its cosine similarity to the question whatever found it, so the relevance
+floor means the same thing for all three. Near-duplicate passages (the same text in a note and in
+the article it quotes) are collapsed to the better-ranked one. A :class:`Filter` restricts the
+search to notes with a tag or to named notes (and the articles those notes link to).
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from .embed import Embedder
+from .errors import ConfigError
 from .index import Generation, StoredChunk
 
-PREFERRED_SECTION_BONUS = 0.03  # an article section named by the link's #fragment
+RETRIEVERS = ("dense", "keyword", "hybrid")
+RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al. 2009)
+PREFERRED_SECTION_BONUS = 0.5 / RRF_K  # an article section named by the link's #fragment: about half a rank-1 vote
+DUPLICATE_JACCARD = 0.8  # word-set overlap above which two passages count as the same text
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
 class Hit:
-    """A retrieved passage and its cosine similarity to the question."""
+    """A retrieved passage: its cosine similarity to the question, and its fused rank score."""
 
     chunk: StoredChunk
-    score: float
+    score: float  # cosine similarity to the question (the relevance floor applies to it)
+    fused: float = 0.0  # ordering score: RRF for hybrid, the single list's rank for dense/keyword
+    dense_rank: int | None = None  # 1-based rank in the dense list, None if not in it
+    keyword_rank: int | None = None  # 1-based rank in the keyword list, None if not in it
 
 
-def retrieve(generation: Generation, embedder: Embedder, question: str, k: int) -> list[Hit]:
+@dataclass(frozen=True)
+class Filter:
+    """Restrict retrieval to notes carrying any of ``tags`` or named in ``notes`` (path, file name or title)."""
+
+    tags: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.tags or self.notes)
+
+    @classmethod
+    def of(cls, tags: Iterable[str] | None = None, notes: Iterable[str] | None = None) -> Filter:
+        return cls(tuple(t.strip() for t in tags or () if t.strip()), tuple(n.strip() for n in notes or () if n.strip()))
+
+
+def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion of ranked id lists, best first.
+
+    Ties (equal fused scores) are broken by the best single rank any list gave the id, then by the
+    id, so the order is a pure function of the inputs.
+    """
+    scores: dict[int, float] = {}
+    best: dict[int, int] = {}
+    for ranking in rankings:
+        for rank, doc in enumerate(ranking, start=1):
+            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
+            best[doc] = min(best.get(doc, rank), rank)
+    return sorted(scores.items(), key=lambda item: (-round(item[1], 12), best[item[0]], item[0]))
+
+
+def _norm(text: str) -> str:
+    return text.strip().casefold()
+
+
+def allowed_ids(generation: Generation, flt: Filter) -> frozenset[int]:
+    """Chunk ids a filter admits: matching notes, and articles linked from a matching note."""
+    tags = {_norm(t).lstrip("#") for t in flt.tags}
+    names = {_norm(n) for n in flt.notes}
+    titles: set[str] = set()
+    ids: set[int] = set()
+    chunks = generation.all_chunks()
+    for c in chunks:
+        if c.kind != "note":
+            continue
+        path = PurePosixPath(c.source)
+        note_names = {_norm(c.source), _norm(path.name), _norm(path.stem), _norm(c.title)}
+        note_tags = {_norm(str(t)) for t in c.meta.get("tags", [])}
+        if (not tags or tags & note_tags) and (not names or names & note_names):
+            ids.add(c.id)
+            titles.add(c.title)
+    for c in chunks:
+        if c.kind == "article" and titles.intersection(c.meta.get("linked_from", [])):
+            ids.add(c.id)
+    return frozenset(ids)
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.casefold()))
+
+
+def _collapse(hits: list[Hit]) -> list[Hit]:
+    """Drop passages whose text repeats a better-ranked one (a note quoting its article, say)."""
+    kept: list[tuple[Hit, set[str]]] = []
+    for hit in hits:
+        words = _words(hit.chunk.text)
+        duplicate = False
+        for _, other in kept:
+            union = words | other
+            if union and len(words & other) / len(union) >= DUPLICATE_JACCARD:
+                duplicate = True
+                break
+        if not duplicate:
+            kept.append((hit, words))
+    return [h for h, _ in kept]
+
+
+def retrieve(
+    generation: Generation,
+    embedder: Embedder,
+    question: str,
+    k: int,
+    *,
+    mode: str = "hybrid",
+    flt: Filter | None = None,
+) -> list[Hit]:
     """The ``k`` best passages, best first. All of them come from ``generation``."""
+    if mode not in RETRIEVERS:
+        raise ConfigError(f"unknown retriever '{mode}'; use one of: {', '.join(RETRIEVERS)}")
+    allowed = allowed_ids(generation, flt) if flt else None
+    depth = max(4 * k, 30)
     query = embedder.embed([question])[0]
-    raw = generation.search(query, k * 2)
-    chunks = generation.chunks([i for i, _ in raw])
+    dense = generation.search(query, depth, allowed) if mode != "keyword" else []
+    keyword = generation.keyword_search(question, depth, allowed) if mode != "dense" else []
+    dense_ids = [i for i, _ in dense]
+    keyword_ids = [i for i, _ in keyword]
+    rankings = {"dense": [dense_ids], "keyword": [keyword_ids], "hybrid": [dense_ids, keyword_ids]}[mode]
+    fused = rrf(rankings)
+    if not fused:
+        return []
+    ids = [i for i, _ in fused[: depth]]
+    chunks = generation.chunks(ids)
+    cosine = dict(dense)
+    missing = [i for i in ids if i not in cosine]
+    if missing:
+        cosine.update(zip(missing, (generation.vectors(missing) @ query).tolist(), strict=True))
+    d_rank = {i: r for r, i in enumerate(dense_ids, start=1)}
+    k_rank = {i: r for r, i in enumerate(keyword_ids, start=1)}
     hits = [
-        Hit(chunk, score + (PREFERRED_SECTION_BONUS if chunk.meta.get("preferred") else 0.0))
-        for chunk, (_, score) in zip(chunks, raw, strict=True)
+        Hit(
+            chunk,
+            float(cosine[i]),
+            score + (PREFERRED_SECTION_BONUS if chunk.meta.get("preferred") else 0.0),
+            d_rank.get(i),
+            k_rank.get(i),
+        )
+        for chunk, (i, score) in zip(chunks, fused[: depth], strict=True)
     ]
-    hits.sort(key=lambda h: h.score, reverse=True)
-    return hits[:k]
+    hits.sort(key=lambda h: -h.fused)  # stable: the RRF order decides among equals
+    return _collapse(hits)[:k]
+
+
+__all__ = ["RETRIEVERS", "Filter", "Hit", "retrieve", "rrf"]

@@ -43,6 +43,10 @@ class Settings:
     chunk_tokens: int = _f(200, "Maximum chunk size in tokens of the embedding model (title and heading included).")
     chunk_overlap: int = _f(40, "Tokens of overlap between consecutive pieces of a section that has to be split.")
     top_k: int = _f(6, "Passages retrieved per question.")
+    retriever: str = _f(
+        "hybrid",
+        "How passages are found: 'hybrid' (keyword BM25 and dense vectors, fused), 'dense' or 'keyword'.",
+    )
     min_score: float = _f(
         0.30, "Cosine similarity below which a passage is not considered to cover the question."
     )
@@ -118,6 +122,7 @@ def _validate(s: Settings) -> Settings:
         (s.chunk_tokens >= 32, "chunk_tokens must be at least 32"),
         (0 <= s.chunk_overlap < s.chunk_tokens // 2, "chunk_overlap must be between 0 and half of chunk_tokens"),
         (1 <= s.top_k <= 100, "top_k must be between 1 and 100"),
+        (s.retriever in {"hybrid", "dense", "keyword"}, "retriever must be 'hybrid', 'dense' or 'keyword'"),
         (-1.0 <= s.min_score <= 1.0, "min_score must be between -1 and 1"),
         (1 <= s.answer_sentences <= 20, "answer_sentences must be between 1 and 20"),
         (1 <= s.embed_batch_size <= 4096, "embed_batch_size must be between 1 and 4096"),
