@@ -171,7 +171,8 @@ def ask(
     index_dir: IndexOpt = None,
     as_json: JsonOpt = False,
     tag: Annotated[
-        list[str] | None, typer.Option("--tag", help="Search only notes with this tag (and the articles they link to); repeatable.")
+        list[str] | None,
+        typer.Option("--tag", help="Search only notes with this tag (and the articles they link to); repeatable."),
     ] = None,
     note: Annotated[
         list[str] | None,

@@ -129,10 +129,12 @@ class Engine:
             "backend": self.answerer.name,
         }
 
-    def search(self, question: str, k: int | None = None, *, flt: Filter | None = None, retriever: str | None = None) -> list[Hit]:
-        """The passages the configured retriever finds for ``question``, best first."""
-        gen = self.generation()
-        return retrieve(gen, self.embedder, question, k or self.settings.top_k, mode=retriever or self.settings.retriever, flt=flt)
+    def search(
+        self, question: str, k: int | None = None, *, flt: Filter | None = None, retriever: str | None = None
+    ) -> list[Hit]:
+        """The passages ``retriever`` (default: the configured one) finds for ``question``, best first."""
+        mode = retriever or self.settings.retriever
+        return retrieve(self.generation(), self.embedder, question, k or self.settings.top_k, mode=mode, flt=flt)
 
     def ask(self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None) -> Answer:
         """Answer ``question`` (``history``: earlier turns, OpenAI-style messages; ``flt``: tags/notes to search)."""

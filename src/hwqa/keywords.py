@@ -19,9 +19,9 @@ STOPWORDS = frozenset(
         "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "should",
         "so", "than", "that", "the", "their", "them", "then", "there", "these", "this", "to", "was", "we", "were",
         "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your", "vs", "versus", "about",
-        "much", "many", "per", "any", "some", "get", "tell", "does", "there", "whats", "s", "t", "also", "not", "no",
+        "much", "many", "per", "any", "some", "get", "tell", "whats", "s", "t", "also", "not", "no",
         "all", "one", "use", "used", "using", "need", "want", "know", "give", "say", "says", "said", "notes", "note",
-        "between", "most", "more", "less", "least", "best", "which", "whom", "whose", "other", "than", "very", "just",
+        "between", "most", "more", "less", "least", "best", "whom", "whose", "other", "very", "just",
     }
 )
 
