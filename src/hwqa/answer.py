@@ -2,9 +2,8 @@
 
 An :class:`Answer` holds the text, the numbered citations the text refers to as ``[n]``, the tool
 calls made on the way, the backend and timings. The CLI and the web chat only render it.
-The builtin answerer composes a short answer from the retrieved passages' most relevant
-sentences, each tagged with its citation; when nothing retrieved is close enough it says so and
-lists the closest notes instead.
+The builtin answerer (:mod:`hwqa.builtin`) and the LLM answerer (:mod:`hwqa.llm`) both produce
+it; :func:`not_covered` is the answer when the notes do not hold what was asked.
 """
 
 from __future__ import annotations
@@ -14,24 +13,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .chunk import iter_sentences
-from .embed import Embedder
-from .index import StoredChunk
+from .question import content_stems
 from .retrieve import Hit
 
-_STOP = frozenset(
-    {
-        "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "did", "for", "from", "had",
-        "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "should",
-        "so", "than", "that", "the", "their", "them", "then", "there", "these", "this", "to", "was", "we", "were",
-        "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your", "vs", "versus", "about",
-        "much", "many", "per", "any", "some", "get",
-    }
-)
-_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
-_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
-_EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
+_MARKER = re.compile(r"\[(\d+)\]")
 
 
 @dataclass
@@ -88,51 +73,6 @@ class Answer:
         }
 
 
-def clean_markdown(text: str) -> str:
-    """Plain sentence text: links become their text, emphasis and list markers go."""
-    text = _MD_LINK.sub(lambda m: m.group(1), text)
-    text = _AUTOLINK.sub(lambda m: m.group(1), text)
-    text = _EMPHASIS.sub("", text)
-    text = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", text)
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def terms(text: str) -> set[str]:
-    """Content words, lightly stemmed (plural 's' dropped), for lexical overlap."""
-    out = set()
-    for tok in _TOKEN.findall(text.lower()):
-        if tok in _STOP:
-            continue
-        if len(tok) > 3 and tok.endswith("s") and not tok.endswith("ss"):
-            tok = tok[:-1]
-        out.add(tok)
-    return out
-
-
-def _table_sentences(text: str) -> list[str]:
-    """Turn Markdown table rows into 'column: value; ...' sentences using the chunk's header row."""
-    rows = [line.strip() for line in text.splitlines() if line.strip().startswith("|")]
-    if len(rows) < 3 or not re.fullmatch(r"\|?[\s:|-]+\|?", rows[1]):
-        return []
-    header = [h.strip() for h in rows[0].strip("|").split("|")]
-    out = []
-    for row in rows[2:]:
-        cells = [c.strip() for c in row.strip("|").split("|")]
-        if len(cells) == len(header):
-            out.append("; ".join(f"{h}: {clean_markdown(c)}" for h, c in zip(header, cells, strict=True) if c))
-    return out
-
-
-def candidate_sentences(chunk: StoredChunk) -> list[str]:
-    sentences = []
-    prose = "\n".join(line for line in chunk.text.splitlines() if not line.strip().startswith("|"))
-    for raw in iter_sentences(prose):
-        sentence = clean_markdown(raw)
-        if len(sentence.split()) >= 4:
-            sentences.append(sentence)
-    return sentences + _table_sentences(chunk.text)
-
-
 def make_citation(n: int, hit: Hit) -> Citation:
     c = hit.chunk
     return Citation(
@@ -148,8 +88,8 @@ def make_citation(n: int, hit: Hit) -> Citation:
     )
 
 
-def not_covered(hits: Sequence[Hit], limit: int = 3) -> Answer:
-    """Say plainly that the notes do not cover the question, and list the closest notes."""
+def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = ()) -> Answer:
+    """Say plainly that the notes do not cover the question (naming what they never mention), and list the closest notes."""
     seen: dict[str, Hit] = {}
     for hit in hits:
         seen.setdefault(hit.chunk.source, hit)
@@ -159,68 +99,19 @@ def not_covered(hits: Sequence[Hit], limit: int = 3) -> Answer:
     if not citations:
         return Answer("My notes don't cover that, and the index is empty.", covered=False)
     closest = "; ".join(f"{c.label()} [{c.n}]" for c in citations)
+    if missing:
+        named = ", ".join(f"“{m}”" for m in missing[:-1]) + (" or " if len(missing) > 1 else "") + f"“{missing[-1]}”"
+        return Answer(
+            f"My notes don't mention {named}, so they don't cover that question. The closest notes are: {closest}.",
+            citations,
+            covered=False,
+        )
     return Answer(f"My notes don't cover that question. The closest notes are: {closest}.", citations, covered=False)
 
 
-class BuiltinAnswerer:
-    """Extractive answers: the most relevant sentences of the retrieved passages, cited."""
-
-    name = "builtin"
-
-    def __init__(self, embedder: Embedder, *, min_score: float, max_sentences: int) -> None:
-        self.embedder = embedder
-        self.min_score = min_score
-        self.max_sentences = max_sentences
-
-    def answer(self, question: str, hits: Sequence[Hit]) -> Answer:
-        relevant = [h for h in hits if h.score >= self.min_score]
-        if not relevant:
-            return not_covered(hits)
-        q_terms = terms(question)
-        pool: list[tuple[Hit, str]] = [(h, s) for h in relevant[:5] for s in candidate_sentences(h.chunk)]
-        if not pool:
-            return self._passages_only(relevant)
-        vectors = self.embedder.embed([question] + [s for _, s in pool])
-        sims = vectors[1:] @ vectors[0]
-        scored = []
-        for (hit, sentence), sim in zip(pool, sims, strict=True):
-            lexical = len(q_terms & terms(sentence)) / len(q_terms) if q_terms else 0.0
-            scored.append((0.55 * float(sim) + 0.30 * lexical + 0.15 * hit.score, hit, sentence))
-        scored.sort(key=lambda t: t[0], reverse=True)
-        chosen: list[tuple[Hit, str]] = []
-        per_chunk: dict[int, int] = {}
-        best = scored[0][0]
-        for score, hit, sentence in scored:
-            if len(chosen) == self.max_sentences or score < max(0.25, best - 0.25):
-                break
-            if per_chunk.get(hit.chunk.id, 0) >= 2 or any(_similar(sentence, s) for _, s in chosen):
-                continue
-            chosen.append((hit, sentence))
-            per_chunk[hit.chunk.id] = per_chunk.get(hit.chunk.id, 0) + 1
-        if not chosen:
-            return self._passages_only(relevant)
-        numbers: dict[tuple[str, str], int] = {}  # one number per section, even when split in chunks
-        citations: list[Citation] = []
-        parts = []
-        for hit, sentence in chosen:
-            where = (hit.chunk.source, hit.chunk.heading)
-            if where not in numbers:
-                numbers[where] = len(citations) + 1
-                citations.append(make_citation(numbers[where], hit))
-            elif hit.chunk.text not in citations[numbers[where] - 1].text:
-                citations[numbers[where] - 1].text += "\n" + hit.chunk.text
-            end = "" if sentence.endswith((".", "!", "?")) else "."
-            parts.append(f"{sentence}{end} [{numbers[where]}]")
-        return Answer(" ".join(parts), citations)
-
-    def _passages_only(self, hits: Sequence[Hit]) -> Answer:
-        citations = [make_citation(i + 1, h) for i, h in enumerate(hits[:3])]
-        listing = "; ".join(f"{c.label()} [{c.n}]" for c in citations)
-        return Answer(f"These passages of my notes are the most relevant: {listing}.", citations)
-
-
-def _similar(a: str, b: str) -> bool:
-    ta, tb = terms(a), terms(b)
+def similar(a: str, b: str) -> bool:
+    """Whether two texts say mostly the same words (Jaccard of content stems above 0.6)."""
+    ta, tb = set(content_stems(a)), set(content_stems(b))
     return bool(ta and tb) and len(ta & tb) / len(ta | tb) > 0.6
 
 
@@ -241,9 +132,6 @@ def stream_text(text: str) -> list[str]:
     """Growing prefixes of ``text`` word by word, for chat UIs that stream."""
     words = text.split(" ")
     return [" ".join(words[: i + 1]) for i in range(0, len(words), 3)] + [text]
-
-
-_MARKER = re.compile(r"\[(\d+)\]")
 
 
 class CitationList:
@@ -280,6 +168,6 @@ def compose_price_answer(
     if from_notes.covered and from_notes.citations:
         parts.append(f"**From your notes:** {cites.adopt(from_notes)}")
     caveat_text = cites.adopt(caveats) if caveats.covered and caveats.citations else ""
-    if caveat_text and not any(_similar(caveat_text, p) for p in parts):
+    if caveat_text and not any(similar(caveat_text, p) for p in parts):
         parts.append(f"**Caveats:** {caveat_text}")
     return Answer("\n\n".join(parts), cites.citations, [tool_call])

@@ -150,6 +150,7 @@ class CalcRequest:
     purchase_usd: float | None = None
     hours_per_day: float = 24.0
     types: tuple[str, ...] = HARDWARE_TYPES
+    providers: tuple[str, ...] = ()  # only rows of these providers (as the price table spells them); empty: all
 
     @property
     def mode(self) -> str:
@@ -171,6 +172,7 @@ class CalcRequest:
             "purchase_usd": self.purchase_usd,
             "hours_per_day": self.hours_per_day,
             "types": list(self.types),
+            "providers": list(self.providers),
         }
 
 
@@ -349,9 +351,14 @@ def _filter_rows(
         restrict.append(request.hardware)
     not_named = 0
     wrong_type = 0
+    other_provider = 0
+    providers = {p.casefold() for p in request.providers}
     for row in rows:
         if restrict and not any(hardware_matches(name, row.hardware) for name in restrict):
             not_named += 1
+            continue
+        if providers and row.provider.casefold() not in providers and row not in reference_rows:
+            other_provider += 1
             continue
         if row.type not in request.types and row not in reference_rows:
             wrong_type += 1
@@ -370,6 +377,8 @@ def _filter_rows(
         notes.append(f"{not_named} other row(s) not compared (hardware named: {', '.join(dict.fromkeys(restrict))})")
     if wrong_type:
         notes.append(f"{wrong_type} row(s) of other types not compared (types: {', '.join(request.types)})")
+    if other_provider:
+        notes.append(f"{other_provider} row(s) of other providers not compared (providers: {', '.join(request.providers)})")
     if request.min_memory_gb is not None:
         notes.append("the memory floor applies per device (the row's memory_gb)")
     return kept, excluded, notes
@@ -639,6 +648,12 @@ PRICE_CALCULATOR_TOOL: dict[str, Any] = {
                     "maximum": 24,
                     "description": "Hours of use per day, for the break-even in days (default 24).",
                 },
+                "providers": {
+                    "type": "array",
+                    "items": {"type": "string", "maxLength": MAX_NAME_CHARS},
+                    "maxItems": MAX_COMPARE,
+                    "description": "Only these providers, as the price table names them (e.g. 'AWS', 'GCP'); default all.",
+                },
                 "types": {
                     "type": "array",
                     "items": {"type": "string", "enum": list(HARDWARE_TYPES)},
@@ -759,6 +774,20 @@ def validate_arguments(arguments: Mapping[str, object], table: PriceTable) -> Ca
                 chosen.append(item.strip().lower())
         types = tuple(t for t in HARDWARE_TYPES if t in chosen)
 
+    providers: tuple[str, ...] = ()
+    raw_providers = arguments.get("providers")
+    if raw_providers is not None:
+        if isinstance(raw_providers, str) or not isinstance(raw_providers, Sequence):
+            raise ToolArgumentError('providers must be a list such as ["AWS", "GCP"]')
+        if len(raw_providers) > MAX_COMPARE:
+            raise ToolArgumentError(f"providers lists too many names (at most {MAX_COMPARE})")
+        known = {row.provider.casefold(): row.provider for row in table.rows}
+        for item in raw_providers:
+            if not isinstance(item, str) or item.strip().casefold() not in known:
+                listed = ", ".join(sorted(set(known.values())))
+                raise ToolArgumentError(f"unknown provider {str(item)[:40]!r}; the price table has: {listed}")
+        providers = tuple(dict.fromkeys(known[str(item).strip().casefold()] for item in raw_providers))
+
     return CalcRequest(
         budget_usd=budget,
         hours=hours,
@@ -771,6 +800,7 @@ def validate_arguments(arguments: Mapping[str, object], table: PriceTable) -> Ca
         purchase_usd=purchase,
         hours_per_day=per_day if per_day is not None else 24.0,
         types=types,
+        providers=providers,
     )
 
 

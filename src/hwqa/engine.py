@@ -13,15 +13,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import index as store
-from .answer import Answer, BuiltinAnswerer, Citation, ToolCall, compose_price_answer
+from .answer import Answer, Citation, ToolCall, compose_price_answer, not_covered
 from .build import BuildReport, build_index
+from .builtin import BuiltinAnswerer
 from .calc import PRICE_CALCULATOR_TOOL, render_price_result, run_price_calculator
 from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError, IndexCorruptError, PriceTableError, ToolArgumentError
 from .llm import OpenAIAnswerer, Tool
 from .pricequery import PriceQuery, parse_price_question
 from .prices import PriceTable
-from .retrieve import Filter, Hit, retrieve
+from .retrieve import Filter, Hit, missing_terms, retrieve
 from .settings import Settings, load_settings
 
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
@@ -159,7 +160,10 @@ class Engine:
         hits = retrieve(gen, self.embedder, question, self.settings.top_k, mode=self.settings.retriever, flt=flt)
         t_answer = time.perf_counter()
         answer: Answer | None = None
-        if isinstance(self.answerer, OpenAIAnswerer):
+        missing = missing_terms(gen, question)
+        if missing:
+            answer = not_covered(hits, missing=missing)
+        elif isinstance(self.answerer, OpenAIAnswerer):
             for item in self.answerer.stream(question, hits, history, self.tools(gen)):
                 if isinstance(item, Answer):
                     answer = item

@@ -21,6 +21,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -194,6 +195,11 @@ class Generation:
         except sqlite3.OperationalError:
             return False
         return row is not None
+
+    def has_phrase(self, text: str) -> bool:
+        """Whether any passage holds the words of ``text`` in a row (any column, stemmed like the index)."""
+        words = re.findall(r"[^\W_]+", text)
+        return bool(words) and self.has_term(" ".join(words))
 
     def vectors(self, ids: Sequence[int]) -> np.ndarray:
         """The stored vectors of ``ids``, one row each."""

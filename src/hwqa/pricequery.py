@@ -142,6 +142,7 @@ class PriceQuery:
     purchase_usd: float | None = None
     hours_per_day: float | None = None
     types: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
 
     @property
@@ -189,6 +190,8 @@ class PriceQuery:
             args["hours_per_day"] = self.hours_per_day
         if self.types and set(self.types) != set(HARDWARE_TYPES):
             args["types"] = list(self.types)
+        if self.providers:
+            args["providers"] = list(self.providers)
         return args
 
     def to_json(self) -> dict[str, Any]:
@@ -205,6 +208,7 @@ class PriceQuery:
             "purchase_usd": self.purchase_usd,
             "hours_per_day": self.hours_per_day,
             "types": list(self.types),
+            "providers": list(self.providers),
             "warnings": list(self.warnings),
         }
 
@@ -428,12 +432,36 @@ def _extract(question: str, table: PriceTable | None) -> tuple[dict[str, Any], d
             del fields["hardware"]
         fields["types"] = types
 
+    providers = _providers(t.original, table)
+    if providers:
+        fields["providers"] = providers
     if warnings:
         fields["warnings"] = tuple(warnings)
     signals["cost"] = _COST_WORDS.search(question.lower()) is not None
     signals["compare"] = _COMPARE_WORDS.search(question.lower()) is not None
     signals["subject"] = bool(hardware) or bool(type_words)
     return fields, signals
+
+
+# Other names people use for the providers a price table usually spells as its short name.
+_PROVIDER_ALIASES = {
+    "gcp": ("google cloud", "google cloud platform", "gcp"),
+    "aws": ("amazon web services", "amazon", "aws", "ec2"),
+    "azure": ("microsoft azure", "azure"),
+}
+
+
+def _providers(question: str, table: PriceTable | None) -> tuple[str, ...]:
+    """Providers of the price table the question names ("on AWS", "Google Cloud"), in table spelling."""
+    if table is None:
+        return ()
+    text = question.casefold()
+    found: list[str] = []
+    for provider in dict.fromkeys(row.provider for row in table.rows):
+        names = {provider.casefold(), *_PROVIDER_ALIASES.get(provider.casefold(), ())}
+        if any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) for name in names):
+            found.append(provider)
+    return tuple(found)
 
 
 def _is_price_question(fields: dict[str, Any], signals: dict[str, bool]) -> bool:

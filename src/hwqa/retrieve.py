@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 from .embed import Embedder
 from .errors import ConfigError
 from .index import Generation, StoredChunk
+from .question import parse_question
 
 RETRIEVERS = ("dense", "keyword", "hybrid")
 RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al. 2009)
@@ -162,4 +163,22 @@ def retrieve(
     return _collapse(hits)[:k]
 
 
-__all__ = ["RETRIEVERS", "Filter", "Hit", "retrieve", "rrf"]
+def missing_terms(generation: Generation, question: str) -> list[str]:
+    """The things a question names (model names, identifiers, capitalised names) that no passage holds.
+
+    An identifier counts as present when a passage holds it whole (see :mod:`hwqa.keywords`), or
+    spelled as the same words in a row ("RTX 5090" in the text); a name when any passage holds the
+    word. A question that names something the index never mentions cannot be answered from it.
+    """
+    q = parse_question(question)
+    missing: list[str] = []
+    for written, folded in q.terms:
+        if not (generation.has_term(folded, "idents") or generation.has_phrase(written)):
+            missing.append(written)
+    for name in q.names:
+        if not generation.has_phrase(name):
+            missing.append(name)
+    return missing
+
+
+__all__ = ["RETRIEVERS", "Filter", "Hit", "missing_terms", "retrieve", "rrf"]

@@ -1,0 +1,312 @@
+"""The builtin answerer: the words of the retrieved passages that answer the question, cited.
+
+It needs no language model. Each retrieved passage is cut into candidate spans (sentences with
+their neighbours, list items with their lead-in, table rows with their header; see
+:mod:`hwqa.spans`), and each span is scored on what the question asks (:mod:`hwqa.question`):
+
+- the question's content words found in the span (weighted by how rare they are among the
+  candidates), and less so in its context, heading and title;
+- the things the question names exactly (model names, identifiers, versions): a span that names
+  them outranks one that names a sibling ("RTX 3090" when the question asks about the "RTX 4090");
+- the question's type: "how many / how much" wants a number (with the asked unit), "which
+  version" a version, "which ... are" a list;
+- how well the passage itself was retrieved.
+
+Superlatives ("which GPU has the most memory?") are answered from table columns and from the
+quantities the spans state; comparisons ("X vs Y") quote the best span for each side.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .answer import Answer, Citation, make_citation, not_covered, similar
+from .embed import Embedder
+from .keywords import fold, identifiers
+from .question import Question, content_stems, parse_question, stem
+from .retrieve import Hit
+from .spans import Span, cell_text, column_label, spans_of
+
+_NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|[a-zA-Z/]+))?")
+_VERSIONISH = re.compile(r"\b(?:version|v?\d+\.\d+(?:\.\d+)?)\b", re.I)
+_PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
+_SOURCE_TRAILER = re.compile(r"\s+Source:\s[^.]{0,120}\.?$")  # a note's "Source: <link text>" after a fact
+_SCALE = {"kw": 1000.0, "tb": 1000.0, "mb": 0.001}  # to the base unit of the family (W, GB)
+_QUANTITY = re.compile(r"(?P<prefix>\$)?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>[a-zA-Z%/]+)?")
+# Column names that hold what a superlative asks about.
+_ATTRIBUTE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "memory": ("memory", "memory_gb", "vram", "ram", "hbm"),
+    "price": ("usd_per_hour", "price", "cost", "usd", "price_per_hour"),
+    "expensive": ("usd_per_hour", "price", "cost"),
+    "cheap": ("usd_per_hour", "price", "cost"),
+    "speed": ("speed", "throughput", "tflops"),
+    "power": ("power", "tdp", "watts", "power_w"),
+    "year": ("year", "released", "release"),
+}
+
+
+@dataclass
+class _Candidate:
+    hit: Hit
+    rank: int  # of the passage among the relevant hits
+    span: Span
+    score: float = 0.0
+
+
+def _span_idents(text: str) -> set[str]:
+    return set(identifiers(text))
+
+
+def _family(ident: str) -> str:
+    """'rtx4090' -> 'rtx', 'a100' -> 'a', 'tpuv5e' -> 'tpuv': the letters before the first digit."""
+    m = re.match(r"[a-z]*", ident)
+    return m.group(0) if m else ""
+
+
+class BuiltinAnswerer:
+    """Extractive answers: the spans of the retrieved passages that answer the question, cited."""
+
+    name = "builtin"
+
+    def __init__(self, embedder: Embedder, *, min_score: float, max_sentences: int) -> None:
+        self.embedder = embedder
+        self.min_score = min_score
+        self.max_sentences = max_sentences
+
+    def answer(self, question: str, hits: Sequence[Hit]) -> Answer:
+        relevant = [h for h in hits if h.score >= self.min_score]
+        if not relevant:
+            return not_covered(hits)
+        q = parse_question(question)
+        pool = [_Candidate(h, r, s) for r, h in enumerate(relevant[:5]) for s in spans_of(h.chunk.text)]
+        if not pool:
+            return _passages_only(relevant)
+        _score(q, pool)
+        chosen = _superlative(q, pool) or _comparison(q, pool) or self._best(q, pool)
+        if not chosen:
+            return _passages_only(relevant)
+        return _compose(chosen)
+
+    def _best(self, q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, str]]:
+        ranked = sorted(pool, key=lambda c: (-c.score, c.rank, c.span.position))
+        best = ranked[0]
+        if q.wants == "list" and best.span.kind == "item":
+            return _whole_list(best, pool)
+        chosen: list[tuple[_Candidate, str]] = []
+        per_chunk: dict[int, int] = {}
+        for cand in ranked:
+            if len(chosen) == self.max_sentences or cand.score < best.score - 0.15:
+                break
+            if per_chunk.get(cand.hit.chunk.id, 0) >= 2 or any(similar(cand.span.text, t) for _, t in chosen):
+                continue
+            chosen.append((cand, _quote(cand, pool)))
+            per_chunk[cand.hit.chunk.id] = per_chunk.get(cand.hit.chunk.id, 0) + 1
+        return chosen
+
+
+def _score(q: Question, pool: list[_Candidate]) -> None:
+    stems_of = [set(content_stems(c.span.text)) for c in pool]
+    context_of = [
+        set(content_stems(f"{c.span.context} {c.hit.chunk.heading} {c.hit.chunk.title}")) for c in pool
+    ]
+    n = len(pool)
+    idf = {w: math.log(1 + n / (1 + sum(1 for s in stems_of if w in s))) for w in q.stems}
+    total = sum(idf.values()) or 1.0
+    terms = [t for _, t in q.terms]
+    families = {_family(t) for t in terms if _family(t)}
+    unit_re = _unit_pattern(q.units)
+    for cand, stems, context in zip(pool, stems_of, context_of, strict=True):
+        span = cand.span
+        # A list answers "what are the types of X" through its lead-in and heading, not its items' words.
+        weight = 1.0 if q.wants == "list" and span.kind == "item" else 0.35
+        lexical = sum(idf[w] * (1.0 if w in stems else weight if w in context else 0.0) for w in q.stems) / total
+        score = 0.5 * lexical
+        if terms:
+            folded = fold(span.text)
+            mine = _span_idents(span.text)
+            found = sum(1 for t in terms if t in mine or t in folded)
+            score += 0.35 * found / len(terms)
+            siblings = {i for i in mine if _family(i) in families and i not in terms}
+            if siblings and not found:
+                score -= 0.25
+        has_number = bool(_NUMBER.search(span.text))
+        if q.wants == "number":
+            score += 0.08 if has_number else -0.05
+            if unit_re is not None and unit_re.search(span.text):
+                score += 0.12
+        elif q.wants == "version":
+            score += 0.12 if _VERSIONISH.search(span.text) else -0.05
+        elif q.wants == "list" and span.kind == "item":
+            score += 0.08
+        if q.entity and q.entity in stems:
+            score += 0.04
+        words = len(span.text.split())
+        if words < 4 and span.kind == "sentence":
+            score -= 0.2
+        elif words > 70:
+            score -= 0.08
+        score += 0.15 * cand.hit.score + 0.06 / (1 + cand.rank)
+        cand.score = score
+
+
+def _unit_pattern(units: Sequence[str]) -> re.Pattern[str] | None:
+    if not units:
+        return None
+    alternatives = "|".join(re.escape(u) for u in units if u != "$")
+    parts = []
+    if alternatives:
+        parts.append(rf"\d\s?(?:{alternatives})\b")
+    if "$" in units:
+        parts.append(r"\$\s?\d")
+    return re.compile("|".join(parts), re.I)
+
+
+def _quote(cand: _Candidate, pool: Sequence[_Candidate]) -> str:
+    """The span as quoted: a sentence that starts with 'It'/'This' keeps the sentence before it."""
+    span = cand.span
+    text = _SOURCE_TRAILER.sub("", span.text)
+    if span.kind == "sentence" and _PRONOUN_START.match(span.text):
+        before = [c for c in pool if c.hit is cand.hit and c.span.position == span.position - 1 and c.span.kind == "sentence"]
+        if before:
+            return f"{before[0].span.text} {text}"
+    if span.kind == "item" and span.lead and span.lead.endswith(":"):
+        return f"{span.lead} {text}"
+    return text
+
+
+def _whole_list(best: _Candidate, pool: Sequence[_Candidate]) -> list[tuple[_Candidate, str]]:
+    """A list answer: its lead-in and its items, as one quote."""
+    items = [c for c in pool if c.hit is best.hit and c.span.kind == "item" and c.span.list_id == best.span.list_id]
+    items.sort(key=lambda c: c.span.position)
+    shown = items[:12]
+    body = "; ".join(_SOURCE_TRAILER.sub("", c.span.text).rstrip(".;") for c in shown)
+    if len(items) > len(shown):
+        body += f"; and {len(items) - len(shown)} more"
+    lead = best.span.lead.rstrip(":.").strip()
+    text = f"{lead}: {body}" if lead else body
+    return [(best, text)]
+
+
+def _quantities(span: Span, units: Sequence[str]) -> list[float]:
+    out = []
+    for m in _QUANTITY.finditer(span.text):
+        unit = (m.group("unit") or "").lower()
+        dollars = bool(m.group("prefix"))
+        if units and not (unit in units or (dollars and "$" in units)):
+            continue
+        try:
+            value = float(m.group("num").replace(",", ""))
+        except ValueError:
+            continue
+        out.append(value * _SCALE.get(unit, 1.0))
+    return out
+
+
+def _superlative(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, str]] | None:
+    """'Which GPU has the most memory?': the extreme row of a matching table column, or the extreme quantity."""
+    if q.superlative is None:
+        return None
+    columns = _ATTRIBUTE_COLUMNS.get(stem(q.attribute or ""), (q.attribute or "",))
+    rows = [c for c in pool if c.span.kind == "row"]
+    scored: list[tuple[float, _Candidate, str]] = []
+    for cand in rows:
+        cells = cand.span.cells
+        column = next((k for k in cells if k.strip().lower() in columns or column_label(k) in columns), None)
+        if column is None or not _row_matches_entity(q, cells):
+            continue
+        try:
+            value = float(re.sub(r"[^\d.]", "", cells[column]) or "nan")
+        except ValueError:
+            continue
+        if math.isnan(value):
+            continue
+        scored.append((value, cand, column))
+    if scored:
+        return _extremes(q, [(v, c, _row_sentence(q, c, col)) for v, c, col in _dedupe_rows(scored)])
+    if not q.units:
+        return None
+    found = [(max(vals) if q.superlative == "max" else min(vals), c) for c in pool if (vals := _quantities(c.span, q.units))]
+    found = [(v, c) for v, c in found if c.score > 0.15 and (not q.entity or q.entity in set(content_stems(c.span.text)) or
+                                                             _span_idents(c.span.text))]
+    if not found:
+        return None
+    return _extremes(q, [(v, c, _quote(c, pool)) for v, c in found])
+
+
+def _dedupe_rows(scored: list[tuple[float, _Candidate, str]]) -> list[tuple[float, _Candidate, str]]:
+    seen: set[str] = set()
+    out = []
+    for value, cand, column in scored:
+        key = cand.span.text
+        if key not in seen:
+            seen.add(key)
+            out.append((value, cand, column))
+    return out
+
+
+def _row_matches_entity(q: Question, cells: dict[str, str]) -> bool:
+    """A row is in scope if the question's kind word (GPU, TPU, ...) is in it or the question names none."""
+    kinds = {"gpu", "tpu", "cpu"}
+    asked = {s for s in q.stems if s in kinds}
+    if not asked:
+        return True
+    values = " ".join(cells.values()).lower()
+    return any(re.search(rf"\b{k}\b", values) for k in asked)
+
+
+def _row_sentence(q: Question, cand: _Candidate, column: str) -> str:
+    cells = cand.span.cells
+    first_col, first = next(iter(cells.items()))
+    others = [f"{column_label(k)} {cell_text(k, v)}" for k, v in cells.items() if k not in (first_col, column) and v.strip()]
+    extra = f" ({', '.join(others[:3])})" if others else ""
+    return f"{first}{extra} has {column_label(column)} {cell_text(column, cells[column])}"
+
+
+def _extremes(q: Question, values: list[tuple[float, _Candidate, str]]) -> list[tuple[_Candidate, str]]:
+    pick = max if q.superlative == "max" else min
+    target = pick(v for v, _, _ in values)
+    best = [(c, text) for v, c, text in values if v == target]
+    best.sort(key=lambda ct: -ct[0].score)
+    return best[:3]
+
+
+def _comparison(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, str]] | None:
+    """'X vs Y': the best span naming each side."""
+    terms = [t for _, t in q.terms]
+    if not q.comparison or len(terms) < 2:
+        return None
+    chosen: list[tuple[_Candidate, str]] = []
+    for term in terms[:3]:
+        naming = [c for c in pool if term in _span_idents(c.span.text) or term in fold(c.span.text)]
+        if not naming:
+            return None
+        best = max(naming, key=lambda c: c.score)
+        if all(best is not c for c, _ in chosen):
+            chosen.append((best, _quote(best, pool)))
+    return chosen
+
+
+def _compose(chosen: list[tuple[_Candidate, str]]) -> Answer:
+    numbers: dict[tuple[str, str], int] = {}  # one number per section, even when split in chunks
+    citations: list[Citation] = []
+    parts = []
+    for cand, text in chosen:
+        hit = cand.hit
+        where = (hit.chunk.source, hit.chunk.heading)
+        if where not in numbers:
+            numbers[where] = len(citations) + 1
+            citations.append(make_citation(numbers[where], hit))
+        elif hit.chunk.text not in citations[numbers[where] - 1].text:
+            citations[numbers[where] - 1].text += "\n" + hit.chunk.text
+        end = "" if text.endswith((".", "!", "?")) else "."
+        parts.append(f"{text}{end} [{numbers[where]}]")
+    return Answer(" ".join(parts), citations)
+
+
+def _passages_only(hits: Sequence[Hit]) -> Answer:
+    citations = [make_citation(i + 1, h) for i, h in enumerate(hits[:3])]
+    listing = "; ".join(f"{c.label()} [{c.n}]" for c in citations)
+    return Answer(f"These passages of my notes are the most relevant: {listing}.", citations)

@@ -1,0 +1,180 @@
+"""What a question asks: its type, the unit or attribute it wants, the things it names.
+
+The builtin answerer uses this to prefer the span that states the asked-for fact ("how many" wants
+a number, "which version" a version, "which GPU has the most memory" the row with the largest
+memory) over spans that only mention the topic, and to notice names the index never mentions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .keywords import STOPWORDS, fold, identifiers, is_identifier
+
+# Units a quantity question may ask for, by the words that ask for them.
+_UNIT_WORDS: dict[str, tuple[str, ...]] = {
+    "memory": ("gb", "gib", "tb", "mb"),
+    "vram": ("gb", "gib"),
+    "ram": ("gb", "gib", "tb"),
+    "storage": ("gb", "tb"),
+    "power": ("w", "watt", "watts", "kw"),
+    "watts": ("w", "watt", "watts"),
+    "cost": ("$", "usd"),
+    "price": ("$", "usd"),
+    "expensive": ("$", "usd"),
+    "cheap": ("$", "usd"),
+    "cheapest": ("$", "usd"),
+    "cores": ("core", "cores"),
+    "chips": ("chip", "chips"),
+    "hours": ("hour", "hours", "h"),
+    "bandwidth": ("gb/s", "tb/s"),
+    "bytes": ("byte", "bytes"),
+    "parameters": ("parameter", "parameters", "billion", "million"),
+}
+_SUPERLATIVE = re.compile(
+    r"\b(?P<word>most|least|largest|biggest|smallest|highest|lowest|fastest|slowest|cheapest|priciest|"
+    r"(?:most|least)\s+expensive|newest|oldest|latest|earliest|maximum|minimum|max|min)\b"
+)
+_MAX_WORDS = {
+    "most", "largest", "biggest", "highest", "fastest", "priciest", "most expensive", "newest", "latest", "maximum", "max"
+}
+_COMPARE = re.compile(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or|better|difference between)\b")
+_QUANTITY = re.compile(r"^\s*(?:how\s+(?:many|much|long|big|large|fast|old)|what\s+(?:is|was|are)\s+the\s+(?:number|size|"
+                       r"price|cost|default|maximum|minimum|limit|amount))\b")
+_VERSION = re.compile(r"\b(?:which|what)\s+(?:python\s+)?(?:version|release)s?\b|\bsince\s+when\b|\bwhen\s+was\b.*\badded\b|"
+                      r"\bin\s+which\s+version\b|\badded\s+in\b")
+_WHICH = re.compile(r"^\s*(?:which|what)\s+(?P<noun>[a-z][\w-]*)")
+_YESNO = re.compile(r"^\s*(?:is|are|does|do|can|could|should|will|has|have|was|were)\b")
+_LIST = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:are|were)\b|\blist\b|\bwhat\s+kinds?\b|\btypes?\s+of\b|"
+                   r"\bwhich\s+\w+s\b")
+_CAPITAL_WORD = re.compile(r"(?<![\w./-])([A-Z][a-zA-Z]{2,}|[A-Z]{2,}[a-z]*)(?![\w/-])")
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def stem(word: str) -> str:
+    """A light stem, so 'cards' meets 'card' and 'supported' meets 'supports'."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix) and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_stems(text: str) -> list[str]:
+    """Stemmed content words of ``text`` (stopwords dropped), in order, with repeats."""
+    return [stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A parsed question."""
+
+    text: str
+    stems: tuple[str, ...]
+    identifiers: tuple[str, ...]  # folded, see hwqa.keywords
+    names: tuple[str, ...]  # capitalised names as written ("Jetson", "Kubernetes")
+    wants: str  # number | version | list | yesno | entity | any
+    units: tuple[str, ...] = ()  # units a number should carry ("gb"), if the question says
+    superlative: str | None = None  # "max" or "min"
+    attribute: str | None = None  # the word the superlative is about ("memory", "price", "power")
+    entity: str | None = None  # the noun of "which X" ("gpu", "chip", "option")
+    comparison: bool = False
+    terms: tuple[tuple[str, str], ...] = field(default=())  # (as written, folded) distinctive terms
+
+    @property
+    def quantity(self) -> bool:
+        return self.wants in ("number", "version")
+
+
+def parse_question(text: str) -> Question:
+    lower = text.lower().strip()
+    stems = tuple(dict.fromkeys(content_stems(text)))
+    idents = tuple(identifiers(text))
+    superlative: str | None = None
+    attribute: str | None = None
+    m = _SUPERLATIVE.search(lower)
+    if m:
+        word = re.sub(r"\s+", " ", m.group("word"))
+        superlative = "max" if word in _MAX_WORDS else "min"
+        if word in ("cheapest", "priciest", "most expensive", "least expensive"):
+            attribute = "price"
+        elif word in ("fastest", "slowest"):
+            attribute = "speed"
+        elif word in ("newest", "oldest", "latest", "earliest"):
+            attribute = "year"
+        else:
+            after = [w for w in _TOKEN.findall(lower[m.end() :]) if w not in STOPWORDS]
+            attribute = after[0] if after else None
+    units: tuple[str, ...] = ()
+    for word in _TOKEN.findall(lower):
+        if word in _UNIT_WORDS:
+            units = _UNIT_WORDS[word]
+            break
+    if attribute in _UNIT_WORDS:
+        units = _UNIT_WORDS[attribute]
+    wants = "any"
+    if _VERSION.search(lower):
+        wants = "version"
+    elif _QUANTITY.search(lower) or superlative:
+        wants = "number"
+    elif _YESNO.match(lower):
+        wants = "yesno"
+    elif _LIST.search(lower):
+        wants = "list"
+    elif _WHICH.match(lower):
+        wants = "entity"
+    which = _WHICH.match(lower)
+    entity = stem(which.group("noun")) if which and which.group("noun") not in STOPWORDS else None
+    return Question(
+        text=text,
+        stems=stems,
+        identifiers=idents,
+        names=tuple(_names(text)),
+        wants=wants,
+        units=units,
+        superlative=superlative,
+        attribute=attribute,
+        entity=entity,
+        comparison=bool(_COMPARE.search(lower)) and len(idents) + len(_names(text)) >= 2,
+        terms=tuple(_distinctive(text)),
+    )
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words that are not the question's first word: product and project names."""
+    out: list[str] = []
+    first = re.match(r"\s*\W*(\w+)", text)
+    first_word = first.group(1) if first else ""
+    for m in _CAPITAL_WORD.finditer(text):
+        word = m.group(1)
+        if word == first_word and m.start() <= text.find(first_word):
+            continue
+        if word.lower() in STOPWORDS or is_identifier(word):
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _distinctive(text: str) -> list[tuple[str, str]]:
+    """(as written, folded) identifiers a passage must hold for the question to be answerable.
+
+    A word with a version after it ("RTX 5090", "TPU v5e") counts as one term; so does an
+    identifier on its own ("A100-SXM4-80GB", "sm_90", "--tpu-topology").
+    """
+    out: list[tuple[str, str]] = []
+    raw = list(re.finditer(r"--?[A-Za-z0-9][\w.\-+/]*[A-Za-z0-9]|[A-Za-z0-9][\w.\-+/]*[A-Za-z0-9+]", text))
+    used: set[int] = set()
+    for i, m in enumerate(raw):
+        token = m.group(0).rstrip(".")
+        if i in used:
+            continue
+        if i + 1 < len(raw) and token.isalpha() and len(token) >= 2 and token.lower() not in STOPWORDS:
+            nxt = raw[i + 1].group(0).rstrip(".")
+            gap = text[m.end() : raw[i + 1].start()]
+            if gap.strip() == "" and re.fullmatch(r"v?\d[\w.]*|[a-z]?\d+[a-z]?", nxt, re.I) and any(c.isdigit() for c in nxt):
+                out.append((f"{token} {nxt}", fold(token + nxt)))
+                used.add(i + 1)
+                continue
+        if is_identifier(token):
+            out.append((token, fold(token)))
+    return out

@@ -1,0 +1,169 @@
+"""Candidate answer spans of a retrieved passage: sentences, list items and table rows.
+
+A sentence keeps its neighbours, a list item its lead-in and a table row its header as
+*context*: the context helps decide whether the span answers the question, the span itself is
+what the answer quotes. Table rows also keep their cells by column, so the answerer can read a
+table as data (superlatives, lookups).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .chunk import split_sentences
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_TABLE_SEP = re.compile(r"^\|?[\s:|-]+\|?$")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
+_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|`)")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def clean_markdown(text: str) -> str:
+    """Plain sentence text: links become their text, emphasis and list markers go."""
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = _AUTOLINK.sub(lambda m: m.group(1), text)
+    text = _EMPHASIS.sub("", text)
+    text = _LIST_ITEM.sub("", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def split_row(line: str) -> list[str]:
+    """The cells of a Markdown table row (escaped pipes kept inside cells)."""
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    return [c.replace("\\|", "|").strip() for c in re.split(r"(?<!\\)\|", body)]
+
+
+@dataclass
+class Span:
+    """A piece of a passage that may answer a question."""
+
+    text: str  # what the answer quotes
+    kind: str  # sentence | item | row
+    context: str = ""  # neighbours, lead-in or header: helps matching, not quoted
+    position: int = 0  # order within the passage
+    cells: dict[str, str] = field(default_factory=dict)  # table rows: column -> value
+    list_id: int = -1  # items of one list share it
+    lead: str = ""  # a list's lead-in line
+
+
+def _unit_of(column: str) -> tuple[str, str]:
+    """(prefix, suffix) to show a cell of ``column`` with its unit: memory_gb 80 -> '80 GB'."""
+    name = column.strip().lower().replace(" ", "_")
+    if name.startswith("usd") or name in ("price", "cost") or name.endswith("_usd"):
+        return "$", " per hour" if "hour" in name else ""
+    for suffix, unit in (("_gb", " GB"), ("_tb", " TB"), ("_w", " W"), ("_watts", " W"), ("_hours", " hours")):
+        if name.endswith(suffix):
+            return "", unit
+    return "", ""
+
+
+def column_label(column: str) -> str:
+    """A column name for people: 'memory_gb' -> 'memory', 'usd_per_hour' -> 'price per hour'."""
+    name = column.strip().lower().replace(" ", "_")
+    if name.startswith("usd_per_"):
+        return "price per " + name[len("usd_per_") :].replace("_", " ")
+    name = re.sub(r"_(gb|tb|w|watts|hours|usd)$", "", name)
+    return name.replace("_", " ")
+
+
+def cell_text(column: str, value: str) -> str:
+    prefix, suffix = _unit_of(column)
+    clean = clean_markdown(value)
+    if not clean or not re.fullmatch(r"[\d.,]+", clean):
+        return clean
+    return f"{prefix}{clean}{suffix}"
+
+
+def row_text(cells: dict[str, str]) -> str:
+    """A table row as a sentence: the first column, then 'column: value' for the others."""
+    items = list(cells.items())
+    if not items:
+        return ""
+    head = clean_markdown(items[0][1])
+    rest = [f"{column_label(c)} {cell_text(c, v)}" for c, v in items[1:] if clean_markdown(v)]
+    return f"{head}: " + ", ".join(rest) if rest else head
+
+
+def spans_of(text: str) -> list[Span]:
+    """Sentences, list items (with lead-in) and table rows (with header) of a passage's Markdown."""
+    spans: list[Span] = []
+    lines = text.splitlines()
+    paragraph: list[str] = []
+    last_prose = ""
+    header: list[str] | None = None
+    list_id = -1
+    in_list = False
+    in_fence = False
+    item: list[str] = []
+
+    def flush_paragraph() -> None:
+        nonlocal paragraph, last_prose
+        if not paragraph:
+            return
+        sentences = [clean_markdown(s) for s in split_sentences(" ".join(x.strip() for x in paragraph))]
+        sentences = [s for s in sentences if s]
+        for i, sentence in enumerate(sentences):
+            around = " ".join(sentences[max(0, i - 1) : i] + sentences[i + 1 : i + 2])
+            spans.append(Span(sentence, "sentence", around, len(spans)))
+        last_prose = sentences[-1] if sentences else last_prose
+        paragraph = []
+
+    def flush_item() -> None:
+        nonlocal item
+        if item:
+            body = clean_markdown(" ".join(x.strip() for x in item))
+            if body:
+                spans.append(Span(body, "item", last_prose, len(spans), list_id=list_id, lead=last_prose))
+            item = []
+
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if stripped.startswith("|"):
+            flush_paragraph()
+            flush_item()
+            in_list = False
+            cells = split_row(stripped)
+            nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            if _TABLE_SEP.match(stripped) and "-" in stripped:
+                continue
+            if nxt.startswith("|") and _TABLE_SEP.match(nxt) and "-" in nxt:
+                header = cells
+                continue
+            if header and len(cells) == len(header):
+                row = {h: c for h, c in zip(header, cells, strict=True)}
+                spans.append(Span(row_text(row), "row", " ".join(header), len(spans), cells=row))
+            continue
+        header = None if not stripped else header
+        if _LIST_ITEM.match(line):
+            flush_paragraph()
+            flush_item()
+            if not in_list:
+                list_id += 1
+                in_list = True
+            item = [line]
+            continue
+        if not stripped:
+            flush_paragraph()
+            flush_item()
+            continue
+        if in_list and item and line.startswith((" ", "\t")):
+            item.append(line)
+            continue
+        flush_item()
+        in_list = False
+        paragraph.append(line)
+    flush_paragraph()
+    flush_item()
+    return spans
