@@ -366,7 +366,12 @@ def set_settings(base: Settings, qs: QuestionSet, cache: Path) -> Settings:
     backend = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{base.embed_backend}-{base.embed_model}").strip("-")
     folder = cache / re.sub(r"[^A-Za-z0-9._-]+", "-", qs.name) / backend
     return base.replace(
-        notes=folder / "notes", index=folder / "index", allow_private_hosts=True, fetch_host_delay=0.0
+        notes=folder / "notes",
+        index=folder / "index",
+        fetch_links=True,  # the set defines its corpus: its site pages are part of it
+        offline=False,
+        allow_private_hosts=True,
+        fetch_host_delay=0.0,
     )
 
 
