@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # torch is pinned: this CPU wheel is what the install step can get; a bare `torch` pulls several GB.
 TORCH  := torch==2.13.0
 
-.PHONY: install run index test lint bench clean
+.PHONY: install run index test lint bench clean eval
 
 install: $(STAMP)
 
@@ -35,6 +35,15 @@ lint: install
 
 bench: install
 	$(PY) bench/incremental.py
+
+# The answer-quality evaluation (eval/*.yaml). The Python-docs set needs Debian's python3.11-doc.
+PYDOCS := /usr/share/doc/python3.11/html
+eval: install
+	@if [ ! -d $(PYDOCS) ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y python3.11-doc || { apt-get update && apt-get install -y python3.11-doc; }; \
+		else echo "eval: $(PYDOCS) is missing; run 'sudo apt-get install -y python3.11-doc'"; exit 1; fi; \
+	fi
+	$(HWQA) eval $(EVAL_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -278,5 +278,33 @@ def config() -> None:
             out.print(f"[bold]{name}[/] = {escape(str(value))}  [dim](HWQA_{name.upper()})[/]\n    {escape(help_text)}")
 
 
+@app.command("eval")
+def eval_cmd(
+    questions: Annotated[
+        list[Path] | None,
+        typer.Option("--questions", help="Question file (YAML); repeatable. Default: every eval/*.yaml shipped."),
+    ] = None,
+    retriever: Annotated[
+        str, typer.Option("--retriever", help="dense, keyword, hybrid, or all (compared side by side).")
+    ] = "all",
+    cache: Annotated[
+        Path, typer.Option("--cache", help="Where each set's notes copy and index are kept between runs.")
+    ] = Path(".eval-index"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Measure answer quality on question sets: hit@1/5, MRR, fact recall, "not covered", latency."""
+    from .evaluate import RETRIEVERS, default_question_files, render, run_eval
+
+    with user_errors():
+        settings = settings_from()
+        files = list(questions or default_question_files())
+        modes = list(RETRIEVERS) if retriever == "all" else [r.strip() for r in retriever.split(",") if r.strip()]
+        report = run_eval(files, settings, modes, cache=cache, progress=lambda m: err.print(escape(m)))
+        if as_json:
+            print_json(report)
+        else:
+            render(report, out)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -1,0 +1,517 @@
+"""``hwqa eval``: run shipped question sets and measure retrieval and answers, per retriever.
+
+A question set is a YAML file (format: ``eval/README`` / ``EVAL_FORMAT.md``): a notes folder, an
+optional article site served on loopback while the set runs (``{site}`` in the notes becomes its
+base URL), optional ``requires`` (a path that must exist, and the Debian package that provides it),
+and the questions, each with the sources that hold its answer and the facts the answer must state.
+
+For each set the notes are copied (with ``{site}`` substituted) into a stable folder under the
+eval cache (default ``.eval-index/<set>/``), and the index is built there with loopback fetching
+allowed, so a re-run reuses the embeddings. Then, for every retriever asked for:
+
+- retrieval: the rank of the first passage whose source matches, among the top 5 (or ``top_k``):
+  hit@1, hit@5, MRR over covered questions;
+- answers (``Engine.ask`` with that retriever): fact recall over covered questions, "not covered"
+  said for the questions the notes don't answer (and the missing term named), covered questions
+  wrongly answered "not covered", and the median latency;
+- the failures, each with what was expected and what came back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from .errors import HwqaError
+from .settings import Settings
+
+RETRIEVERS = ("dense", "keyword", "hybrid")
+HIT_K = 5
+ANSWER_PREVIEW = 200
+_EMPHASIS = re.compile(r"\*+|`+")
+_SPACE = re.compile(r"\s+")
+
+Progress = Callable[[str], None]
+
+
+class EvalError(HwqaError):
+    """A question file is missing, malformed, or needs something that is not installed."""
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    kind: str = "fact"
+    sources: tuple[str, ...] = ()
+    facts: tuple[tuple[str, ...], ...] = ()  # each fact: its accepted alternatives
+    covered: bool = True
+    missing: str | None = None
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    name: str
+    path: Path
+    notes: tuple[Path, ...]  # merged in order into one notes folder (a later file of the same name wins)
+    site: Path | None
+    questions: tuple[Question, ...]
+    requires_path: Path | None = None
+    requires_debian: str | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def _resolve(base: Path, value: str) -> Path:
+    p = Path(value).expanduser()
+    return p if p.is_absolute() else (base / p).resolve()
+
+
+def _facts(raw: Any, where: str) -> tuple[tuple[str, ...], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise EvalError(f"{where}: 'facts' must be a list of strings (or lists of alternatives)")
+    facts = []
+    for item in raw:
+        alternatives = item if isinstance(item, list) else [item]
+        if not alternatives or not all(isinstance(a, str | int | float) and str(a).strip() for a in alternatives):
+            raise EvalError(f"{where}: each fact must be a non-empty string or a list of them, got {item!r}")
+        facts.append(tuple(str(a) for a in alternatives))
+    return tuple(facts)
+
+
+def load_question_set(path: Path) -> QuestionSet:
+    """Read and check one question file; errors name the file and the question."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise EvalError(f"cannot read question file {path}: {exc.strerror or exc}; check the --questions path") from None
+    except yaml.YAMLError as exc:
+        raise EvalError(f"{path} is not valid YAML ({str(exc).splitlines()[0]}); fix it and run again") from None
+    if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
+        raise EvalError(f"{path}: expected a mapping with a 'questions' list; see eval/questions.yaml for the format")
+    base = path.parent
+    notes = data.get("notes", "notes")
+    if not isinstance(notes, list):
+        notes = [notes]
+    requires = data.get("requires") or {}
+    if not isinstance(requires, dict):
+        raise EvalError(f"{path}: 'requires' must be a mapping with 'path' and optionally 'debian'")
+    questions: list[Question] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(data["questions"], start=1):
+        where = f"{path}: question {i}"
+        if not isinstance(raw, dict) or not raw.get("id") or not raw.get("question"):
+            raise EvalError(f"{where}: every question needs an 'id' and a 'question'")
+        qid = str(raw["id"])
+        where = f"{path}: question '{qid}'"
+        if qid in seen:
+            raise EvalError(f"{where}: the id is used twice; ids must be unique within a file")
+        seen.add(qid)
+        sources = raw.get("sources") or []
+        if isinstance(sources, str):
+            sources = [sources]
+        covered = bool(raw.get("covered", True))
+        if covered and not sources:
+            raise EvalError(f"{where}: a covered question needs 'sources' (or set covered: false)")
+        questions.append(
+            Question(
+                id=qid,
+                question=str(raw["question"]),
+                kind=str(raw.get("kind", "fact" if covered else "not-covered")),
+                sources=tuple(str(s) for s in sources),
+                facts=_facts(raw.get("facts"), where),
+                covered=covered,
+                missing=str(raw["missing"]) if raw.get("missing") else None,
+            )
+        )
+    return QuestionSet(
+        name=str(data.get("name") or path.stem),
+        path=path,
+        notes=tuple(_resolve(base, str(n)) for n in notes),
+        site=_resolve(base, str(data["site"])) if data.get("site") else None,
+        questions=tuple(questions),
+        requires_path=_resolve(base, str(requires["path"])) if requires.get("path") else None,
+        requires_debian=str(requires["debian"]) if requires.get("debian") else None,
+    )
+
+
+def check_requires(qs: QuestionSet) -> None:
+    """One line saying how to install what the set needs, if it is missing."""
+    needed = [p for p in (qs.requires_path, *qs.notes, qs.site) if p is not None and not p.exists()]
+    if not needed:
+        return
+    how = (
+        f"install it with 'apt-get install -y {qs.requires_debian}' (or run 'make eval')"
+        if qs.requires_debian
+        else "check the paths in the question file"
+    )
+    raise EvalError(f"question set '{qs.name}' ({qs.path}) needs {needed[0]}, which is missing; {how}")
+
+
+def default_question_files() -> list[Path]:
+    """Every eval/*.yaml shipped beside the package (source checkout), else in the working directory."""
+    for folder in (Path(__file__).resolve().parents[2] / "eval", Path.cwd() / "eval"):
+        files = sorted(folder.glob("*.yaml"))
+        if files:
+            return files
+    raise EvalError("no question files found in eval/; pass --questions FILE")
+
+
+# --------------------------------------------------------------------------------------------
+# Matching
+
+
+def normalise(text: str) -> str:
+    """Case-folded, without Markdown emphasis or backticks, whitespace collapsed."""
+    return _SPACE.sub(" ", _EMPHASIS.sub("", text.replace("\u00a0", " "))).strip().casefold()
+
+
+def fact_found(answer_text: str, alternatives: Sequence[str]) -> bool:
+    text = normalise(answer_text)
+    return any(normalise(a) in text for a in alternatives)
+
+
+def source_of(kind: str, source: str, url: str | None = None) -> str:
+    """A hit's source in question-file terms: the note path, or the article URL's path without the leading '/'."""
+    if kind == "note":
+        return source
+    path = urlsplit(url or source).path.lstrip("/")
+    return path + "index.html" if path == "" or path.endswith("/") else path
+
+
+def source_matches(kind: str, source: str, url: str | None, expected: Sequence[str]) -> bool:
+    got = source_of(kind, source, url)
+    wanted = {e.lstrip("/") + ("index.html" if e.endswith("/") else "") for e in expected}
+    return got in wanted
+
+
+def first_rank(hits: Sequence[Any], expected: Sequence[str]) -> int | None:
+    """1-based rank of the first hit whose source is one of ``expected``."""
+    for rank, hit in enumerate(hits, start=1):
+        if source_matches(hit.chunk.kind, hit.chunk.source, hit.chunk.url, expected):
+            return rank
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The loopback site and the prepared notes
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve_site(folder: Path, port: int = 0) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 (``port``, or any free port if it is taken); yield the base URL."""
+    handler = partial(_QuietHandler, directory=str(folder))
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="hwqa-eval-site", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def preferred_port(name: str) -> int:
+    """A stable port per set, so the notes (and the fetched articles' URLs) are the same on every run."""
+    return 20000 + int(hashlib.sha256(name.encode()).hexdigest(), 16) % 20000
+
+
+def prepare_notes(sources: Sequence[Path], dest: Path, site_url: str | None) -> None:
+    """Mirror ``sources`` into ``dest`` with ``{site}`` substituted; unchanged files are not rewritten."""
+    files: dict[Path, Path] = {}
+    for source in sources:
+        files.update((p.relative_to(source), p) for p in sorted(source.rglob("*")) if p.is_file())
+    wanted = set(files)
+    for rel, path in files.items():
+        target = dest / rel
+        data = path.read_bytes()
+        if site_url is not None and path.suffix.lower() in {".md", ".markdown"}:
+            data = data.replace(b"{site}", site_url.encode())
+        if not target.exists() or target.read_bytes() != data:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    for path in sorted(dest.rglob("*"), reverse=True):
+        if path.is_file() and path.relative_to(dest) not in wanted:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+
+
+# --------------------------------------------------------------------------------------------
+# Running
+
+
+@dataclass
+class _Tally:
+    ranks: list[int | None] = field(default_factory=list)
+    facts_found: int = 0
+    facts_asked: int = 0
+    nc_right: int = 0
+    nc_total: int = 0
+    nc_named: int = 0
+    nc_with_term: int = 0
+    false_nc: int = 0
+    covered_total: int = 0
+    latencies: list[float] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        found = [r for r in self.ranks if r is not None]
+        n = len(self.ranks)
+        return {
+            "hit1": _ratio(sum(1 for r in found if r == 1), n),
+            "hit5": _ratio(sum(1 for r in found if r <= HIT_K), n),
+            "mrr": _ratio(sum(1.0 / r for r in found), n),
+            "fact_recall": _ratio(self.facts_found, self.facts_asked),
+            "not_covered_accuracy": _ratio(self.nc_right, self.nc_total),
+            "missing_named": _ratio(self.nc_named, self.nc_with_term),
+            "false_not_covered": _ratio(self.false_nc, self.covered_total),
+            "p50_ms": round(statistics.median(self.latencies) * 1000, 1) if self.latencies else None,
+            "failures": self.failures,
+        }
+
+
+def _ratio(num: float, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _top_source(hits: Sequence[Any]) -> str | None:
+    return source_of(hits[0].chunk.kind, hits[0].chunk.source, hits[0].chunk.url) if hits else None
+
+
+def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float, tally: _Tally) -> None:
+    """Add one question's retrieval and answer to ``tally``; record a failure if anything is wrong."""
+    problems: list[str] = []
+    tally.latencies.append(seconds)
+    rank: int | None = None
+    missing_facts: list[str] = []
+    if q.covered:
+        rank = first_rank(hits[:HIT_K], q.sources)
+        tally.ranks.append(rank)
+        tally.covered_total += 1
+        if rank is None:
+            problems.append(f"source not in the top {HIT_K}")
+        elif rank > 1:
+            problems.append(f"source at rank {rank}")
+        for alternatives in q.facts:
+            tally.facts_asked += 1
+            if fact_found(answer.text, alternatives):
+                tally.facts_found += 1
+            else:
+                missing_facts.append(" | ".join(alternatives))
+        if missing_facts:
+            problems.append("facts missing: " + "; ".join(missing_facts))
+        if not answer.covered:
+            tally.false_nc += 1
+            problems.append("said not covered")
+    else:
+        tally.nc_total += 1
+        if not answer.covered:
+            tally.nc_right += 1
+        else:
+            problems.append("answered as if covered")
+        if q.missing:
+            tally.nc_with_term += 1
+            if not answer.covered and fact_found(answer.text, [q.missing]):
+                tally.nc_named += 1
+            elif not answer.covered:
+                problems.append(f"did not name the missing term '{q.missing}'")
+    if problems:
+        tally.failures.append(
+            {
+                "id": q.id,
+                "question": q.question,
+                "kind": q.kind,
+                "problems": problems,
+                "expected": {"sources": list(q.sources), "facts": [list(f) for f in q.facts], "covered": q.covered},
+                "got": {
+                    "rank": rank,
+                    "top_source": _top_source(hits),
+                    "covered": bool(answer.covered),
+                    "answer": _SPACE.sub(" ", answer.text).strip()[:ANSWER_PREVIEW],
+                },
+            }
+        )
+
+
+def set_settings(base: Settings, qs: QuestionSet, cache: Path) -> Settings:
+    """Settings for one set: its prepared notes and index under ``cache``, loopback fetching allowed."""
+    backend = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{base.embed_backend}-{base.embed_model}").strip("-")
+    folder = cache / re.sub(r"[^A-Za-z0-9._-]+", "-", qs.name) / backend
+    return base.replace(
+        notes=folder / "notes",
+        index=folder / "index",
+        fetch_links=True,  # the set defines its corpus: its site pages are part of it
+        offline=False,
+        allow_private_hosts=True,
+        fetch_host_delay=0.0,
+    )
+
+
+def run_set(
+    qs: QuestionSet, base: Settings, retrievers: Sequence[str], cache: Path, progress: Progress
+) -> dict[str, Any]:
+    """Build the set's index and score every question with every retriever."""
+    from .build import build_index
+    from .embed import make_embedder
+    from .engine import Engine
+
+    check_requires(qs)
+    settings = set_settings(base, qs, cache)
+    site = serve_site(qs.site, preferred_port(qs.name)) if qs.site else contextlib.nullcontext(None)
+    with site as site_url:
+        prepare_notes(qs.notes, settings.notes, site_url)
+        progress(f"[{qs.name}] building the index in {settings.index} …")
+        embedder = make_embedder(settings)
+        started = time.perf_counter()
+        report = build_index(settings, embedder=embedder)
+        build_s = time.perf_counter() - started
+        counts = report.link_counts()
+        progress(
+            f"[{qs.name}] {report.chunks_total} passages ({report.chunks_embedded} embedded), "
+            f"links: {counts['fetched'] + counts['not-modified'] + counts['from-cache']} fetched or cached, "
+            f"{counts['failed']} failed; {build_s:.1f} s"
+        )
+        results: dict[str, Any] = {}
+        k = max(HIT_K, settings.top_k)
+        for mode in retrievers:
+            engine = Engine(settings.replace(retriever=mode), embedder=embedder)
+            tally = _Tally()
+            for i, q in enumerate(qs.questions, start=1):
+                if i % 10 == 0 or i == len(qs.questions):
+                    progress(f"[{qs.name}] {mode}: {i}/{len(qs.questions)} questions")
+                hits = engine.search(q.question, k, retriever=mode)
+                t0 = time.perf_counter()
+                answer = engine.ask(q.question)
+                score_question(q, hits, answer, time.perf_counter() - t0, tally)
+            results[mode] = tally.summary()
+    return {
+        "name": qs.name,
+        "file": str(qs.path),
+        "questions": len(qs.questions),
+        "covered": sum(1 for q in qs.questions if q.covered),
+        "not_covered": sum(1 for q in qs.questions if not q.covered),
+        "passages": report.chunks_total,
+        "build_seconds": round(build_s, 2),
+        "retrievers": results,
+    }
+
+
+def run_eval(
+    files: Sequence[Path],
+    base: Settings,
+    retrievers: Sequence[str] = RETRIEVERS,
+    *,
+    cache: Path = Path(".eval-index"),
+    progress: Progress = lambda message: None,
+) -> dict[str, Any]:
+    """Run every question file; the JSON report ``hwqa eval --json`` prints."""
+    bad = [r for r in retrievers if r not in RETRIEVERS]
+    if bad:
+        raise EvalError(f"unknown retriever '{bad[0]}'; use one of: {', '.join(RETRIEVERS)} or all")
+    sets = [load_question_set(Path(f)) for f in files]
+    for qs in sets:
+        check_requires(qs)  # fail before spending minutes on the other sets
+    started = time.perf_counter()
+    report = [run_set(qs, base, retrievers, cache, progress) for qs in sets]
+    return {
+        "sets": report,
+        "embedder": {"backend": base.embed_backend, "model": base.embed_model},
+        "llm_backend": base.llm_backend,
+        "failures_shown_for": base.retriever if base.retriever in retrievers else retrievers[-1],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+
+COLUMNS = (
+    ("hit1", "hit@1"),
+    ("hit5", "hit@5"),
+    ("mrr", "MRR"),
+    ("fact_recall", "facts"),
+    ("not_covered_accuracy", "not covered"),
+    ("missing_named", "term named"),
+    ("false_not_covered", "false n.c."),
+    ("p50_ms", "p50 ms"),
+)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0f}" if isinstance(value, float) and value > 1.0 else f"{value:.2f}"
+
+
+def markdown_table(report: dict[str, Any]) -> str:
+    """The summary as a Markdown table (the README's "Answer quality" section)."""
+    lines = ["| set | retriever | " + " | ".join(label for _, label in COLUMNS) + " |"]
+    lines.append("|---|---|" + "---:|" * len(COLUMNS))
+    for s in report["sets"]:
+        for mode, m in s["retrievers"].items():
+            cells = " | ".join(_cell(m[key]) for key, _ in COLUMNS)
+            lines.append(f"| {s['name']} ({s['questions']}) | {mode} | {cells} |")
+    return "\n".join(lines)
+
+
+def render(report: dict[str, Any], console: Any, *, max_failures: int = 40) -> None:
+    """A rich table per run, then the failures of the configured retriever (``--json`` has all of them)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    emb = report["embedder"]
+    model = emb["model"] if emb["backend"] == "sentence-transformers" else f"{emb['backend']} embedder"
+    table = Table(title=f"hwqa eval ({model}, {report['llm_backend']} answers)")
+    table.add_column("set")
+    table.add_column("retriever")
+    for _, label in COLUMNS:
+        table.add_column(label, justify="right")
+    for s in report["sets"]:
+        for mode, m in s["retrievers"].items():
+            table.add_row(f"{s['name']} ({s['questions']})", mode, *(_cell(m[key]) for key, _ in COLUMNS))
+    console.print(table)
+    shown = report.get("failures_shown_for")
+    for s in report["sets"]:
+        for mode, m in s["retrievers"].items():
+            failures = m["failures"]
+            if not failures or mode != shown:
+                continue
+            console.print(f"\n[bold]{escape(s['name'])} / {mode}: {len(failures)} questions with problems[/]")
+            for f in failures[:max_failures]:
+                got = f["got"]
+                console.print(
+                    f"- [bold]{escape(f['id'])}[/]: {escape('; '.join(f['problems']))}\n"
+                    f"    expected {escape(', '.join(f['expected']['sources']) or 'not covered')}; "
+                    f"top {escape(str(got['top_source']))}; answer: {escape(got['answer'])}"
+                )
+            if len(failures) > max_failures:
+                console.print(f"  … {len(failures) - max_failures} more ('hwqa eval --json' lists them all)")
+    console.print(f"\n{report['seconds']:.0f} s")
