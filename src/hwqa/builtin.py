@@ -93,6 +93,11 @@ class BuiltinAnswerer:
     def _best(self, q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, str]]:
         ranked = sorted(pool, key=lambda c: (-c.score, c.rank, c.span.position))
         best = ranked[0]
+        if best.span.kind == "sentence" and best.span.text.endswith(":"):
+            # A lead-in ("The SDK supports these versions:") answers through the list it introduces.
+            following = [c for c in pool if c.hit is best.hit and c.span.kind == "item" and c.span.lead == best.span.text]
+            if following:
+                return _whole_list(following[0], pool)
         if q.wants == "list" and best.span.kind == "item":
             return _whole_list(best, pool)
         chosen: list[tuple[_Candidate, str]] = []

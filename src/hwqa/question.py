@@ -50,6 +50,7 @@ _LIST = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:are|were)\b|\blist\b|\
                    r"\bwhich\s+\w+s\b")
 _CAPITAL_WORD = re.compile(r"(?<![\w./-])([A-Z][a-zA-Z]{2,}|[A-Z]{2,}[a-z]*)(?![\w/-])")
 _TOKEN = re.compile(r"[a-z0-9]+")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 
 
 def stem(word: str) -> str:
@@ -176,5 +177,6 @@ def _distinctive(text: str) -> list[tuple[str, str]]:
                 used.add(i + 1)
                 continue
         if is_identifier(token):
-            out.append((token, fold(token)))
+            last = token.rsplit(".", 1)[1] if _DOTTED.match(token) else token
+            out.append((token, fold(last)))  # module.function: the function's name is what must exist
     return out

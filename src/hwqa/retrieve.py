@@ -14,6 +14,7 @@ search to notes with a tag or to named notes (and the articles those notes link 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -60,16 +61,18 @@ class Filter:
 def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
     """Reciprocal rank fusion of ranked id lists, best first.
 
-    Ties (equal fused scores) are broken by the best single rank any list gave the id, then by the
-    id, so the order is a pure function of the inputs.
+    Scores are exactly rounded sums (``math.fsum``), so they do not depend on the order of the
+    lists; ties are broken by the best single rank any list gave the id, then by the id, so the
+    order is a pure function of the inputs.
     """
-    scores: dict[int, float] = {}
+    parts: dict[int, list[float]] = {}
     best: dict[int, int] = {}
     for ranking in rankings:
         for rank, doc in enumerate(ranking, start=1):
-            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
+            parts.setdefault(doc, []).append(1.0 / (k + rank))
             best[doc] = min(best.get(doc, rank), rank)
-    return sorted(scores.items(), key=lambda item: (-round(item[1], 12), best[item[0]], item[0]))
+    scores = {doc: math.fsum(values) for doc, values in parts.items()}
+    return sorted(scores.items(), key=lambda item: (-item[1], best[item[0]], item[0]))
 
 
 def _norm(text: str) -> str:

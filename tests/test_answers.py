@@ -1,0 +1,146 @@
+"""The builtin answerer quotes the span that answers: numbers, named things, lists, table rows, superlatives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hwqa.build import build_index
+from hwqa.engine import Engine
+from hwqa.question import parse_question
+from hwqa.settings import Settings, load_settings
+from hwqa.spans import spans_of
+
+from .conftest import REPO, write_note
+
+CHIPS_NOTE = """
+---
+title: Accelerator chips
+tags: [hardware]
+---
+# Accelerator chips
+
+## Chip table
+
+The chips I keep running into, with what each one is for.
+
+| chip | vendor | memory_gb | power_w | purpose |
+|---|---|---|---|---|
+| Gaudi 2 | Intel | 96 | 600 | training large language models |
+| Gaudi 3 | Intel | 128 | 900 | training and inference at scale |
+| Inferentia2 | AWS | 32 | 175 | low-cost inference |
+| Trainium1 | AWS | 32 | 400 | training on AWS |
+
+## Supported versions
+
+The SDK supports these framework versions:
+- PyTorch 2.1 and 2.2
+- TensorFlow 2.14
+- JAX 0.4.25
+
+## Cores
+
+The Gaudi 3 is built from two dies. In total it has 64 tensor processor cores and 8 matrix engines.
+Each die has its own HBM stacks.
+"""
+
+
+@pytest.fixture
+def chips(tmp_path: Path) -> Engine:
+    notes = tmp_path / "notes"
+    write_note(notes, "chips.md", CHIPS_NOTE)
+    settings = load_settings(
+        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False, "min_score": 0.0},
+        env={},
+        cwd=tmp_path,
+    )
+    build_index(settings)
+    return Engine.load(settings)
+
+
+def test_spans_keep_rows_with_their_header_and_items_with_their_lead_in() -> None:
+    spans = spans_of(CHIPS_NOTE.split("## Chip table", 1)[1])
+    rows = [s for s in spans if s.kind == "row"]
+    assert len(rows) == 4
+    assert rows[1].cells == {"chip": "Gaudi 3", "vendor": "Intel", "memory_gb": "128", "power_w": "900",
+                             "purpose": "training and inference at scale"}
+    assert "memory 128 GB" in rows[1].text
+    items = [s for s in spans if s.kind == "item"]
+    assert [i.text for i in items] == ["PyTorch 2.1 and 2.2", "TensorFlow 2.14", "JAX 0.4.25"]
+    assert all(i.lead == "The SDK supports these framework versions:" for i in items)
+
+
+@pytest.mark.parametrize(
+    ("question", "wants"),
+    [
+        ("How many cores does the Gaudi 3 have?", "number"),
+        ("Which versions of PyTorch are supported?", "version"),
+        ("Which chip is for low-cost inference?", "entity"),
+        ("Is the Gaudi 3 good for inference?", "yesno"),
+        ("What are the supported frameworks?", "list"),
+    ],
+)
+def test_question_types(question: str, wants: str) -> None:
+    assert parse_question(question).wants == wants
+
+
+def test_superlative_reads_the_table_column(chips: Engine) -> None:
+    answer = chips.ask("Which chip has the most memory?")
+    assert answer.text.startswith("Gaudi 3")
+    assert "128 GB" in answer.text
+    answer = chips.ask("Which chip draws the least power?")
+    assert answer.text.startswith("Inferentia2") and "175 W" in answer.text
+    assert answer.citations[0].heading == "Chip table", "the row is cited at its section"
+
+
+def test_which_chip_is_for_picks_the_row_that_names_the_purpose(chips: Engine) -> None:
+    answer = chips.ask("Which chip is meant for low-cost inference?")
+    first = answer.text.split("[1]")[0]
+    assert "Inferentia2" in first and "Trainium1" not in first
+
+
+def test_lookup_of_a_named_row_does_not_quote_its_sibling(chips: Engine) -> None:
+    answer = chips.ask("How much memory does the Gaudi 2 have?")
+    first = answer.text.split("[1]")[0]
+    assert "Gaudi 2" in first and "96 GB" in first
+
+
+def test_how_many_quotes_the_sentence_with_the_number(chips: Engine) -> None:
+    answer = chips.ask("How many tensor processor cores does the Gaudi 3 have?")
+    assert "64 tensor processor cores" in answer.text.split("[")[0]
+
+
+def test_list_question_gets_the_list_with_its_lead_in(chips: Engine) -> None:
+    answer = chips.ask("Which framework versions does the SDK support?")
+    assert "PyTorch 2.1 and 2.2" in answer.text and "TensorFlow 2.14" in answer.text and "JAX 0.4.25" in answer.text
+
+
+@pytest.fixture
+def bundled(tmp_path: Path) -> Settings:
+    settings = load_settings(
+        {"notes": REPO / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False},
+        env={},
+        cwd=tmp_path,
+    )
+    build_index(settings)
+    return settings
+
+
+def test_price_lookup_uses_the_named_provider(bundled: Settings) -> None:
+    answer = Engine.load(bundled).ask("How much does an A100 cost on AWS?")
+    call = answer.tool_calls[0]
+    assert call.arguments["providers"] == ["AWS"]
+    assert {o["provider"] for o in call.result["options"]} == {"AWS"}
+    assert "4.10" in answer.text and "3.67" not in answer.text.split("**From your notes:**")[0]
+
+
+def test_price_lookup_understands_the_providers_long_name(bundled: Settings) -> None:
+    answer = Engine.load(bundled).ask("What does a V100 cost on Google Cloud?")
+    assert answer.tool_calls[0].arguments["providers"] == ["GCP"]
+    assert "2.48" in answer.text
+
+
+def test_most_memory_comes_from_the_price_tables_memory_column(bundled: Settings) -> None:
+    answer = Engine.load(bundled).ask("Which GPU has the most memory?")
+    assert "80 GB" in answer.text.split("[1]")[0]

@@ -1,0 +1,223 @@
+"""Hybrid retrieval: identifiers kept whole, BM25 + dense fused by RRF, filters, FTS in step with builds."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from hwqa.build import build_index
+from hwqa.cli import app
+from hwqa.engine import Engine
+from hwqa.keywords import identifiers
+from hwqa.retrieve import Filter, missing_terms, rrf
+from hwqa.settings import Settings, load_settings
+
+from .conftest import write_note
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("How fast is the RTX 4090?", "rtx4090"),
+        ("Order an A100-SXM4-80GB node", "a100sxm480gb"),
+        ("compile for sm_90 only", "sm90"),
+        ("the x86_64-unknown-linux-gnu target", "x8664unknownlinuxgnu"),
+        ("pass --tpu-topology=2x2", "tputopology"),
+        ("a TPU v5e slice", "v5e"),
+        ("a TPU v5e slice", "tpuv5e"),
+        ("new in Python 3.11", "python311"),
+        ("use functools.lru_cache", "functoolslrucache"),
+        ("use functools.lru_cache", "lrucache"),
+    ],
+)
+def test_identifiers_are_kept_whole(text: str, expected: str) -> None:
+    assert expected in identifiers(text)
+
+
+def test_plain_words_are_not_identifiers() -> None:
+    assert identifiers("Which GPU is cheaper to rent for training?") == []
+
+
+@given(
+    st.lists(st.lists(st.integers(min_value=0, max_value=30), max_size=12, unique=True), min_size=1, max_size=3),
+)
+def test_rrf_is_a_pure_function_of_the_rankings(rankings: list[list[int]]) -> None:
+    fused = rrf(rankings)
+    assert fused == rrf([list(r) for r in reversed(rankings)]), "the order of the lists does not matter"
+    assert sorted(i for i, _ in fused) == sorted({i for r in rankings for i in r})
+    scores = [s for _, s in fused]
+    assert scores == sorted(scores, reverse=True)
+
+
+@given(st.integers(min_value=2, max_value=20), st.randoms(use_true_random=False))
+def test_rrf_breaks_ties_by_best_rank_then_id(n: int, rnd: random.Random) -> None:
+    ids = list(range(100, 100 + n))
+    rnd.shuffle(ids)
+    # Two lists that are reverses of each other give every id the same fused score when n is odd in the middle,
+    # and pairs with equal sums otherwise: the order must still be total and repeatable.
+    fused = rrf([ids, list(reversed(ids))])
+    assert fused == rrf([list(reversed(ids)), ids])
+    for (a, sa), (b, sb) in zip(fused, fused[1:], strict=False):
+        if sa == sb:
+            best_a = min(ids.index(a), n - 1 - ids.index(a))
+            best_b = min(ids.index(b), n - 1 - ids.index(b))
+            assert (best_a, a) < (best_b, b)
+
+
+TARGETS_NOTE = """
+---
+title: Build targets
+tags: [compilers]
+---
+# Build targets
+
+## Linux
+
+Our release binaries are built for the x86_64-unknown-linux-gnu target with the default linker.
+
+## Other platforms
+
+The macOS build uses aarch64-apple-darwin and needs Xcode 15.
+"""
+
+GPU_NOTE = """
+---
+title: CUDA architectures
+tags: [gpu, nvidia]
+aliases: [compute capability]
+---
+# CUDA architectures
+
+## Hopper
+
+Kernels for the H100 are compiled with sm_90, which enables thread block clusters.
+
+## Ampere
+
+Kernels for the A100 are compiled with sm_80; the RTX 3090 uses sm_86.
+"""
+
+TPU_FLAGS_NOTE = """
+---
+title: TPU pod flags
+tags: [tpu]
+---
+# TPU pod flags
+
+Pass --tpu-topology=2x2 to create a TPU v5e slice with four chips. A TPU v4 pod slice takes --accelerator-type instead.
+"""
+
+
+@pytest.fixture
+def ident_settings(tmp_path: Path) -> Settings:
+    notes = tmp_path / "notes"
+    write_note(notes, "targets.md", TARGETS_NOTE)
+    write_note(notes, "cuda.md", GPU_NOTE)
+    write_note(notes, "tpu-flags.md", TPU_FLAGS_NOTE)
+    settings = load_settings(
+        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path
+    )
+    build_index(settings)
+    return settings
+
+
+@pytest.mark.parametrize(
+    ("question", "source", "needle"),
+    [
+        ("Which target triple is x86_64-unknown-linux-gnu used for?", "targets.md", "x86_64-unknown-linux-gnu"),
+        ("What does sm_90 enable?", "cuda.md", "sm_90"),
+        ("What does --tpu-topology do?", "tpu-flags.md", "--tpu-topology"),
+    ],
+)
+def test_keyword_search_matches_identifiers_exactly(ident_settings: Settings, question: str, source: str, needle: str) -> None:
+    engine = Engine.load(ident_settings)
+    for mode in ("keyword", "hybrid"):
+        hits = engine.search(question, 3, retriever=mode)
+        assert hits and hits[0].chunk.source == source, mode
+        assert needle in hits[0].chunk.text
+
+
+def test_hybrid_hits_carry_cosine_and_both_ranks(ident_settings: Settings) -> None:
+    hits = Engine.load(ident_settings).search("What does sm_90 enable?", 3)
+    top = hits[0]
+    assert top.keyword_rank == 1
+    assert top.dense_rank is not None
+    assert -1.0 <= top.score <= 1.0
+
+
+def test_missing_terms_name_what_the_index_never_mentions(ident_settings: Settings) -> None:
+    engine = Engine.load(ident_settings)
+    gen = engine.generation()
+    assert missing_terms(gen, "What does sm_90 enable?") == []
+    assert missing_terms(gen, "Which flags does a TPU v5e slice need?") == []
+    assert missing_terms(gen, "What does sm_100 enable?") == ["sm_100"]
+    assert missing_terms(gen, "How much memory does the RTX 5090 have?") == ["RTX 5090"]
+    assert missing_terms(gen, "Does the Jetson Nano run CUDA?") == ["Jetson", "Nano"]
+    answer = engine.ask("How much memory does the RTX 5090 have?")
+    assert not answer.covered
+    assert "RTX 5090" in answer.text and "don't" in answer.text
+    assert answer.citations, "the closest notes are listed"
+
+
+def test_filters_restrict_the_search_to_tags_and_notes(ident_settings: Settings) -> None:
+    engine = Engine.load(ident_settings)
+    question = "Which build flags and targets do I need?"
+    assert {h.chunk.source for h in engine.search(question, 10, flt=Filter.of(tags=["tpu"]))} == {"tpu-flags.md"}
+    assert {h.chunk.source for h in engine.search(question, 10, flt=Filter.of(notes=["Build targets"]))} == {"targets.md"}
+    assert {h.chunk.source for h in engine.search(question, 10, flt=Filter.of(notes=["cuda"]))} == {"cuda.md"}
+    assert engine.search(question, 10, flt=Filter.of(tags=["no-such-tag"])) == []
+    answer = engine.ask("What does sm_90 enable?", flt=Filter.of(tags=["compilers"]))
+    assert all(c.source == "targets.md" for c in answer.citations)
+
+
+def test_cli_ask_takes_tag_and_note_filters(ident_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HWQA_EMBED_BACKEND", "hash")
+    monkeypatch.setenv("HWQA_FETCH_LINKS", "false")
+    base = ["--notes", str(ident_settings.notes), "--index", str(ident_settings.index), "--json"]
+    result = runner.invoke(app, ["ask", "Which kernels are compiled for Hopper?", "--note", "cuda.md", *base])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert {c["source"] for c in data["citations"]} == {"cuda.md"}
+    result = runner.invoke(app, ["ask", "Which kernels are compiled for Hopper?", "--tag", "tpu", *base])
+    assert {c["source"] for c in json.loads(result.stdout)["citations"]} <= {"tpu-flags.md"}
+
+
+def _keyword_sources(settings: Settings, question: str) -> set[str]:
+    return {h.chunk.source for h in Engine.load(settings).search(question, 10, retriever="keyword")}
+
+
+def test_keyword_index_follows_edits_renames_and_deletes(ident_settings: Settings) -> None:
+    notes = ident_settings.notes
+    assert _keyword_sources(ident_settings, "aarch64-apple-darwin") == {"targets.md"}
+    (notes / "targets.md").write_text(TARGETS_NOTE.replace("aarch64-apple-darwin", "riscv64gc-unknown-linux-gnu"))
+    build_index(ident_settings)
+    assert _keyword_sources(ident_settings, "aarch64-apple-darwin") == set()
+    assert _keyword_sources(ident_settings, "riscv64gc-unknown-linux-gnu") == {"targets.md"}
+    (notes / "targets.md").rename(notes / "triples.md")
+    report = build_index(ident_settings)
+    assert report.chunks_embedded == 0
+    assert _keyword_sources(ident_settings, "riscv64gc-unknown-linux-gnu") == {"triples.md"}
+    (notes / "triples.md").unlink()
+    build_index(ident_settings)
+    assert _keyword_sources(ident_settings, "riscv64gc-unknown-linux-gnu") == set()
+
+
+def test_near_duplicate_passages_are_collapsed(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    text = "The Gaudi 3 accelerator has 128 GB of HBM2e memory and 64 tensor processor cores per chip."
+    write_note(notes, "a.md", f"---\ntitle: Gaudi\n---\n# Gaudi\n\n{text}\n")
+    write_note(notes, "b.md", f"---\ntitle: Reading\n---\n# Quoted from the vendor\n\n{text} (quoted)\n")
+    settings = load_settings(
+        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path
+    )
+    build_index(settings)
+    hits = Engine.load(settings).search("How much memory does the Gaudi 3 have?", 5)
+    assert len([h for h in hits if "128 GB" in h.chunk.text]) == 1
