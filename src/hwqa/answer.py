@@ -9,12 +9,15 @@ it; :func:`not_covered` is the answer when the notes do not hold what was asked.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .question import content_stems
 from .retrieve import Hit
+
+if TYPE_CHECKING:
+    from .llm import Tool
 
 _MARKER = re.compile(r"\[(\d+)\]")
 
@@ -71,6 +74,21 @@ class Answer:
             "covered": self.covered,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
+
+
+class Answerer(Protocol):
+    """What the engine needs of an answer backend (the builtin one, or a chat model).
+
+    ``stream`` yields growing answer text (optional) and ends with the final :class:`Answer`, whose
+    text refers to its citations as ``[n]``. ``hits`` are the retrieved passages, best first;
+    ``history`` earlier turns as OpenAI-style messages; ``tools`` what the backend may call.
+    """
+
+    name: str
+
+    def stream(
+        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool]
+    ) -> Iterator[str | Answer]: ...
 
 
 def make_citation(n: int, hit: Hit) -> Citation:

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from .answer import Answer, Citation, make_citation, not_covered, similar
+from .answer import Answer, CitationList, ToolCall, compose_price_answer, make_citation, not_covered, similar
+from .calc import render_price_result
 from .embed import Embedder
+from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold, identifiers
+from .llm import Tool
+from .pricetool import PriceTool
 from .question import Question, content_stems, parse_question, stem
 from .retrieve import Hit
 from .spans import Span, cell_text, column_label, spans_of
@@ -76,7 +81,32 @@ class BuiltinAnswerer:
         self.min_score = min_score
         self.max_sentences = max_sentences
 
-    def answer(self, question: str, hits: Sequence[Hit]) -> Answer:
+    def stream(
+        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
+    ) -> Iterator[str | Answer]:
+        """The answer from the passages; for a price question, the calculator's table first (see :mod:`hwqa.pricetool`)."""
+        yield self.answer(question, hits, history, tools)
+
+    def answer(
+        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
+    ) -> Answer:
+        from_notes = self.extract(question, hits)
+        price = next((t for t in tools if isinstance(t, PriceTool)), None)
+        arguments = price.plan(question, history) if price is not None else None
+        if price is None or arguments is None:
+            return from_notes
+        try:
+            result = price.run(arguments)
+        except (ToolArgumentError, PriceTableError) as exc:
+            call = ToolCall(price.name, arguments, {"error": str(exc)})
+            text = f"The price calculator could not answer: {exc}\n\n{from_notes.text}"
+            return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
+        assert isinstance(result, dict)
+        call = ToolCall(price.name, arguments, result)
+        return compose_price_answer(render_price_result(result), price.sources(result), call, from_notes, price.caveats())
+
+    def extract(self, question: str, hits: Sequence[Hit]) -> Answer:
+        """The spans of ``hits`` that answer ``question``, cited; 'not covered' when nothing is close enough."""
         relevant = [h for h in hits if h.score >= self.min_score]
         if not relevant:
             return not_covered(hits)
@@ -295,20 +325,16 @@ def _comparison(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, s
 
 
 def _compose(chosen: list[tuple[_Candidate, str]]) -> Answer:
-    numbers: dict[tuple[str, str], int] = {}  # one number per section, even when split in chunks
-    citations: list[Citation] = []
+    cites = CitationList()  # one number per section, even when it is split in chunks
     parts = []
     for cand, text in chosen:
-        hit = cand.hit
-        where = (hit.chunk.source, hit.chunk.heading)
-        if where not in numbers:
-            numbers[where] = len(citations) + 1
-            citations.append(make_citation(numbers[where], hit))
-        elif hit.chunk.text not in citations[numbers[where] - 1].text:
-            citations[numbers[where] - 1].text += "\n" + hit.chunk.text
+        n = cites.add(make_citation(0, cand.hit))
+        citation = cites.citations[n - 1]
+        if cand.hit.chunk.text not in citation.text:
+            citation.text += "\n" + cand.hit.chunk.text
         end = "" if text.endswith((".", "!", "?")) else "."
-        parts.append(f"{text}{end} [{numbers[where]}]")
-    return Answer(" ".join(parts), citations)
+        parts.append(f"{text}{end} [{n}]")
+    return Answer(" ".join(parts), cites.citations)
 
 
 def _passages_only(hits: Sequence[Hit]) -> Answer:

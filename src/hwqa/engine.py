@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import index as store
-from .answer import Answer, Citation, ToolCall, compose_price_answer, not_covered
+from .answer import Answer, Answerer, not_covered
 from .build import BuildReport, build_index
 from .builtin import BuiltinAnswerer
-from .calc import PRICE_CALCULATOR_TOOL, render_price_result, run_price_calculator
 from .embed import Embedder, make_embedder
-from .errors import ConfigError, HwqaError, IndexCorruptError, PriceTableError, ToolArgumentError
+from .errors import ConfigError, HwqaError, IndexCorruptError
 from .llm import OpenAIAnswerer, Tool
-from .pricequery import PriceQuery, parse_price_question
 from .prices import PriceTable
+from .pricetool import PriceTool
 from .retrieve import Filter, Hit, missing_terms, retrieve
 from .settings import Settings, load_settings
 
@@ -30,32 +29,18 @@ Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
 __all__ = ["BuildReport", "Engine", "build_index", "load_settings"]
 
 
-PRICE_TOOL = "price_calculator"
 CAVEAT_QUERY = "caveats: TPUs need XLA-compatible code; GPUs are more versatile; prices vary by region and change"
-_COMPUTABLE = ("budget_usd", "hours", "v100_hours", "hardware", "compare", "purchase_usd", "min_memory_gb")
 
 
-def make_answerer(settings: Settings, embedder: Embedder) -> BuiltinAnswerer | OpenAIAnswerer:
+def make_answerer(settings: Settings, embedder: Embedder) -> Answerer:
     """The answer backend the settings name (``llm_backend``)."""
-    backends: dict[str, Callable[[], BuiltinAnswerer | OpenAIAnswerer]] = {
+    backends: dict[str, Callable[[], Answerer]] = {
         "builtin": lambda: BuiltinAnswerer(embedder, min_score=settings.min_score, max_sentences=settings.answer_sentences),
         "openai": lambda: OpenAIAnswerer.from_settings(settings, timeout=settings.llm_timeout),
     }
     if settings.llm_backend not in backends:
         raise ConfigError(f"unknown llm_backend '{settings.llm_backend}'; use one of: {', '.join(backends)}")
     return backends[settings.llm_backend]()
-
-
-def price_query(question: str, history: Sequence[Message], table: PriceTable) -> PriceQuery | None:
-    """The calculator request a question asks for, with context from earlier turns ("and with $1000?")."""
-    previous: PriceQuery | None = None
-    for message in history:
-        if message.get("role") == "user":
-            previous = parse_price_question(str(message.get("content", "")), table, previous) or previous
-    query = parse_price_question(question, table, previous)
-    if query is None or not any(query.to_tool_arguments().get(k) for k in _COMPUTABLE):
-        return None
-    return query
 
 
 class Engine:
@@ -106,10 +91,12 @@ class Engine:
         return table
 
     def tools(self, gen: store.Generation) -> list[Tool]:
-        """The tools offered to a chat model: the price calculator over this generation's tables."""
-        table = self.price_table(gen)
-        spec = PRICE_CALCULATOR_TOOL["function"]
-        return [Tool(spec["name"], spec["description"], spec["parameters"], lambda a: run_price_calculator(a, table))]
+        """The tools an answerer may use: the price calculator over this generation's tables."""
+
+        def caveats() -> Answer:
+            return self.caveats.extract(CAVEAT_QUERY, retrieve(gen, self.embedder, CAVEAT_QUERY, 4))
+
+        return [PriceTool.over(self.price_table(gen), gen.section_at, caveats)]
 
     def status(self) -> dict[str, Any]:
         """What the index holds, for the web chat's header and ``hwqa status``."""
@@ -163,14 +150,12 @@ class Engine:
         missing = missing_terms(gen, question)
         if missing:
             answer = not_covered(hits, missing=missing)
-        elif isinstance(self.answerer, OpenAIAnswerer):
+        else:
             for item in self.answerer.stream(question, hits, history, self.tools(gen)):
                 if isinstance(item, Answer):
                     answer = item
                 else:
                     yield item
-        else:
-            answer = self._builtin(self.answerer, gen, question, history, hits)
         assert answer is not None
         done = time.perf_counter()
         answer.timings = {
@@ -181,56 +166,3 @@ class Engine:
         }
         yield answer.text
         yield answer
-
-    def _builtin(
-        self, answerer: BuiltinAnswerer, gen: store.Generation, question: str, history: Sequence[Message], hits: list[Hit]
-    ) -> Answer:
-        table = self.price_table(gen)
-        from_notes = answerer.answer(question, hits)
-        query = price_query(question, history, table) if table.rows else None
-        if query is None:
-            return from_notes
-        arguments = query.to_tool_arguments()
-        try:
-            result = run_price_calculator(arguments, table)
-        except (ToolArgumentError, PriceTableError) as exc:
-            call = ToolCall(PRICE_TOOL, arguments, {"error": str(exc)})
-            text = f"The price calculator could not answer: {exc}\n\n{from_notes.text}"
-            return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
-        caveat_hits = retrieve(gen, self.embedder, CAVEAT_QUERY, 4)
-        caveats = self.caveats.answer(CAVEAT_QUERY, caveat_hits)
-        return compose_price_answer(
-            render_price_result(result),
-            self._price_sources(gen, result),
-            ToolCall(PRICE_TOOL, arguments, result),
-            from_notes,
-            caveats,
-        )
-
-    def _price_sources(self, gen: store.Generation, result: Mapping[str, Any]) -> list[Citation]:
-        """One citation per price note used, listing the rows (with their lines) the result relied on."""
-        rows: dict[str, list[Mapping[str, Any]]] = {}
-        for option in result.get("options", []):
-            rows.setdefault(str(option["note"]), []).append(option)
-        citations = []
-        for note, options in rows.items():
-            first = options[0]
-            section = gen.section_at(note, min(int(o["line"]) for o in options))
-            lines = [
-                f"line {o['line']}: {o['hardware']} ({o['provider']}, {o['pricing']}) ${o['usd_per_hour']:.2f}/h"
-                + (f", as of {o['as_of']}" if o.get("as_of") else "")
-                + (f", source {o['source']}" if o.get("source") else "")
-                for o in options
-            ]
-            citations.append(
-                Citation(
-                    n=0,
-                    title=str(first.get("note_title") or note),
-                    source=note,
-                    url=None,
-                    heading=section.heading if section else "",
-                    text="\n".join(lines),
-                    score=1.0,
-                )
-            )
-        return citations
