@@ -9,12 +9,18 @@ Safety
     (``2130706433``, ``0x7f000001``, ``127.1``, ``0177.0.0.1``) are parsed the way the C library
     would and refused too. The decoded body is capped while streaming (so a small gzip bomb is
     stopped), each attempt has a total time limit enforced by a watchdog (so a slow drip is
-    stopped), redirects are capped and only HTML and plain text are accepted.
+    stopped), redirects are capped and only HTML and plain text are accepted; a body labelled as
+    text that is binary (file signature, or too many control/undecodable characters) is skipped.
+    One link has a wall-clock deadline (``link_deadline_s``) over robots.txt, every attempt,
+    retry wait and redirect hop. Cached copies obey the same address policy: the URL, the final
+    URL and the addresses recorded when it was fetched are re-checked before a copy is used.
+    Proxy variables and ``~/.netrc`` are never consulted: connections go to checked addresses.
 
 Politeness
     A User-Agent naming hwqa and its version; robots.txt is respected (4xx: everything allowed;
     5xx, 429 or unreachable: everything disallowed) and cached per origin for the lifetime of the
-    :class:`Fetcher`; at most ``per_host_concurrency`` requests are in flight per host, with
+    :class:`Fetcher`, the host in one spelling (:func:`host_key`); at most ``per_host_concurrency``
+    requests are in flight per host, with
     ``per_host_delay_s`` (or the site's Crawl-delay, capped) between their starts; 429 and 5xx are
     retried with exponential backoff honouring ``Retry-After``; other 4xx are never retried.
 
@@ -69,6 +75,7 @@ __all__ = [
     "address_problem",
     "decode_body",
     "default_resolver",
+    "host_key",
     "parse_ip_literal",
 ]
 
@@ -1135,9 +1142,11 @@ class Fetcher:
     def _host_allowed_private(self, host: str) -> bool:
         if self.config.allow_private_hosts:
             return True
+        name = host_key(host)  # compared in one spelling (IDNA, canonical IP), like robots.txt
         for allowed in self.config.allow_hosts:
-            allowed = allowed.lower().rstrip(".")
-            if host == allowed or (allowed.startswith(".") and (host.endswith(allowed) or host == allowed[1:])):
+            allowed = allowed.strip().lower().rstrip(".")
+            base = host_key(allowed.lstrip("."))
+            if name == base or (allowed.startswith(".") and name.endswith("." + base)):
                 return True
         return False
 
