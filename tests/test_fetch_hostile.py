@@ -10,6 +10,7 @@ internal address stays refused, as it is for a user.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import random
 import socket
@@ -412,6 +413,28 @@ def test_cached_pages_obey_the_current_address_policy(tmp_path: Path, record_pro
         assert "loopback" in (o.reason or "")
     assert requests_after_second == requests_after_first  # no request at all
     figure(record_property, "cache_policy", "4 cached pages from 127.0.0.1 (fresh, offline, via redirect x2): all refused")
+
+
+def test_cached_pages_from_names_are_checked_by_their_addresses(tmp_path: Path) -> None:
+    def intranet(host: str, port: int) -> list[str]:
+        if host == "intra.test":
+            return ["127.0.0.1"]
+        raise socket.gaierror(socket.EAI_NONAME, "name not found")
+
+    with LoopbackSite({"/a": Reply(body=ARTICLE)}) as site:
+        url = f"http://intra.test:{site.port}/a"
+        assert Fetcher(tmp_path, loopback_config(max_age_s=3600), resolver=intranet).fetch(url).status == "fetched"
+        strict = Fetcher(tmp_path, FetchConfig(max_age_s=3600), resolver=intranet)
+        recorded = [strict.fetch(url), strict.fetch(url, offline=True)]
+        # A copy cached by an older hwqa has no recorded addresses: the name is resolved again.
+        (meta_path,) = [p for p in tmp_path.glob("*.json") if json.loads(p.read_text())["url"] == url]
+        meta = json.loads(meta_path.read_text())
+        assert meta["addresses"] == ["127.0.0.1"]
+        del meta["addresses"]
+        meta_path.write_text(json.dumps(meta))
+        legacy = strict.fetch(url)
+    for o in [*recorded, legacy]:
+        assert o.status == "skipped" and o.reason == "refused: intra.test resolves to 127.0.0.1, a loopback address", o.reason
 
 
 def test_a_default_rebuild_drops_articles_cached_from_private_hosts(tmp_path: Path, record_property: Record) -> None:

@@ -826,7 +826,7 @@ class Fetcher:
         if cached is not None:
             # The address policy applies to cached copies too: a page cached while private hosts
             # were allowed is not used once they are not (offline, fresh or not-modified alike).
-            refused = self._cache_refusal(cached)
+            refused = self._cache_refusal(cached, offline=offline)
             if refused is not None:
                 return FetchOutcome(url, "skipped", refused)
         if offline:
@@ -901,12 +901,14 @@ class Fetcher:
             entry.fetched_at,
         )
 
-    def _cache_refusal(self, entry: _CacheEntry) -> str | None:
+    def _cache_refusal(self, entry: _CacheEntry, *, offline: bool) -> str | None:
         """Why the current address policy refuses a cached copy, or ``None``.
 
-        No DNS lookup (offline mode must not need one): the URL and the final URL are checked as
-        written (IP literals, loopback and metadata names), and the addresses the final URL was
-        fetched from, recorded in the cache, are checked against the current policy.
+        The URL and the final URL are checked as written (IP literals, loopback and metadata
+        names), and the addresses the final URL was fetched from, recorded in the cache, are
+        checked against the current policy. A host with no recorded addresses (an earlier hop,
+        or a copy cached by an older hwqa) is resolved again, except offline; a failed lookup
+        holds nothing against the copy.
         """
         urls = [entry.url] if entry.final_url == entry.url else [entry.url, entry.final_url]
         for u in urls:
@@ -915,8 +917,14 @@ class Fetcher:
                 continue
             recorded = entry.addresses if u == entry.final_url else []
             try:
-                self._checked_addresses(parts.hostname, 0, resolved=recorded)
+                port = parts.port or (443 if parts.scheme == "https" else 80)
+            except ValueError:
+                port = 80
+            try:
+                self._checked_addresses(parts.hostname, port, resolved=None if recorded == [] and not offline else recorded)
             except _Stop as stop:
+                if stop.status == "failed":
+                    continue  # could not resolve: not a refusal
                 where = "" if u == entry.url else f" (its cached copy came from {u})"
                 return f"{stop.reason}{where}"
         return None
