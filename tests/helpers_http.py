@@ -180,3 +180,77 @@ class SocketSpy:
             socket.socket.connect = real_connect  # type: ignore[method-assign]
             socket.socket.connect_ex = real_connect_ex  # type: ignore[method-assign]
             socket.getaddrinfo = real_getaddrinfo
+
+
+class RawServer:
+    """A bare TCP server on 127.0.0.1 for replies no well-behaved HTTP server would send.
+
+    ``handler(conn, server)`` runs in its own thread for every connection (the connection is
+    closed afterwards). The server counts connections, keeps the raw request heads it read and
+    the number of bytes its handlers sent (through :meth:`send`).
+    """
+
+    def __init__(self, handler: Callable[[socket.socket, RawServer], None]) -> None:
+        self.handler = handler
+        self.connections = 0
+        self.heads: list[bytes] = []
+        self.bytes_sent = 0
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(64)
+        self._sock.settimeout(0.05)
+        self.port: int = self._sock.getsockname()[1]
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def read_head(self, conn: socket.socket) -> bytes:
+        """Read a request head (up to the blank line) and remember it."""
+        conn.settimeout(5)
+        data = b""
+        with contextlib.suppress(OSError):
+            while b"\r\n\r\n" not in data and len(data) < 65536:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        with self._lock:
+            self.heads.append(data)
+        return data
+
+    def send(self, conn: socket.socket, data: bytes) -> None:
+        conn.sendall(data)
+        with self._lock:
+            self.bytes_sent += len(data)
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                continue
+            with self._lock:
+                self.connections += 1
+            threading.Thread(target=self._run, args=(conn,), daemon=True).start()
+
+    def _run(self, conn: socket.socket) -> None:
+        try:
+            self.handler(conn, self)
+        except OSError:
+            pass  # the client hung up: what several tests want
+        finally:
+            with contextlib.suppress(OSError):
+                conn.close()
+
+    def __enter__(self) -> RawServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self._thread.join(timeout=2)
+        self._sock.close()

@@ -345,6 +345,7 @@ def _article_chunks(
             timeout_s=settings.fetch_timeout,
             max_age_s=settings.fetch_max_age,
             per_host_delay_s=settings.fetch_host_delay,
+            link_deadline_s=settings.fetch_link_deadline,
         ),
     )
     done = 0

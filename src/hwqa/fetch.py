@@ -9,12 +9,18 @@ Safety
     (``2130706433``, ``0x7f000001``, ``127.1``, ``0177.0.0.1``) are parsed the way the C library
     would and refused too. The decoded body is capped while streaming (so a small gzip bomb is
     stopped), each attempt has a total time limit enforced by a watchdog (so a slow drip is
-    stopped), redirects are capped and only HTML and plain text are accepted.
+    stopped), redirects are capped and only HTML and plain text are accepted; a body labelled as
+    text that is binary (file signature, or too many control/undecodable characters) is skipped.
+    One link has a wall-clock deadline (``link_deadline_s``) over robots.txt, every attempt,
+    retry wait and redirect hop. Cached copies obey the same address policy: the URL, the final
+    URL and the addresses recorded when it was fetched are re-checked before a copy is used.
+    Proxy variables and ``~/.netrc`` are never consulted: connections go to checked addresses.
 
 Politeness
     A User-Agent naming hwqa and its version; robots.txt is respected (4xx: everything allowed;
     5xx, 429 or unreachable: everything disallowed) and cached per origin for the lifetime of the
-    :class:`Fetcher`; at most ``per_host_concurrency`` requests are in flight per host, with
+    :class:`Fetcher`, the host in one spelling (:func:`host_key`); at most ``per_host_concurrency``
+    requests are in flight per host, with
     ``per_host_delay_s`` (or the site's Crawl-delay, capped) between their starts; 429 and 5xx are
     retried with exponential backoff honouring ``Retry-After``; other 4xx are never retried.
 
@@ -58,6 +64,7 @@ from urllib.parse import quote, urljoin, urlsplit
 from . import __version__
 from .errors import ConfigError
 from .links import normalize_url, split_fragment
+from .sniff import binary_reason, looks_like_html_document
 
 __all__ = [
     "DEFAULT_USER_AGENT",
@@ -68,6 +75,7 @@ __all__ = [
     "address_problem",
     "decode_body",
     "default_resolver",
+    "host_key",
     "parse_ip_literal",
 ]
 
@@ -125,7 +133,10 @@ class FetchConfig:
     max_workers: int = 8
     """Pages fetched in parallel (across all hosts)."""
     robots_max_bytes: int = 500_000
-    """robots.txt is read up to this many bytes (the rest is ignored)."""
+    """robots.txt is read up to this many bytes (the rest, and a line cut in half, is ignored)."""
+    link_deadline_s: float = 30.0
+    """Wall-clock limit for one link, everything included: robots.txt, every attempt and retry
+    wait, every redirect hop. Waiting for a turn at a busy host (politeness) is not counted."""
 
     def validate(self) -> None:
         """Raise :class:`~hwqa.errors.ConfigError` if a value makes no sense."""
@@ -135,6 +146,7 @@ class FetchConfig:
             "per_host_concurrency": self.per_host_concurrency,
             "max_workers": self.max_workers,
             "robots_max_bytes": self.robots_max_bytes,
+            "link_deadline_s": self.link_deadline_s,
         }
         for name, value in positive.items():
             if value <= 0:
@@ -228,6 +240,47 @@ class _Stop(Exception):
         super().__init__(reason)
         self.status: Literal["failed", "skipped"] = status
         self.reason = reason
+
+
+class _DeadlineStop(_Stop):
+    """The link's wall-clock deadline ran out (never cached as a robots.txt answer)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__("failed", f"link deadline of {_fmt_s(seconds)} s reached")
+
+
+class _Deadline:
+    """The wall-clock deadline of one link (see ``FetchConfig.link_deadline_s``)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return self.end - time.monotonic()
+
+    def extend(self, seconds: float) -> None:
+        """Give back time spent waiting for a politeness slot."""
+        self.end += max(seconds, 0.0)
+
+
+def host_key(host: str) -> str:
+    """One spelling per host: lower case, no trailing dot, IDNA, IP addresses in canonical form.
+
+    ``127.1``, ``0x7f.1``, ``2130706433`` and ``127.0.0.1`` are one host, so they share one
+    robots.txt and one politeness gate.
+    """
+    name = host.strip().strip("[]").lower().rstrip(".")
+    try:
+        ip = parse_ip_literal(name)
+    except _Stop:
+        ip = None
+    if ip is not None:
+        return str(ip)
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return name
 
 
 def parse_ip_literal(host: str) -> IPAddress | None:
@@ -550,6 +603,8 @@ class _CacheEntry:
     body_sha256: str
     version: int = _CACHE_VERSION
     text: str = field(default="", repr=False)
+    addresses: list[str] = field(default_factory=list)
+    """The checked addresses the final URL was fetched from (re-checked when the copy is used)."""
 
 
 class _Cache:
@@ -586,6 +641,7 @@ class _Cache:
                 http_status=int(meta["http_status"]),
                 body_sha256=str(meta["body_sha256"]),
                 text=body.decode("utf-8", errors="replace"),
+                addresses=[str(a) for a in meta.get("addresses") or []],
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -672,6 +728,7 @@ class _Reply:
     body: bytes | None
     mime: str | None
     charset: str | None
+    addresses: list[str] = field(default_factory=list)
 
 
 _ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.1"
@@ -707,6 +764,7 @@ class Fetcher:
         self._robots: dict[str, urllib.robotparser.RobotFileParser | str | None] = {}
         self._robots_locks: dict[str, threading.Lock] = {}
         self._tls = ssl.create_default_context()
+        self._local = threading.local()  # the current link's _Deadline, per worker thread
 
     # ---------------------------------------------------------------- public API
 
@@ -739,11 +797,20 @@ class Fetcher:
     def fetch(self, url: str, *, offline: bool = False) -> FetchOutcome:
         """Fetch one URL (its fragment, if any, is ignored). Never raises for network trouble."""
         url = split_fragment(url.strip())[0]
+        self._local.deadline = _Deadline(self.config.link_deadline_s)
         try:
             return self._fetch(url, offline)
         except Exception as exc:  # a bug or an unforeseen OS error must not stop the run
             log.exception("unexpected error fetching %s", url)
             return FetchOutcome(url, "failed", f"unexpected error: {type(exc).__name__}: {exc}")
+        finally:
+            self._local.deadline = None
+
+    def _deadline(self) -> _Deadline:
+        deadline: _Deadline | None = getattr(self._local, "deadline", None)
+        if deadline is None:  # robots.txt or a page fetched outside fetch(): a deadline of its own
+            deadline = self._local.deadline = _Deadline(self.config.link_deadline_s)
+        return deadline
 
     # ---------------------------------------------------------------- one URL
 
@@ -756,6 +823,12 @@ class Fetcher:
             return FetchOutcome(url, "skipped", f"scheme {scheme}: not allowed (only http and https)")
 
         cached = self.cache.load(url)
+        if cached is not None:
+            # The address policy applies to cached copies too: a page cached while private hosts
+            # were allowed is not used once they are not (offline, fresh or not-modified alike).
+            refused = self._cache_refusal(cached, offline=offline)
+            if refused is not None:
+                return FetchOutcome(url, "skipped", refused)
         if offline:
             if cached is None:
                 return FetchOutcome(url, "skipped", "offline and not in cache")
@@ -775,11 +848,18 @@ class Fetcher:
             cached.checked_at = now
             cached.etag = reply.headers.get("etag") or cached.etag
             cached.last_modified = reply.headers.get("last-modified") or cached.last_modified
+            if reply.url == cached.final_url and reply.addresses:
+                cached.addresses = reply.addresses
             self.cache.store(cached, body_changed=False)
             return self._from_cache(url, cached, "not-modified", None, http_status=304)
 
         assert reply.body is not None and reply.mime is not None
         text = decode_body(reply.body, reply.mime, reply.charset)
+        binary = binary_reason(reply.body, text, reply.mime)
+        if binary is not None:
+            return FetchOutcome(url, "skipped", binary, reply.url, reply.mime, None, reply.status)
+        if reply.mime == "text/plain" and looks_like_html_document(text):
+            reply.mime = "text/html"  # an HTML document served as text: extracted as HTML
         entry = _CacheEntry(
             url=url,
             final_url=reply.url,
@@ -791,6 +871,7 @@ class Fetcher:
             http_status=reply.status,
             body_sha256="",
             text=text,
+            addresses=reply.addresses,
         )
         try:
             self.cache.store(entry)
@@ -806,6 +887,9 @@ class Fetcher:
         reason: str | None,
         http_status: int | None = None,
     ) -> FetchOutcome:
+        binary = binary_reason(None, entry.text, entry.content_type)
+        if binary is not None:  # cached before binary bodies were recognised
+            return FetchOutcome(url, "skipped", f"cached copy is {binary}")
         return FetchOutcome(
             url,
             status,
@@ -816,6 +900,34 @@ class Fetcher:
             http_status if http_status is not None else entry.http_status,
             entry.fetched_at,
         )
+
+    def _cache_refusal(self, entry: _CacheEntry, *, offline: bool) -> str | None:
+        """Why the current address policy refuses a cached copy, or ``None``.
+
+        The URL and the final URL are checked as written (IP literals, loopback and metadata
+        names), and the addresses the final URL was fetched from, recorded in the cache, are
+        checked against the current policy. A host with no recorded addresses (an earlier hop,
+        or a copy cached by an older hwqa) is resolved again, except offline; a failed lookup
+        holds nothing against the copy.
+        """
+        urls = [entry.url] if entry.final_url == entry.url else [entry.url, entry.final_url]
+        for u in urls:
+            parts = urlsplit(u)
+            if not parts.hostname:
+                continue
+            recorded = entry.addresses if u == entry.final_url else []
+            try:
+                port = parts.port or (443 if parts.scheme == "https" else 80)
+            except ValueError:
+                port = 80
+            try:
+                self._checked_addresses(parts.hostname, port, resolved=None if recorded == [] and not offline else recorded)
+            except _Stop as stop:
+                if stop.status == "failed":
+                    continue  # could not resolve: not a refusal
+                where = "" if u == entry.url else f" (its cached copy came from {u})"
+                return f"{stop.reason}{where}"
+        return None
 
     def _get_with_retries(self, url: str, cached: _CacheEntry | None) -> _Reply:
         cfg = self.config
@@ -840,6 +952,13 @@ class Fetcher:
                     f"{_fmt_s(cfg.max_retry_after_s)} s limit)",
                 )
             wait = asked if asked is not None else cfg.backoff_base_s * 2**attempt
+            deadline = self._deadline()
+            if wait >= deadline.remaining():
+                if asked is not None:
+                    why = f"server asked to retry after {_fmt_s(round(asked))} s"
+                else:
+                    why = f"next retry in {_fmt_s(wait)} s"
+                raise _Stop("failed", f"HTTP {code}; {why}, past the link deadline of {_fmt_s(deadline.seconds)} s")
             log.info("HTTP %s from %s; retrying in %.1f s", code, url, wait)
             time.sleep(wait)
             attempt += 1
@@ -877,10 +996,19 @@ class Fetcher:
                     headers["If-None-Match"] = cached.etag
                 if cached.last_modified:
                     headers["If-Modified-Since"] = cached.last_modified
+            deadline = self._deadline()
+            queued = time.monotonic()
             with self._gate(host).slot():
                 started = time.monotonic()
+                deadline.extend(started - queued)  # a politeness wait is not charged to the link
+                left = deadline.remaining()
                 try:
-                    reply = self._exchange(current, scheme, host, port, addresses, headers, budget, page=page)
+                    if left <= 0:
+                        raise _DeadlineStop(deadline.seconds)
+                    reply = self._exchange(
+                        current, scheme, host, port, addresses, headers, min(budget, left), page=page,
+                        deadline=deadline if left < budget else None,
+                    )
                 finally:
                     budget -= time.monotonic() - started
             if reply.status in _REDIRECT_CODES:
@@ -927,11 +1055,21 @@ class Fetcher:
         budget: float,
         *,
         page: bool,
+        deadline: _Deadline | None = None,
     ) -> _Reply:
-        """One request/response on a fresh connection to a checked address, within ``budget``."""
+        """One request/response on a fresh connection to a checked address, within ``budget``.
+
+        ``deadline`` is given when the link's deadline, not ``timeout_s``, sets ``budget``.
+        """
         cfg = self.config
+
+        def timed_out() -> _Stop:
+            if deadline is not None:
+                return _DeadlineStop(deadline.seconds)
+            return _Stop("failed", f"timed out after {_fmt_s(cfg.timeout_s)} s")
+
         if budget <= 0:
-            raise _Stop("failed", f"timed out after {_fmt_s(cfg.timeout_s)} s")
+            raise timed_out()
         watchdog = _Watchdog(budget)
         conn = _PinnedConnection(host, port, addresses, watchdog, self._tls if scheme == "https" else None)
         parts = urlsplit(url)
@@ -945,8 +1083,11 @@ class Fetcher:
                 raise TimeoutError("time limit reached")
             status = resp.status
             resp_headers = {k.lower(): v for k, v in resp.getheaders()}
+            encodings = [v for k, v in resp.getheaders() if k.lower() == "content-encoding"]
+            if len(encodings) > 1:  # repeated header lines: one list, as RFC 9110 says
+                resp_headers["content-encoding"] = ", ".join(encodings)
             if status in _REDIRECT_CODES or status == 304 or not 200 <= status < 300:
-                return _Reply(url, status, resp_headers, None, None, None)
+                return _Reply(url, status, resp_headers, None, None, None, addresses)
             mime, charset = _parse_content_type(resp_headers.get("content-type"))
             generic = mime in (None, "application/octet-stream", "binary/octet-stream")
             if page and not generic and mime not in HTML_TYPES | TEXT_TYPES:
@@ -958,12 +1099,12 @@ class Fetcher:
                 if page and sniffed not in HTML_TYPES | TEXT_TYPES:
                     raise _Stop("skipped", f"content type {sniffed} (sniffed) is not HTML or text")
                 mime = sniffed
-            return _Reply(url, status, resp_headers, body, mime, charset)
+            return _Reply(url, status, resp_headers, body, mime, charset, addresses)
         except _Stop:
             raise
         except (OSError, http.client.HTTPException, ssl.SSLError) as exc:
             if watchdog.expired or isinstance(exc, TimeoutError):
-                raise _Stop("failed", f"timed out after {_fmt_s(cfg.timeout_s)} s") from None
+                raise timed_out() from None
             raise _Stop("failed", _network_reason(exc)) from None
         finally:
             watchdog.cancel()
@@ -981,7 +1122,9 @@ class Fetcher:
     ) -> bytes:
         encoding = headers.get("content-encoding", "").strip().lower()
         if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
-            raise _Stop("failed", f"unsupported content encoding {encoding}")
+            # One layer at most: "gzip, gzip, ..." (in one header or many) is refused, not peeled.
+            shown = encoding if len(encoding) <= 60 else encoding[:57] + "..."
+            raise _Stop("failed", f"unsupported content encoding {shown}")
         declared = headers.get("content-length", "")
         if not truncate and encoding in ("", "identity") and declared.isdigit() and int(declared) > cap:
             raise _Stop("failed", f"body over {cap} bytes")
@@ -1007,14 +1150,19 @@ class Fetcher:
     def _host_allowed_private(self, host: str) -> bool:
         if self.config.allow_private_hosts:
             return True
+        name = host_key(host)  # compared in one spelling (IDNA, canonical IP), like robots.txt
         for allowed in self.config.allow_hosts:
-            allowed = allowed.lower().rstrip(".")
-            if host == allowed or (allowed.startswith(".") and (host.endswith(allowed) or host == allowed[1:])):
+            allowed = allowed.strip().lower().rstrip(".")
+            base = host_key(allowed.lstrip("."))
+            if name == base or (allowed.startswith(".") and name.endswith("." + base)):
                 return True
         return False
 
-    def _checked_addresses(self, host: str, port: int) -> list[str]:
-        """Resolve ``host`` once and check every address; return them or raise :class:`_Stop`."""
+    def _checked_addresses(self, host: str, port: int, *, resolved: list[str] | None = None) -> list[str]:
+        """Resolve ``host`` once and check every address; return them or raise :class:`_Stop`.
+
+        With ``resolved`` (addresses recorded earlier), no lookup is made: those are checked.
+        """
         name = host.lower().rstrip(".")
         if not name:
             raise _Stop("failed", "invalid URL: no host")
@@ -1029,12 +1177,15 @@ class Fetcher:
                 ascii_name = name.encode("idna").decode("ascii")
             except UnicodeError:
                 raise _Stop("failed", f"invalid host name {name}") from None
-            try:
-                raw = self._resolver(ascii_name, port)
-            except (OSError, UnicodeError) as exc:
-                raise _Stop("failed", f"could not resolve {name} ({_network_reason(exc)})") from None
-            if not raw:
-                raise _Stop("failed", f"could not resolve {name}")
+            if resolved is not None:
+                raw = resolved
+            else:
+                try:
+                    raw = self._resolver(ascii_name, port)
+                except (OSError, UnicodeError) as exc:
+                    raise _Stop("failed", f"could not resolve {name} ({_network_reason(exc)})") from None
+                if not raw:
+                    raise _Stop("failed", f"could not resolve {name}")
         else:
             raw = [str(literal)]
         checked: list[str] = []
@@ -1060,7 +1211,7 @@ class Fetcher:
     # ---------------------------------------------------------------- politeness
 
     def _gate(self, host: str) -> _HostGate:
-        key = host.lower()
+        key = host_key(host)
         with self._lock:
             gate = self._gates.get(key)
             if gate is None:
@@ -1075,12 +1226,13 @@ class Fetcher:
         (5xx, 429, network trouble) disallows everything and makes it "failed", so that a cached
         copy is kept while the site is unwell.
         """
+        host = host_key(host)  # every spelling of one host shares one robots.txt
         origin = f"{scheme}://{host}:{port}"
         with self._lock:
             lock = self._robots_locks.setdefault(origin, threading.Lock())
         with lock:
             if origin not in self._robots:
-                self._robots[origin] = self._load_robots(scheme, host, port)
+                self._robots[origin] = self._load_robots(scheme, host, port)  # a _DeadlineStop is not stored
         rules = self._robots[origin]
         if rules is None:
             return
@@ -1099,13 +1251,18 @@ class Fetcher:
         cached = self.cache.load(robots_url)  # revalidated like a page: a re-index sends only conditional requests
         try:
             reply = self._get(robots_url, cached, page=False)
+        except _DeadlineStop:
+            raise  # this link ran out of time; the next link to the site asks again
         except _Stop as stop:
             return f"robots.txt unreachable: {stop.reason}"
         text: str | None = None
         if reply.status == 304 and cached is not None:
             text = cached.text
         elif 200 <= reply.status < 300 and reply.body is not None:
-            text = decode_body(reply.body, "text/plain", reply.charset)
+            body = reply.body
+            if len(body) >= self.config.robots_max_bytes:
+                body = body[: body.rfind(b"\n") + 1]  # cut at the cap: drop the half line
+            text = decode_body(body, "text/plain", reply.charset)
             now = time.time()
             with contextlib.suppress(OSError):
                 self.cache.store(

@@ -169,41 +169,52 @@ def _mask_blocks(lines: list[str]) -> list[str]:
 
 
 _BACKTICKS_RE = re.compile(r"`+")
+_PARAGRAPH_BREAK_RE = re.compile(r"\n(?=\n)")
 
 
 def _mask_code_spans(text: str) -> str:
-    """Blank inline code spans (backtick runs closed by a run of the same length)."""
+    """Blank inline code spans (backtick runs closed by a run of the same length).
+
+    Linear: the backtick runs are listed once, and the closer of an opening run is the next run
+    of the same length (found by bisection) if it starts before the paragraph ends.
+    """
     if "`" not in text:
         return text
-    chars = list(text)
-    i = 0
-    n = len(text)
-    while i < n:
-        opening = _BACKTICKS_RE.search(text, i)
-        if opening is None:
-            break
-        i, j = opening.span()
+    runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for k, (a, b) in enumerate(runs):
+        by_length.setdefault(b - a, []).append(k)
+    breaks = [m.start() for m in _PARAGRAPH_BREAK_RE.finditer(text)]
+    pieces: list[str] = []
+    done = 0  # text[:done] is already in pieces
+    k = 0
+    while k < len(runs):
+        i, j = runs[k]
+        if i < done:
+            k += 1
+            continue
         if i > 0 and text[i - 1] == "\\":
-            i += 1
-            continue
+            i += 1  # an escaped backtick: the rest of the run may still open a span
+            if i == j:
+                k += 1
+                continue
         run = j - i
-        # Look for a closing run of exactly `run` backticks within the same paragraph.
-        para_end = text.find("\n\n", j)
-        limit = n if para_end < 0 else para_end
-        close = -1
-        for m in re.finditer(r"`+", text[j:limit]):
-            if len(m.group(0)) == run:
-                close = j + m.start()
-                break
-        if close < 0:
-            i = j
+        # The closing run must start before the first paragraph break at or after j.
+        nb = bisect.bisect_left(breaks, j)
+        limit = breaks[nb] if nb < len(breaks) else len(text)
+        same = by_length.get(run, [])
+        pos = bisect.bisect_right(same, k)
+        close_k = same[pos] if pos < len(same) else -1
+        if close_k < 0 or runs[close_k][0] >= limit:
+            k += 1
             continue
-        end = close + run
-        for k in range(i, end):
-            if chars[k] != "\n":
-                chars[k] = " "
-        i = end
-    return "".join(chars)
+        end = runs[close_k][1]
+        pieces.append(text[done:i])
+        pieces.append(_blank(text[i:end]))
+        done = end
+        k = close_k + 1
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def _masked(markdown: str) -> str:
@@ -227,6 +238,7 @@ _BARE_RE = re.compile(
     re.I,
 )
 _TRAILING_PUNCT = ".,:;!?*_~'\""
+_MAX_LABEL = 999  # CommonMark: a link label holds at most 999 characters
 
 
 def _label_key(label: str) -> str:
@@ -235,8 +247,10 @@ def _label_key(label: str) -> str:
 
 def _clean_text(md: str) -> str:
     """Link text as a reader sees it: images become their alt text, markup is dropped."""
-    md = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", md)
-    md = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", md)
+    # Character classes exclude both brackets and both parentheses, so each match attempt stops
+    # at the next one and cleaning stays linear.
+    md = re.sub(r"!\[([^\[\]]*)\]\([^()]*\)", r"\1", md)
+    md = re.sub(r"\[([^\[\]]*)\]\([^()]*\)", r"\1", md)
     md = re.sub(r"(\*\*|__|`+|\*|~~)", "", md)
     md = md.replace("\\[", "[").replace("\\]", "]")
     return " ".join(md.split())
@@ -244,81 +258,133 @@ def _clean_text(md: str) -> str:
 
 def _trim_bare(url: str) -> str:
     """Trim trailing punctuation that ends a sentence rather than the URL."""
-    while url:
-        last = url[-1]
-        unbalanced = (last == ")" and url.count(")") > url.count("(")) or (last == "]" and url.count("]") > url.count("["))
+    counts = {ch: url.count(ch) for ch in "()[]"}  # counted once: trimming stays linear
+    end = len(url)
+    while end:
+        last = url[end - 1]
+        unbalanced = (last == ")" and counts[")"] > counts["("]) or (last == "]" and counts["]"] > counts["["])
         if last in _TRAILING_PUNCT or unbalanced:
-            url = url[:-1]
+            end -= 1
+            if last in counts:
+                counts[last] -= 1
         else:
             break
-    return url
+    return url[:end]
 
 
-def _match_bracket(text: str, start: int) -> int:
-    """Index of the ``]`` matching the ``[`` at ``start``, or -1 (escapes respected)."""
-    depth = 0
-    i = start
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-            if depth == 0:
-                return i
-        elif ch == "\n" and i + 1 < n and text[i + 1] == "\n":
-            return -1  # a link text does not span paragraphs
-        i += 1
-    return -1
+_BRACKET_TOKEN_RE = re.compile(r"\\.|[\[\]]|\n(?=\n)", re.S)
+_DEST_TOKEN_RE = re.compile(r"\\.|[ \t\n()]", re.S)
 
 
-def _parse_destination(text: str, start: int) -> tuple[str, int] | None:
-    """Parse ``(dest "title")`` starting at the ``(`` at ``start``; return (dest, end)."""
-    n = len(text)
-    i = start + 1
-    while i < n and text[i] in " \t\n":
-        i += 1
-    if i < n and text[i] == "<":
-        close = text.find(">", i)
-        if close < 0 or "\n" in text[i:close]:
-            return None
-        dest = text[i + 1 : close]
-        i = close + 1
-    else:
+def _bracket_pairs(text: str) -> dict[int, int]:
+    """Each unescaped ``[`` mapped to its matching ``]`` (link text does not span paragraphs).
+
+    One pass over the brackets with a stack, so scanning stays linear however many ``[`` a
+    note holds (matching each one by a scan of its own was quadratic).
+    """
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for m in _BRACKET_TOKEN_RE.finditer(text):
+        token = m.group()
+        if token == "[":
+            stack.append(m.start())
+        elif token == "]":
+            if stack:
+                pairs[stack.pop()] = m.start()
+        elif token == "\n":
+            stack.clear()
+    return pairs
+
+
+class _Destinations:
+    """Parses ``(dest "title")`` after link texts, each lookup in constant or logarithmic time.
+
+    Where an unparenthesised destination ends (the first whitespace, or the first ``)`` that
+    closes nothing) is worked out for every candidate in one pass over the text; closing quotes,
+    ``>`` and newlines are found by bisection in lists of their positions; whitespace skips are
+    remembered. A note full of unclosed ``[a](x`` therefore costs linear time, not quadratic.
+    """
+
+    def __init__(self, text: str, starts: list[int]) -> None:
+        self.text = text
+        self.n = len(text)
+        self._skip: dict[int, int] = {}
+        self._positions: dict[str, list[int]] = {}
+        self.ends = self._plain_ends(sorted(set(starts)))
+
+    def skip_ws(self, i: int) -> int:
+        if i >= self.n or self.text[i] not in " \t\n":
+            return i
+        known = self._skip.get(i)
+        if known is None:
+            j = i
+            while j < self.n and self.text[j] in " \t\n":
+                j += 1
+            known = self._skip[i] = j
+        return known
+
+    def find(self, ch: str, start: int) -> int:
+        """First index of ``ch`` at or after ``start``, or -1."""
+        positions = self._positions.get(ch)
+        if positions is None:
+            positions = self._positions[ch] = [m.start() for m in re.finditer(re.escape(ch), self.text)]
+        k = bisect.bisect_left(positions, start)
+        return positions[k] if k < len(positions) else -1
+
+    def _plain_ends(self, starts: list[int]) -> dict[int, int]:
+        ends: dict[int, int] = {}
+        pending: dict[int, list[int]] = {}
         depth = 0
-        begin = i
-        while i < n:
-            ch = text[i]
-            if ch == "\\":
-                i += 2
-                continue
-            if ch in " \t\n":
-                break
-            if ch == "(":
+        k = 0
+        for m in _DEST_TOKEN_RE.finditer(self.text):
+            pos = m.start()
+            while k < len(starts) and starts[k] <= pos:
+                pending.setdefault(depth, []).append(starts[k])
+                k += 1
+            token = m.group()
+            if token in " \t\n":
+                for waiting in pending.values():
+                    for b in waiting:
+                        ends[b] = pos
+                pending.clear()
+            elif token == "(":
                 depth += 1
-            elif ch == ")":
-                if depth == 0:
-                    break
+            elif token == ")":
+                for b in pending.pop(depth, []):
+                    ends[b] = pos
                 depth -= 1
-            i += 1
-        dest = text[begin:i]
-    while i < n and text[i] in " \t\n":
-        i += 1
-    if i < n and text[i] in "\"'(":
-        closer = ")" if text[i] == "(" else text[i]
-        close = text.find(closer, i + 1)
-        if close < 0:
-            return None
-        i = close + 1
-        while i < n and text[i] in " \t\n":
-            i += 1
-    if i < n and text[i] == ")":
-        return dest, i + 1
-    return None
+        for waiting in pending.values():
+            for b in waiting:
+                ends[b] = self.n
+        for b in starts[k:]:
+            ends[b] = self.n
+        return ends
+
+    def parse(self, start: int) -> tuple[str, int] | None:
+        """Parse ``(dest "title")`` starting at the ``(`` at ``start``; return (dest, end)."""
+        text, n = self.text, self.n
+        i = self.skip_ws(start + 1)
+        if i < n and text[i] == "<":
+            close = self.find(">", i)
+            if close < 0:
+                return None
+            newline = self.find("\n", i)
+            if 0 <= newline < close:
+                return None
+            begin, stop = i + 1, close
+            i = close + 1
+        else:
+            begin = i
+            stop = i = self.ends.get(i, i)
+        i = self.skip_ws(i)
+        if i < n and text[i] in "\"'(":
+            close = self.find(")" if text[i] == "(" else text[i], i + 1)
+            if close < 0:
+                return None
+            i = self.skip_ws(close + 1)
+        if i < n and text[i] == ")":
+            return text[begin:stop], i + 1
+        return None
 
 
 def find_all_urls(markdown: str) -> list[Link]:
@@ -355,49 +421,53 @@ def find_all_urls(markdown: str) -> list[Link]:
     text = "".join(work)
 
     # 2. Inline links, images and reference links.
+    pairs = _bracket_pairs(text)
+    n = len(text)
+    dest_starts = []
+    for close in pairs.values():
+        if close + 1 < n and text[close + 1] == "(":
+            b = close + 2
+            while b < n and text[b] in " \t\n":
+                b += 1
+            dest_starts.append(b)
+    destinations = _Destinations(text, dest_starts)
     spans: list[tuple[int, int]] = []
     i = 0
-    n = len(text)
-    while i < n:
-        i = text.find("[", i)
-        if i < 0:
-            break
-        slashes = 0
-        while i - slashes > 0 and text[i - slashes - 1] == "\\":
-            slashes += 1
-        if slashes % 2:  # an escaped bracket
-            i += 1
-            continue
+    for opening in sorted(pairs):
+        if opening < i:
+            continue  # inside a link already found
+        i = opening
+        close = pairs[i]
         is_image = i > 0 and text[i - 1] == "!"
-        close = _match_bracket(text, i)
-        if close < 0:
-            i += 1
-            continue
-        inner_orig = markdown[i + 1 : close]
         end = -1
         dest: str | None = None
         if close + 1 < n and text[close + 1] == "(":
-            parsed = _parse_destination(text, close + 1)
+            parsed = destinations.parse(close + 1)
             if parsed:
                 dest, end = parsed
         if dest is None:
+            if not definitions:
+                continue
             # [text][label], [label][] or [label]
             use = _REF_USE_RE.match(text, close + 1)
-            if use:
-                label = use.group(1) or inner_orig
+            if use and use.group(1):
+                label = use.group(1)
                 end = use.end()
             else:
-                label = inner_orig
-                end = close + 1
+                if close - i - 1 > _MAX_LABEL:
+                    continue
+                label = markdown[i + 1 : close]
+                end = use.end() if use else close + 1
+            if len(label) > _MAX_LABEL:
+                continue
             key = _label_key(label)
             if key in definitions and not label.startswith("^"):
                 dest = definitions[key][0]
                 used_labels.add(key)
             else:
-                i += 1
                 continue
         if not is_image:
-            found.append((i, dest, _clean_text(inner_orig)))
+            found.append((i, dest, _clean_text(markdown[i + 1 : close])))
         # Whatever sits inside the link text (badge images, say) is not a link of its own.
         spans.append((i - 1 if is_image else i, end))
         i = end

@@ -60,6 +60,11 @@ class Settings:
     fetch_max_bytes: int = _f(5_000_000, "Largest decoded web page accepted, in bytes.")
     fetch_max_age: float = _f(86_400.0, "Seconds a fetched page is fresh before it is checked again.")
     fetch_host_delay: float = _f(1.0, "Seconds between two requests to the same web host.")
+    fetch_link_deadline: float = _f(
+        30.0,
+        "Wall-clock seconds allowed per linked page, everything included: robots.txt, retries and "
+        "their waits, redirects (waiting for a turn at a busy host is not counted).",
+    )
     host: str = _f("127.0.0.1", "Address the web chat listens on.")
     port: int = _f(7860, "Port the web chat listens on.")
     watch: bool = _f(False, "Let the web chat watch the notes folder and rebuild the index itself.")
@@ -130,6 +135,7 @@ def _validate(s: Settings) -> Settings:
         (10 <= s.watch_debounce_ms <= 60_000, "watch_debounce_ms must be between 10 and 60000"),
         (s.fetch_timeout > 0, "fetch_timeout must be positive"),
         (s.fetch_max_bytes > 0, "fetch_max_bytes must be positive"),
+        (s.fetch_link_deadline > 0, "fetch_link_deadline must be positive"),
         (s.fetch_max_age >= 0 and s.fetch_host_delay >= 0, "fetch_max_age and fetch_host_delay must be 0 or more"),
         (s.llm_backend in {"builtin", "openai"}, "llm_backend must be 'builtin' or 'openai'"),
         (s.llm_timeout > 0, "llm_timeout must be positive"),
