@@ -380,3 +380,28 @@ def test_5000_tiny_notes_all_indexed(tmp_path: Path, record_property: Any) -> No
     figure(record_property, "5000-tiny-notes", tried=5000, indexed=report.notes_seen, chunks=report.chunks_total,
            maxrss_mb=round(after / 1024, 1), maxrss_growth_mb=round((after - before) / 1024, 1),
            seconds=round(report.seconds, 1))
+
+
+def test_notes_over_the_size_cap_are_skipped_without_reading_them_whole(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    write_note(notes, "small.md", "# Small\ntext")
+    (notes / "big.md").write_bytes(b"# Big\n" + b"x" * 5000)
+    report = load_notes(notes, max_bytes=4096)
+    assert [n.rel for n in report.notes] == ["small.md"]
+    assert "larger than 4,096 bytes" in dict(report.skipped)["big.md"]
+    settings = hash_settings(tmp_path, notes, note_max_bytes=4096)
+    assert {s["note"] for s in build_index(settings).notes_skipped} == {"big.md"}
+
+
+def test_chunks_are_bounded_in_characters_whatever_the_tokenizer_says() -> None:
+    from hwqa.chunk import CHARS_PER_TOKEN, chunk_markdown
+
+    def words(text: str) -> int:  # a tokenizer that sees a 1 MB word as one token
+        return len(text.split())
+
+    blob = "".join(chr(97 + i % 26) for i in range(1_000_000))
+    text = f"# Blob\n\n{blob}\n\nA short sentence after it.\n\n## Next\n\nword " * 2
+    chunks = chunk_markdown(text, kind="note", source="b.md", title="Blob", max_tokens=64, overlap=8, count_tokens=words)
+    assert max(len(c.text) for c in chunks) <= CHARS_PER_TOKEN * 64
+    assert sum(c.text.count("a") for c in chunks) >= 2 * blob.count("a")  # nothing lost
+    assert any("A short sentence after it." in c.text for c in chunks)
