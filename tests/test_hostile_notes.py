@@ -405,3 +405,65 @@ def test_chunks_are_bounded_in_characters_whatever_the_tokenizer_says() -> None:
     assert max(len(c.text) for c in chunks) <= CHARS_PER_TOKEN * 64
     assert sum(c.text.count("a") for c in chunks) >= 2 * blob.count("a")  # nothing lost
     assert any("A short sentence after it." in c.text for c in chunks)
+
+
+_BUILD_CHILD = r"""
+import json, resource, sys
+from pathlib import Path
+limit = int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+from hwqa.build import build_index
+from hwqa.index import open_current
+from hwqa.settings import load_settings
+settings = load_settings(
+    {"notes": sys.argv[1], "index": sys.argv[2], "embed_backend": "hash", "fetch_links": False},
+    env={}, cwd=Path(sys.argv[2]).parent,
+)
+report = build_index(settings).to_json()
+gen = open_current(settings.index)
+report["sources"] = sorted({c.source for c in gen.all_chunks()})
+report["texts"] = [c.text for c in gen.all_chunks()]
+report["indexed"] = sorted(gen.manifest["notes"])
+report["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps(report))
+"""
+
+
+def test_one_build_over_every_kind_of_broken_note_finishes_and_accounts_for_each(tmp_path: Path, record_property: Any) -> None:
+    notes = _special_folder(tmp_path)
+    write_note(notes, "yaml/bomb.md", bomb("tags"))
+    write_note(notes, "yaml/python.md", '---\ntitle: !!python/object/apply:os.system ["true"]\n---\n# Py\nPython tag body.\n')
+    write_note(notes, "yaml/colon.md", "---\ntitle: a: b\n---\n# Colon\nColon body.\n")
+    write_note(notes, "yaml/list.md", "---\n- a\n---\n# List\nList body.\n")
+    write_note(notes, "yaml/unclosed.md", "---\ntitle: x\n# Unclosed\nUnclosed body.\n")
+    write_note(notes, "yaml/empty-fm.md", "---\n---\n# Empty front matter\nEmpty front matter body.\n")
+    (notes / "bytes").mkdir()
+    (notes / "bytes/empty.md").write_bytes(b"")
+    (notes / "bytes/nul.md").write_bytes(b"# NUL\n" + b"x\n" * 5000 + b"\x00")
+    (notes / "bytes/png.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (notes / "bytes/latin1.md").write_bytes("# Caf\xe9\n".encode("latin-1"))
+    (notes / "bytes/utf16.md").write_bytes(codecs.BOM_UTF16_LE + "# UTF-16\nUTF-16 body.\n".encode("utf-16-le"))
+    (notes / "bytes/long-line.md").write_text("# Long\n" + "x" * 1_000_000 + "\n", encoding="utf-8")
+    write_note(notes, ".git/HEAD.md", "# hidden git")
+    write_note(notes, ".obsidian/app.md", "# hidden obsidian")
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD_CHILD, str(notes), str(tmp_path / "index"), str(CHILD_DATA_LIMIT)],
+        capture_output=True, text=True, timeout=HANG_GUARD_S, env=env, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    skipped = {s["note"] for s in report["notes_skipped"]}
+    tried = {p.relative_to(notes).as_posix() for p in notes.rglob("*") if not p.relative_to(notes).parts[0].startswith(".")}
+    tried -= {"sub", "yaml", "bytes"}  # folders
+    assert set(report["indexed"]) | skipped == tried  # every file accounted for, once
+    assert not set(report["indexed"]) & skipped
+    assert {"yaml/python.md", "yaml/colon.md", "yaml/list.md", "yaml/unclosed.md", "bytes/utf16.md"} <= set(report["indexed"])
+    assert {"yaml/bomb.md", "bytes/nul.md", "bytes/png.md", "bytes/latin1.md", "fifo.md", "passwd.md"} <= skipped
+    assert all("CANARY" not in t and "root:x:0" not in t for t in report["texts"])
+    assert max(len(t) for t in report["texts"]) <= 8 * 200
+    for body in ("Python tag body.", "Colon body.", "List body.", "Unclosed body.", "UTF-16 body."):
+        assert any(body in t for t in report["texts"]), body
+    assert report["maxrss_kb"] < 300 * 1024  # the whole child: Python, numpy, faiss, the build
+    figure(record_property, "one-build-all-classes", tried=len(tried), indexed=len(report["indexed"]), skipped=len(skipped),
+           warnings=len(report["warnings"]), chunks=report["chunks_total"], child_maxrss_mb=round(report["maxrss_kb"] / 1024, 1))
