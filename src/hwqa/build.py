@@ -175,7 +175,10 @@ def build_index(
     chunking = chunking_settings(settings, embedder)
 
     with build_lock(settings.index, wait=lock_wait, on_wait=on_wait):
-        loaded = load_notes(settings.notes)  # read under the lock: a build that waited sees the latest notes
+        store.remove_litter(settings.index)  # what a build killed mid-write or mid-switch left behind
+        loaded = load_notes(  # read under the lock: a build that waited sees the latest notes
+            settings.notes, follow_outside_symlinks=settings.follow_outside_symlinks, max_bytes=settings.note_max_bytes
+        )
         report.notes_seen = len(loaded.notes)
         report.notes_skipped = [{"note": rel, "reason": why} for rel, why in loaded.skipped]
         report.warnings = list(loaded.warnings)

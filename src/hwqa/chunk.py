@@ -4,6 +4,11 @@ A chunk never spans two sections. It carries its document title and heading path
 part of the text that gets embedded, and it is bounded in tokens of the embedding model; a
 section too long for one chunk is split at paragraph, then sentence, then word boundaries, with
 overlap between consecutive pieces.
+
+Chunks are bounded in characters too: a text counts as at least one token per
+:data:`CHARS_PER_TOKEN` characters, so a "word" with no whitespace (a base64 blob, a 5 MB line)
+is cut into slices of at most ``CHARS_PER_TOKEN * max_tokens`` characters whatever the tokenizer
+says, and a huge text is never handed to the tokenizer at all.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 TokenCounter = Callable[[str], int]
+
+CHARS_PER_TOKEN = 8  # a chunk of max_tokens tokens holds at most CHARS_PER_TOKEN * max_tokens characters
+HEADING_MAX_CHARS = 200  # one heading's text in a chunk's heading path
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
@@ -181,6 +189,26 @@ def pack(text: str, budget: int, overlap: int, count: TokenCounter) -> list[str]
     return pieces
 
 
+def char_bounded(count: TokenCounter, max_tokens: int) -> TokenCounter:
+    """``count``, but never less than one token per :data:`CHARS_PER_TOKEN` characters.
+
+    A text longer than ``CHARS_PER_TOKEN * max_tokens`` characters is over any budget, so its
+    length alone answers and the tokenizer is not run on it (bounded time on multi-megabyte lines).
+    """
+
+    def bounded(text: str) -> int:
+        by_chars = -(-len(text) // CHARS_PER_TOKEN)
+        if by_chars > max_tokens:
+            return by_chars
+        return max(count(text), by_chars)
+
+    return bounded
+
+
+def _short(heading: str) -> str:
+    return heading if len(heading) <= HEADING_MAX_CHARS else heading[:HEADING_MAX_CHARS] + "…"
+
+
 def chunk_markdown(
     markdown: str,
     *,
@@ -195,13 +223,17 @@ def chunk_markdown(
     meta: dict[str, Any] | None = None,
     section_meta: Callable[[tuple[str, ...]], dict[str, Any]] | None = None,
 ) -> list[Chunk]:
-    """Chunk one document. ``max_tokens`` bounds the embedded text (title + heading + body)."""
+    """Chunk one document. ``max_tokens`` bounds the embedded text (title + heading + body).
+
+    Every chunk's text is at most ``CHARS_PER_TOKEN * max_tokens`` characters long.
+    """
     chunks: list[Chunk] = []
+    count_tokens = char_bounded(count_tokens, max_tokens)
     for section in split_sections(markdown, first_line):
         path = section.heading_path
         if path and path[0].casefold() == title.casefold():
             path = path[1:]  # the document's own H1 repeats its title
-        heading = " > ".join(path)
+        heading = " > ".join(_short(h) for h in path)
         probe = Chunk(kind, source, title, heading, "", section.line, 0)
         budget = max(16, max_tokens - count_tokens(probe.embed_text) - 2)
         extra = section_meta(section.heading_path) if section_meta else {}

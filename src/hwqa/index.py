@@ -438,13 +438,42 @@ def quarantine(gen_dir: Path) -> Path:
     return target
 
 
-def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
-    """Make ``gen_dir`` live in one atomic step, then prune all but the ``keep`` newest generations."""
-    write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
-    gens = sorted((p for p in index_dir.glob("gen-*") if p.is_dir()), key=lambda p: p.name)
-    live = gen_dir.name
-    for old in gens[:-keep] if keep > 0 else gens:
-        if old.name != live:
-            shutil.rmtree(old, ignore_errors=True)
+def remove_litter(index_dir: Path) -> list[str]:
+    """Remove what a build killed mid-write or mid-switch left: ``.*.tmp`` files and ``.gen-*.partial`` folders.
+
+    Only the top of the index folder is cleaned, under the build lock (readers never write there).
+    Returns the names removed.
+    """
+    removed: list[str] = []
+    if not index_dir.is_dir():
+        return removed
+    for tmp in index_dir.glob(".*.tmp"):
+        if tmp.is_file() or tmp.is_symlink():
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp.name)
     for partial in index_dir.glob(".gen-*.partial"):
         shutil.rmtree(partial, ignore_errors=True)
+        removed.append(partial.name)
+    return removed
+
+
+def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
+    """Make ``gen_dir`` live in one atomic step, then prune old generations.
+
+    What is kept is decided by what was live, not by name order: the new live generation and
+    (with ``keep`` >= 2) the one that was live just before it, which readers may still hold open.
+    Any other ``gen-*`` folder (older ones, and orphans of builds killed before their switch) is
+    removed, as is the litter :func:`remove_litter` removes.
+    """
+    try:
+        before = current_generation_dir(index_dir)
+    except IndexCorruptError:
+        before = None
+    write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
+    kept = {gen_dir.name}
+    if keep >= 2 and before is not None:
+        kept.add(before.name)
+    for old in index_dir.glob("gen-*"):
+        if old.is_dir() and old.name not in kept:
+            shutil.rmtree(old, ignore_errors=True)
+    remove_litter(index_dir)

@@ -2,6 +2,12 @@
 
 A note that cannot be decoded as UTF-8 (or looks binary) is reported and skipped; a note whose
 front matter is broken is still loaded (body only) with a warning that names the file and line.
+
+Hostile input costs bounded time and memory: front matter is parsed with PyYAML's safe loader
+(no tags that build Python objects), is at most :data:`FM_MAX_CHARS` long, and may expand to at
+most :data:`YAML_MAX_NODES` nodes once its aliases are resolved (an alias bomb is skipped, not
+expanded). Only regular files are read, at most ``max_bytes`` of each; every path is resolved and
+a symlink whose target lies outside the notes folder is skipped unless ``follow_outside_symlinks``.
 """
 
 from __future__ import annotations
@@ -14,10 +20,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import NotesError
+from .errors import HwqaError, NotesError
+from .notefiles import NOTE_MAX_BYTES, NOTE_SUFFIXES, decode_note, iter_note_files, read_note_bytes, scan
 
-NOTE_SUFFIXES = (".md", ".markdown")
-_FM_RE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+__all__ = [
+    "NOTE_MAX_BYTES", "NOTE_SUFFIXES", "LoadReport", "Note", "NoteSkipped", "decode_note", "iter_note_files",
+    "load_notes", "parse_note", "read_note_bytes",
+]
+
+# The opening '---' line, then the shortest text up to a line that is exactly '---' or '...';
+# the text may be empty ('---' right after '---').
+_FM_RE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)(?<![^\n])(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_FM_OPEN_RE = re.compile(r"\A(?:\ufeff)?---[ \t]*(?:\r?\n|\Z)")
+FM_MAX_CHARS = 16_384  # longer front matter is not parsed (the body is still indexed)
+YAML_MAX_NODES = 10_000  # YAML nodes front matter may hold once aliases are expanded
+YAML_MAX_DEPTH = 64  # nesting levels front matter may have
+TITLE_MAX_CHARS = 300
+LIST_MAX_ITEMS = 100  # tags / aliases kept per note
 _HEADING_RE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 
 
@@ -80,52 +99,190 @@ def _as_date(value: Any) -> str | None:
 
 
 def _yaml_error_line(exc: Exception) -> int | None:
+    """0-based line of a YAML error within the front matter text, if PyYAML says where."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    return int(mark.line) + 1 if mark is not None else None
+    return int(mark.line) if mark is not None else None
+
+
+class NoteSkipped(HwqaError):
+    """A note that must not be indexed at all (e.g. hostile front matter); the message is the reason."""
+
+
+class _Budget(Exception):
+    """Front matter over the alias-expansion budget (hostile: the note is skipped)."""
+
+
+class _TooDeep(ValueError):
+    """Front matter nested deeper than :data:`YAML_MAX_DEPTH` (broken: the body is still indexed)."""
+
+
+def _check_nodes(root: Any, rel: str) -> list[str]:
+    """Count ``root``'s nodes with aliases expanded (without expanding them); warn on duplicate keys.
+
+    Raises :class:`_Budget` past :data:`YAML_MAX_NODES` expanded nodes or on a node that contains
+    itself, and :class:`_TooDeep` past :data:`YAML_MAX_DEPTH` levels. Linear in the composed
+    (unexpanded) graph: each node is sized once.
+    """
+    import yaml
+
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
+    warnings: list[str] = []
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            kids = _children(node)
+            sizes[key] = 1 + sum(sizes[id(k)] for k in kids)
+            depths[key] = 1 + max((depths[id(k)] for k in kids), default=0)
+            if sizes[key] > YAML_MAX_NODES:
+                raise _Budget(f"more than {YAML_MAX_NODES:,} YAML nodes once its aliases are expanded")
+            if depths[key] > YAML_MAX_DEPTH:
+                raise _TooDeep(f"front matter is nested more than {YAML_MAX_DEPTH} levels deep")
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise _Budget("an alias that refers to itself")
+        on_path.add(key)
+        stack.append((node, True))
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for k, _ in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.value != "<<":
+                    if k.value in seen:
+                        name = k.value if len(k.value) <= 40 else k.value[:40] + "…"
+                        warnings.append(
+                            f"{rel}:{k.start_mark.line + 2}: duplicate key {name!r} in the front matter; "
+                            "the last value is used"
+                        )
+                    seen.add(k.value)
+        for kid in _children(node):
+            if id(kid) in on_path:
+                raise _Budget("an alias that refers to itself")
+            if id(kid) not in sizes:
+                stack.append((kid, False))
+    return warnings
+
+
+def _children(node: Any) -> list[Any]:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _load_front_matter(text: str, rel: str) -> tuple[Any, list[str]]:
+    """Parse front matter text safely: (data, warnings). Raises :class:`NoteSkipped` for hostile YAML.
+
+    libyaml's composer recurses in C and crashes the process some 30,000 levels deep, so deep
+    nesting is refused before parsing: flow nesting (``[[[``) by a scan of the brackets, and block
+    nesting (``- - -``) because it needs two characters a level and front matter is at most
+    :data:`FM_MAX_CHARS` (libyaml is fine at 12,000 levels; the structure is refused afterwards).
+    """
+    import yaml
+
+    depth = deepest = 0
+    for ch in re.findall(r"[\[\]{}]", text):
+        depth = depth + 1 if ch in "[{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+        if deepest > YAML_MAX_DEPTH:
+            raise _TooDeep(f"front matter is nested more than {YAML_MAX_DEPTH} levels deep")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, []
+        try:
+            warnings = _check_nodes(node, rel)
+        except _Budget as exc:
+            raise NoteSkipped(
+                f"front matter has {exc} (a YAML alias bomb?); fix the front matter to index this note"
+            ) from None
+        return loader.construct_document(node), warnings
+    finally:
+        loader.dispose()
+
+
+def _kind(value: Any) -> str:
+    return "a list" if isinstance(value, list) else "text" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
+def _front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int, list[str]]:
+    """(metadata, body, body_line, warnings) of a note's text. Never raises for bad front matter."""
+    warnings: list[str] = []
+    body = text.lstrip("\ufeff")
+    match = _FM_RE.match(text)
+    if not match:
+        if _FM_OPEN_RE.match(text):
+            warnings.append(f"{rel}:1: front matter is not closed by '---'; read the file as body")
+        return {}, body, 1, warnings
+    body = text[match.end():]
+    body_line = text[: match.end()].count("\n") + 1
+    raw = match.group(1)
+    if len(raw) > FM_MAX_CHARS:
+        warnings.append(f"{rel}:2: front matter is longer than {FM_MAX_CHARS:,} characters; indexed the body only")
+        return {}, body, body_line, warnings
+    try:
+        data, dupes = _load_front_matter(raw, rel)
+    except NoteSkipped:
+        raise
+    except Exception as exc:  # yaml.YAMLError, RecursionError, ValueError from a constructor: keep the body, warn
+        line = _yaml_error_line(exc)
+        where = f"{rel}:{line + 2}" if line is not None else f"{rel}:2"  # +1 for 1-based, +1 for the opening '---'
+        problem, context = getattr(exc, "problem", None), getattr(exc, "context", None)
+        if problem:
+            first = f"{problem} ({context})" if context else str(problem)
+        else:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if len(first) > 200:
+            first = first[:200] + "…"
+        warnings.append(f"{where}: broken front matter ({first}); indexed the body only")
+        return {}, body, body_line, warnings
+    warnings.extend(dupes)
+    if data is None:
+        return {}, body, body_line, warnings
+    if not isinstance(data, dict):
+        warnings.append(
+            f"{rel}:2: front matter must be a mapping (key: value lines), found {_kind(data)}; indexed the body only"
+        )
+        return {}, body, body_line, warnings
+    return data, body, body_line, warnings
+
+
+def _bounded_list(values: tuple[str, ...], rel: str, key: str, warnings: list[str]) -> tuple[str, ...]:
+    if len(values) > LIST_MAX_ITEMS:
+        warnings.append(f"{rel}: kept the first {LIST_MAX_ITEMS} of {len(values)} {key}")
+        values = values[:LIST_MAX_ITEMS]
+    return tuple(v if len(v) <= TITLE_MAX_CHARS else v[:TITLE_MAX_CHARS] + "…" for v in values)
 
 
 def parse_note(text: str, rel: str, path: Path | None = None) -> Note:
-    """Parse one note's text. Never raises for bad front matter: it becomes a warning."""
-    import yaml  # python-frontmatter's YAML backend; imported here to keep start-up light
+    """Parse one note's text. Never raises for bad front matter: it becomes a warning.
 
-    warnings: list[str] = []
-    meta: dict[str, Any] = {}
-    body = text.lstrip("\ufeff")
-    body_line = 1
-    match = _FM_RE.match(text)
-    if match:
-        body = text[match.end():]
-        body_line = text[: match.end()].count("\n") + 1
-        try:
-            import frontmatter
-
-            loaded = frontmatter.loads(text)
-            meta = dict(loaded.metadata)
-        except Exception as exc:  # yaml.YAMLError and friends: keep the body, warn
-            line = _yaml_error_line(exc)
-            where = f"{rel}:{line + 1}" if line is not None else rel  # +1: the opening '---'
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            warnings.append(f"{where}: broken front matter ({first}); indexed the body only")
-            meta = {}
-        else:
-            if not isinstance(meta, dict):
-                warnings.append(f"{rel}:2: front matter is not a mapping; indexed the body only")
-                meta = {}
-        del yaml
-    elif text.startswith("---"):
-        warnings.append(f"{rel}:1: front matter is not closed by '---'; read the file as body")
-
+    The one exception is hostile front matter (an alias bomb): :class:`NoteSkipped`, whose message
+    is the reason the note is not indexed.
+    """
+    meta, body, body_line, warnings = _front_matter(text, rel)
     title = str(meta.get("title") or "").strip()
     if not title:
         heading = _HEADING_RE.search(body)
         title = heading.group(1).strip() if heading else Path(rel).stem.replace("-", " ").replace("_", " ")
+    if len(title) > TITLE_MAX_CHARS:
+        title = title[:TITLE_MAX_CHARS] + "…"
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return Note(
         path=path if path is not None else Path(rel),
         rel=rel,
         title=title,
-        tags=_as_list(meta.get("tags")),
-        aliases=_as_list(meta.get("aliases")),
+        tags=_bounded_list(_as_list(meta.get("tags")), rel, "tags", warnings),
+        aliases=_bounded_list(_as_list(meta.get("aliases")), rel, "aliases", warnings),
         date=_as_date(meta.get("date")),
         draft=_as_bool(meta.get("draft", False)),
         body=body,
@@ -135,23 +292,7 @@ def parse_note(text: str, rel: str, path: Path | None = None) -> Note:
     )
 
 
-def _looks_binary(data: bytes) -> bool:
-    return b"\x00" in data[:8192]
-
-
-def iter_note_files(notes_dir: Path) -> list[Path]:
-    """Every Markdown file under ``notes_dir`` (recursively), skipping hidden folders, sorted."""
-    files: list[Path] = []
-    for p in sorted(notes_dir.rglob("*")):
-        rel_parts = p.relative_to(notes_dir).parts
-        if any(part.startswith(".") for part in rel_parts):
-            continue
-        if p.is_file() and p.suffix.lower() in NOTE_SUFFIXES:
-            files.append(p)
-    return files
-
-
-def load_notes(notes_dir: Path) -> LoadReport:
+def load_notes(notes_dir: Path, *, follow_outside_symlinks: bool = False, max_bytes: int = NOTE_MAX_BYTES) -> LoadReport:
     """Read every note in ``notes_dir``. Raises :class:`NotesError` if the folder is missing or empty."""
     notes_dir = Path(notes_dir)
     if not notes_dir.exists():
@@ -160,26 +301,30 @@ def load_notes(notes_dir: Path) -> LoadReport:
         )
     if not notes_dir.is_dir():
         raise NotesError(f"{notes_dir} is not a folder; point HWQA_NOTES (or --notes) at a folder of .md notes")
+    root = notes_dir.resolve()
     notes: list[Note] = []
     skipped: list[tuple[str, str]] = []
     warnings: list[str] = []
-    for path in iter_note_files(notes_dir):
+    files, linked_dirs = scan(notes_dir)
+    for folder in linked_dirs:
+        skipped.append((folder.relative_to(notes_dir).as_posix(), "symlinked folder, not followed"))
+    for path in files:
         rel = path.relative_to(notes_dir).as_posix()
+        data = read_note_bytes(path, root, follow_outside_symlinks=follow_outside_symlinks, max_bytes=max_bytes)
+        if isinstance(data, str):
+            skipped.append((rel, data))
+            continue
+        text, reason, warning = decode_note(data, rel)
+        if text is None:
+            skipped.append((rel, reason or "not a text note"))
+            continue
         try:
-            data = path.read_bytes()
-        except OSError as exc:
-            skipped.append((rel, f"cannot read: {exc.strerror or exc}"))
+            note = parse_note(text, rel, path)
+        except NoteSkipped as exc:
+            skipped.append((rel, str(exc)))
             continue
-        if _looks_binary(data):
-            skipped.append((rel, "binary file, not a text note"))
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            skipped.append((rel, f"not UTF-8 (bad byte at line {line}); save it as UTF-8 to index it"))
-            continue
-        note = parse_note(text, rel, path)
+        if warning:
+            warnings.append(warning)
         warnings.extend(note.warnings)
         notes.append(note)
     if not notes:

@@ -76,6 +76,12 @@ class Settings:
     llm_model: str = _f("llama3.1", "Model name on the OpenAI-compatible server.")
     llm_api_key: str = _f("", "API key for the OpenAI-compatible server (empty for local servers).")
     llm_timeout: float = _f(120.0, "Seconds to wait for the chat model (slow CPU models need more).")
+    follow_outside_symlinks: bool = _f(
+        False,
+        "Index notes that are symlinks to files outside the notes folder (off: they are skipped with a warning). "
+        "FIFOs, devices and symlink loops are skipped either way.",
+    )
+    note_max_bytes: int = _f(20_000_000, "Largest note file read, in bytes; a bigger one is skipped with a warning.")
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied (``None`` values are ignored), validated."""
@@ -139,6 +145,7 @@ def _validate(s: Settings) -> Settings:
         (s.fetch_max_age >= 0 and s.fetch_host_delay >= 0, "fetch_max_age and fetch_host_delay must be 0 or more"),
         (s.llm_backend in {"builtin", "openai"}, "llm_backend must be 'builtin' or 'openai'"),
         (s.llm_timeout > 0, "llm_timeout must be positive"),
+        (s.note_max_bytes > 0, "note_max_bytes must be positive"),
     ]
     for ok, message in checks:
         if not ok:
