@@ -250,7 +250,10 @@ def prices(
 
     with user_errors():
         settings = settings_from(notes=notes)
-        table = load_price_table(load_notes(settings.notes).notes)
+        loaded = load_notes(
+            settings.notes, follow_outside_symlinks=settings.follow_outside_symlinks, max_bytes=settings.note_max_bytes
+        )
+        table = load_price_table(loaded.notes)
         arguments: dict[str, Any] = {
             k: v
             for k, v in {
