@@ -1,0 +1,422 @@
+"""Everything on a page that is not the article: recognised and removed before rendering.
+
+Three passes over the parsed page, each guarded so that it cannot take the article with it:
+
+1. Structure: scripts, styles, forms, frames, ``<nav>``, ``<aside>``, buttons, dialogs, ARIA
+   landmarks that are not content (``navigation``, ``banner``, ``contentinfo``, ``search``,
+   ``dialog`` ...), site headers and footers, and hidden text (see :mod:`hwqa.extract_hidden`);
+   hidden text is counted.
+2. Names: the chrome of documentation generators and blog platforms by their class/id names
+   (mdBook, Sphinx and its themes, MkDocs Material, Docusaurus, GitBook, Hugo themes, Medium,
+   WordPress: ``_SURE_NAMES``), then generic boilerplate names (sidebar, cookie, breadcrumbs, toc,
+   comments ...). An ``id`` that is only the slug of the element's heading (Sphinx's
+   ``<section id="related-work">``) is not a name. Generic names are trusted less: such an
+   element holding most of the page's text stays unless it is mostly links or lies outside the
+   page's ``<main>``.
+3. Links that are chrome wherever they stand: heading permalinks (``¶``, ``#``), "Edit this page",
+   "View page source", "Skip to content", and previous/next page blocks.
+
+Zero-width and bidi control characters are then removed from the remaining text (and counted).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from bs4 import BeautifulSoup
+from bs4.element import Comment, NavigableString, PreformattedString, Tag
+
+from .extract_hidden import INVISIBLE_RE, HiddenRules
+
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+HEADING_SET = frozenset(HEADINGS)
+PROTECTED = frozenset({"html", "body", "main", "article"})
+
+_ALWAYS_DROP = frozenset(
+    {
+        "script", "style", "noscript", "template", "form", "svg", "iframe", "frame", "frameset", "object",
+        "embed", "canvas", "nav", "aside", "button", "input", "select", "textarea", "dialog", "link", "meta",
+        "head", "menu", "audio", "video", "map", "math", "search",
+    }
+)  # fmt: skip
+# Dropped elements whose text is hidden text (counted), not chrome.
+_HIDDEN_TAGS = frozenset({"noscript", "template"})
+_DROP_ROLES = frozenset(
+    {
+        "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog", "menu",
+        "menubar", "toolbar", "tablist", "tooltip",
+    }
+)  # fmt: skip
+# Class/id names that are chrome on the generator that uses them; matched as a whole class, id
+# or data-testid (lower-case, "_" read as "-").
+_SURE_NAMES = frozenset(
+    {
+        # mdBook (0.4 ids, and 0.5's "mdbook-" prefixed ones)
+        "menu-bar", "mdbook-menu-bar", "menu-bar-hover-placeholder", "mdbook-menu-bar-hover-placeholder",
+        "menu-title", "left-buttons", "right-buttons", "theme-list", "mdbook-theme-list", "theme-popup",
+        "search-wrapper", "mdbook-search-wrapper", "searchbar-outer", "searchresults-outer",
+        "nav-chapters", "mobile-nav-chapters", "nav-wrapper", "nav-wide-wrapper", "mdbook-help-container",
+        "mdbook-help-popup", "sidebar-resize-handle", "mdbook-sidebar-resize-handle", "icon-button",
+        # Sphinx (basic, alabaster, classic, Read the Docs theme, furo, pydata, the Python docs)
+        "sphinxsidebar", "sphinxsidebarwrapper", "headerlink", "searchbox", "this-page-menu",
+        "rst-versions", "rst-footer-buttons", "rst-breadcrumbs-buttons", "wy-nav-side", "wy-nav-top",
+        "wy-breadcrumbs", "wy-breadcrumbs-aside", "wy-side-nav-search", "wy-menu", "wy-menu-vertical",
+        "mobile-header", "sidebar-drawer", "toc-drawer", "related-pages", "bottom-of-page", "back-to-top",
+        "content-icon-container", "edit-this-page", "view-this-page", "theme-toggle-container", "theme-toggle",
+        "bd-header", "bd-header-announcement", "bd-footer", "bd-footer-article", "bd-footer-content",
+        "prev-next-area", "prev-next-footer", "header-article-items", "bd-toc", "bd-sidebar-primary",
+        "bd-sidebar-secondary", "pst-async-banner-revealer", "mobile-nav", "inline-search",
+        "language-switcher-placeholder", "version-switcher-placeholder", "viewcode-link", "copybtn",
+        "readthedocs-flyout",
+        # MkDocs Material (and plain MkDocs)
+        "md-header", "md-tabs", "md-sidebar", "md-search", "md-footer", "md-footer-meta", "md-source",
+        "md-content--button", "md-top", "md-dialog", "md-skip", "md-overlay", "md-version", "md-source-file",
+        "md-announce", "md-banner", "md-consent", "md-clipboard", "md-nav", "md-header--source",
+        "navbar-header", "bs-sidebar", "rst-footer",
+        # Docusaurus
+        "navbar--fixed-top", "navbar-sidebar", "theme-doc-sidebar-container", "pagination-nav",
+        "theme-edit-this-page", "theme-last-updated", "theme-doc-toc-desktop", "theme-doc-toc-mobile",
+        "theme-doc-breadcrumbs", "theme-back-to-top-button", "theme-announcement-bar", "theme-doc-footer",
+        "theme-doc-version-banner", "theme-doc-version-badge", "hash-link", "docsearch", "docsearch-button",
+        "table-of-contents",
+        # GitBook (legacy gitbook-cli and gitbook.com)
+        "book-summary", "book-header", "navigation-prev", "navigation-next", "book-search-input",
+        "book-search-results", "gitbook-link", "site-header", "page-footer",
+        # Hugo themes (docsy, PaperMod, ananke, hugo-book)
+        "td-navbar", "td-sidebar", "td-sidebar-toc", "td-sidebar-nav", "td-page-meta", "td-page-meta--lastmod",
+        "td-toc", "td-breadcrumbs", "td-footer", "td-search", "paginav", "post-nav", "top-link",
+        "logo-switches", "share-buttons", "post-tags", "toc", "book-menu", "book-toc", "book-footer",
+        # Medium
+        "speechify-ignore", "pw-multi-vote-icon", "pw-multi-vote-count", "pw-responses-count", "metabar",
+        # WordPress (classic and block themes, Jetpack)
+        "site-branding", "site-footer", "site-info", "main-navigation", "post-navigation", "posts-navigation",
+        "nav-links", "comments-area", "comment-list", "commentlist", "comment-respond",
+        "widget-area", "sharedaddy", "sd-sharing",
+        "sd-sharing-enabled", "jp-relatedposts", "entry-footer", "edit-link", "post-edit-link",
+        "cookie-law-info-bar", "wp-block-navigation", "wp-block-post-navigation-link", "wp-block-comments",
+        "wp-block-post-comments-form", "wp-block-search", "wp-block-query-pagination", "disqus-thread",
+    }
+)  # fmt: skip
+# Sure chrome when anywhere inside a class/id ("tocCollapsible", "version-switcher__button").
+_SURE_SUBSTRINGS = (
+    "skiplink", "skip-link", "skiptocontent", "skip-to-content", "breadcrumb", "table-of-contents",
+    "tableofcontents", "edit-this-page", "editthispage", "version-switch", "versionswitch", "version-select",
+    "version-picker", "theme-switch", "theme-picker", "theme-toggle", "colormodetoggle", "color-mode-toggle",
+    "back-to-top", "backtotop", "announcement", "lastmod", "last-updated", "lastupdated", "header-anchor",
+    "heading-anchor", "anchorjs", "docsearch", "searchbar", "search-bar", "searchbox", "search-box",
+    "searchresults", "mdbook-help", "keyboard-shortcuts", "shortcuts-help", "feedback--",
+)  # fmt: skip
+# Ids (not classes: "secondary" is also a text style) that are chrome on blog platforms.
+_SURE_IDS = frozenset({"secondary", "colophon", "masthead", "respond", "comments", "disqus-thread", "toc"})
+# Generic boilerplate anywhere inside a class or id ("newsletterBox", "site-sidebar").
+_BOILER_SUBSTRINGS = (
+    "cookie", "consent", "gdpr", "newsletter", "subscribe", "advert", "sponsor", "paywall", "popup", "social",
+    "signup", "sign-up", "sidebar", "pagination", "screen-reader", "sr-only", "visually-hidden", "visuallyhidden",
+)  # fmt: skip
+# Whole words of a class or id that surely mean boilerplate ("related-posts", "comments").
+_BOILER_TOKENS = frozenset(
+    {
+        "related", "comments", "comment", "footer", "masthead", "navbar", "nav", "toolbar", "disqus", "outbrain",
+        "taboola", "sharer", "breadcrumbs", "toc", "search", "navigation", "menubar", "topbar", "pager",
+        "dialog", "drawer", "lightbox",
+    }
+)  # fmt: skip
+# Whole words that often mean boilerplate but also appear on content ("share-enabled",
+# "hero-banner"): such an element goes only if it is mostly links, or short prose without a
+# heading.
+_WEAK_TOKENS = frozenset({"banner", "menu", "share", "sharing", "ad", "ads", "promo", "modal", "overlay", "widget", "tags"})
+
+# Links that are chrome wherever they are.
+_PERMALINK_TEXT = frozenset({"", "¶", "#", "§", "🔗", "∞", "link", "permalink", "permanent link", "anchor",
+                             "link to this heading", "direct link to heading", "copy link"})
+_CHROME_LINK_RE = re.compile(
+    r"^(?:edit|edit (?:this|the) (?:page|doc|file)|edit page|edit on (?:github|gitlab|bitbucket|codeberg)"
+    r"|suggest (?:an )?edits?|suggest changes|improve this (?:page|doc|document)|view (?:page )?source"
+    r"|show source|view source of this page|page source|report (?:an? )?(?:issue|bug|problem)(?: with this page)?"
+    r"|create (?:a |an )?(?:documentation |project )?issue|create child page|print (?:entire section|this (?:page|book))"
+    r"|skip to (?:the )?(?:main )?content|skip to navigation|back to top|go to top|scroll (?:back )?to top"
+    r"|view on github|open in github)$",
+    re.I,
+)
+_PAGER_RE = re.compile(r"^(?:[«‹←<⟵]\s*)?(?:previous|prev|next|older|newer)(?=$|[\s:»›→>])", re.I)
+
+
+def has_descendant(tag: Tag, names: frozenset[str]) -> bool:
+    """Whether any element below ``tag`` has one of ``names`` (faster than ``Tag.find``)."""
+    return any(isinstance(d, Tag) and d.name in names for d in tag.descendants)
+
+
+def attr_text(tag: Tag, name: str) -> str:
+    value = tag.get(name)
+    if value is None:
+        return ""
+    return " ".join(value) if isinstance(value, list) else str(value)
+
+
+def elements(root: Tag) -> list[Tag]:
+    """Every element below ``root`` in document order (much faster than ``find_all(True)``)."""
+    return [d for d in root.descendants if isinstance(d, Tag)]
+
+
+def text_len(node: Tag) -> int:
+    return len(" ".join(node.get_text(" ").split()))
+
+
+def _link_text_len(node: Tag) -> int:
+    return sum(len(" ".join(a.get_text(" ").split())) for a in node.find_all("a"))
+
+
+def _tokens(value: str) -> list[str]:
+    value = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", value)
+    return [t for t in re.split(r"[^a-z0-9]+", value.lower()) if t]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^\w]+", "-", text.strip().lower()).strip("-")
+
+
+def _names(tag: Tag) -> list[str]:
+    """The class names, id and data-testid of ``tag``; an id that merely names the element's
+    heading (``<section id="related-work"><h2>Related work``) is left out."""
+    names = attr_text(tag, "class").split()
+    ident = attr_text(tag, "id").strip()
+    if ident and tag.name not in HEADING_SET and tag.name != "section":
+        heading = next((d for d in tag.descendants if isinstance(d, Tag) and d.name in HEADING_SET), None)
+        if heading is None or _slug(ident) != _slug(heading.get_text(" ")):
+            names.append(ident)
+    testid = attr_text(tag, "data-testid").strip()
+    if testid:
+        names.append(testid)
+    return names
+
+
+def is_main_like(tag: Tag) -> bool:
+    return tag.name in ("main", "article") or attr_text(tag, "role").strip().lower() == "main"
+
+
+def _main_ancestors(soup: BeautifulSoup) -> set[int]:
+    """ids of every element that contains a <main>, <article> or role=main element."""
+    found: set[int] = set()
+    for m in (t for t in elements(soup) if is_main_like(t)):
+        for parent in m.parents:
+            if id(parent) in found:
+                break
+            found.add(id(parent))
+    return found
+
+
+def _inside_main(tag: Tag) -> bool:
+    return any(is_main_like(p) for p in tag.parents)
+
+
+def _gone(tag: Tag) -> bool:
+    # (Tag.decomposed would search the subtree for a <_decomposed> tag: O(n) per call.)
+    return bool(vars(tag).get("_decomposed", False))
+
+
+def _chrome_name(tag: Tag) -> Literal["sure", "strong", "weak"] | None:
+    """How surely the element's names make it chrome."""
+    names = _names(tag)
+    if not names:
+        return None
+    normal = [n.lower().replace("_", "-") for n in names]
+    if any(n in _SURE_NAMES for n in normal):
+        return "sure"
+    ident = attr_text(tag, "id").strip().lower().replace("_", "-")
+    if ident in _SURE_IDS and ident in normal:
+        return "sure"
+    joined = " ".join(normal)
+    if any(s in joined for s in _SURE_SUBSTRINGS):
+        return "sure"
+    if any(s in joined for s in _BOILER_SUBSTRINGS):
+        return "strong"
+    toks = set(_tokens(" ".join(names)))
+    if toks & _BOILER_TOKENS:
+        return "strong"
+    if toks & {"header", "masthead", "topbar"} and not _inside_main(tag):
+        return "strong"  # <div id="header"> is a site header unless inside the article
+    if toks & _WEAK_TOKENS:
+        return "weak"
+    return None
+
+
+def _hidden_has_text(tag: Tag) -> bool:
+    return any(isinstance(s, NavigableString) and not isinstance(s, Comment) and s.strip() for s in tag.descendants)
+
+
+def clean(soup: BeautifulSoup) -> int:
+    """Remove everything that is not article content, in place; return how many pieces of
+    hidden text (hidden elements, comments, ``<template>``/``<noscript>`` with text, zero-width
+    and bidi control characters) were dropped."""
+    hidden_rules = HiddenRules(soup)
+    hidden = 0
+    for node in soup.find_all(string=lambda s: isinstance(s, PreformattedString)):
+        if isinstance(node, Comment) and node.strip():
+            hidden += 1
+        node.extract()  # comments, doctype, CDATA, processing instructions
+    body = soup.body or soup
+    holders = _main_ancestors(soup)
+    total = max(text_len(body), 1)
+
+    def structural(t: Tag) -> bool:
+        nonlocal hidden
+        name = t.name
+        if name in ("html", "body"):
+            return False
+        if name in _ALWAYS_DROP:
+            if name == "head":
+                return True
+            if id(t) in holders:
+                return False
+            if name in _HIDDEN_TAGS and _hidden_has_text(t):
+                hidden += 1
+            # Some sites wrap the whole page in one <form> (ASP.NET): that is content.
+            return not (name == "form" and text_len(t) > 0.5 * total)
+        if hidden_rules.is_hidden(t):
+            if name in PROTECTED and text_len(t) > 0.5 * total:
+                return False  # <main style="visibility:hidden"> until a script runs: the page itself
+            if _hidden_has_text(t):
+                hidden += 1
+            return True
+        if name in PROTECTED:
+            return False
+        if name == "label" and (t.has_attr("for") or t.find(["input", "select"]) is not None):
+            return True  # toggles of menus, search and themes
+        if attr_text(t, "role").strip().lower() in _DROP_ROLES:
+            return id(t) not in holders
+        if name == "footer":
+            return id(t) not in holders
+        if name == "header":
+            # A site header goes; an article's own header (title, date) stays.
+            return id(t) not in holders and not _inside_main(t)
+        return False
+
+    for tag in elements(soup):
+        if not _gone(tag) and structural(tag):
+            tag.decompose()
+
+    _drop_named_chrome(soup, body)
+    _drop_chrome_links(soup)
+    for node in list(soup.find_all(string=INVISIBLE_RE)):
+        text, n = INVISIBLE_RE.subn("", str(node))
+        hidden += n
+        node.replace_with(NavigableString(text))
+    return hidden
+
+
+def _drop_named_chrome(soup: BeautifulSoup, body: Tag) -> None:
+    holders = _main_ancestors(soup)
+    total = max(text_len(body), 1)
+    has_main = any(is_main_like(t) and text_len(t) > 0 for t in elements(body))
+    chosen: list[tuple[Tag, int, bool]] = []  # (element, text outside links, mostly links)
+    sure: list[Tag] = []
+    chosen_ids: set[int] = set()
+    for tag in elements(soup):
+        if tag.name in PROTECTED or is_main_like(tag) or id(tag) in holders:
+            continue
+        kind = _chrome_name(tag)
+        if kind is None or any(id(p) in chosen_ids for p in tag.parents):
+            continue
+        if kind == "sure" or (kind == "strong" and has_main and not _inside_main(tag)):
+            sure.append(tag)
+            chosen_ids.add(id(tag))
+            continue
+        size = text_len(tag)
+        in_links = _link_text_len(tag)
+        linky = in_links > 0.5 * size if size else True
+        if kind == "weak":
+            wanted = linky or (size - in_links < 200 and not has_descendant(tag, HEADING_SET))
+        else:
+            wanted = size < 0.5 * total or linky
+        if wanted:
+            chosen.append((tag, max(size - in_links, 0), linky))
+            chosen_ids.add(id(tag))
+    # Boilerplate is mostly links; if these elements hold most of the page's prose, their
+    # names misled us (e.g. every section is class="share-enabled"): keep all but the menus.
+    prose = max(total - _link_text_len(body), 1)
+    if sum(plain for _, plain, _ in chosen) > 0.5 * prose:
+        chosen = [c for c in chosen if c[2]]
+    for tag in sure + [c[0] for c in chosen]:
+        if not _gone(tag):
+            tag.decompose()
+
+
+def _plain(text: str) -> str:
+    return " ".join(INVISIBLE_RE.sub("", text).split())
+
+
+def _is_permalink(a: Tag) -> bool:
+    href = attr_text(a, "href").strip()
+    if not href.startswith("#"):
+        return False
+    text = _plain(a.get_text(" ")).lower()
+    if text not in _PERMALINK_TEXT:
+        return False
+    names = " ".join(_names(a)).lower()
+    return a.find_parent(list(HEADINGS)) is not None or any(k in names for k in ("anchor", "permalink", "headerlink", "hash-link"))
+
+
+def _is_pager_link(a: Tag) -> bool:
+    rel = attr_text(a, "rel").lower().split()
+    if "prev" in rel or "next" in rel:
+        return True
+    text = _plain(a.get_text(" "))
+    return 0 < len(text) <= 120 and bool(_PAGER_RE.match(text))
+
+
+def _drop_chrome_links(soup: BeautifulSoup) -> None:
+    """Permalinks, "edit this page" style links and previous/next page blocks."""
+    for a in soup.find_all("a"):
+        if _gone(a):
+            continue
+        if _is_permalink(a) or _CHROME_LINK_RE.match(_plain(a.get_text(" "))):
+            a.decompose()
+    holders = _main_ancestors(soup)
+    for tag in elements(soup):
+        if _gone(tag) or tag.name in PROTECTED or is_main_like(tag) or id(tag) in holders:
+            continue
+        if tag.name not in ("div", "nav", "ul", "ol", "p", "section", "footer", "li", "a", "span"):
+            continue
+        links = [tag] if tag.name == "a" else tag.find_all("a")
+        if not 1 <= len(links) <= 4 or not all(_is_pager_link(a) for a in links):
+            continue
+        outside = text_len(tag) - _link_text_len(tag) if tag.name != "a" else 0
+        if outside <= 3 and (tag.name != "a" or "prev" in attr_text(tag, "rel") or "next" in attr_text(tag, "rel")):
+            tag.decompose()
+
+
+def _prose(node: Tag) -> int:
+    return max(text_len(node) - _link_text_len(node), 0)
+
+
+def main_root(soup: BeautifulSoup) -> Tag:
+    """The element holding the article: <main>/role=main, else the <article>, else <body>.
+
+    A short main element is still the article when the rest of the page holds no real prose
+    (a page with one short paragraph must not fall back to indexing its chrome).
+    """
+    body = soup.body or soup
+    body_len = max(text_len(body), 1)
+    body_prose = _prose(body)
+    found = elements(body)
+
+    def enough(best: Tag, size: int) -> bool:
+        if size >= 200 or size >= 0.25 * body_len:
+            return True
+        outside = body_prose - _prose(best)
+        return size > 0 and outside < max(200, 2 * size)
+
+    mains = [t for t in found if t.name != "article" and is_main_like(t)]
+    if mains:
+        best = max(mains, key=text_len)
+        if enough(best, text_len(best)):
+            return best
+    articles = [a for a in found if a.name == "article" and a.find_parent("article") is None]
+    if articles:
+        best = max(articles, key=text_len)
+        size = text_len(best)
+        share = size / max(sum(text_len(a) for a in articles), 1)
+        if (len(articles) == 1 or share >= 0.5) and enough(best, size):
+            return best
+    return body
