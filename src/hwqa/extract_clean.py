@@ -139,6 +139,12 @@ _CHROME_LINK_RE = re.compile(
     r"|view on github|open in github)$",
     re.I,
 )
+# Short blocks that are page furniture whatever their markup ("Last updated 3 months ago").
+_CHROME_TEXT_RE = re.compile(
+    r"^(?:last (?:updated|modified|edited)\b.{0,60}|on this page|in this article|table of contents|contents"
+    r"|was this (?:page |article )?helpful\??|share this(?: article| post)?:?)$",
+    re.I,
+)
 _PAGER_RE = re.compile(r"^(?:[«‹←<⟵]\s*)?(?:previous|prev|next|older|newer)(?=$|[\s:»›→>])", re.I)
 
 
@@ -192,13 +198,18 @@ def _names(tag: Tag) -> list[str]:
 
 
 def is_main_like(tag: Tag) -> bool:
-    return tag.name in ("main", "article") or attr_text(tag, "role").strip().lower() == "main"
+    if tag.name == "main" or attr_text(tag, "role").strip().lower() == "main":
+        return True
+    # WordPress and others wrap each reader comment in an <article class="comment-body">.
+    return tag.name == "article" and "comment" not in f"{attr_text(tag, 'class')} {attr_text(tag, 'id')}".lower()
 
 
 def _main_ancestors(soup: BeautifulSoup) -> set[int]:
-    """ids of every element that contains a <main>, <article> or role=main element."""
+    """ids of every element that contains an outermost <main>, <article> or role=main element
+    (the <article>s inside a <main> do not protect what lies between them and the <main>)."""
     found: set[int] = set()
-    for m in (t for t in elements(soup) if is_main_like(t)):
+    mains = [t for t in elements(soup) if is_main_like(t)]
+    for m in (t for t in mains if not _inside_main(t)):
         for parent in m.parents:
             if id(parent) in found:
                 break
@@ -247,13 +258,13 @@ def _hidden_has_text(tag: Tag) -> bool:
 
 def clean(soup: BeautifulSoup) -> int:
     """Remove everything that is not article content, in place; return how many pieces of
-    hidden text (hidden elements, comments, ``<template>``/``<noscript>`` with text, zero-width
-    and bidi control characters) were dropped."""
+    hidden text were dropped: hidden elements with text, ``<template>``/``<noscript>`` with
+    text, HTML comments of three words or more, and zero-width/bidi control characters."""
     hidden_rules = HiddenRules(soup)
     hidden = 0
     for node in soup.find_all(string=lambda s: isinstance(s, PreformattedString)):
-        if isinstance(node, Comment) and node.strip():
-            hidden += 1
+        if isinstance(node, Comment) and len(node.split()) >= 3:
+            hidden += 1  # a comment holding words ("<!-- .site-header -->" marks markup, not text)
         node.extract()  # comments, doctype, CDATA, processing instructions
     body = soup.body or soup
     holders = _main_ancestors(soup)
@@ -318,6 +329,8 @@ def _drop_named_chrome(soup: BeautifulSoup, body: Tag) -> None:
         kind = _chrome_name(tag)
         if kind is None or any(id(p) in chosen_ids for p in tag.parents):
             continue
+        if tag.name in HEADING_SET and kind != "sure":
+            continue  # a heading's utility classes ("anchorWithStickyNavbar") are no verdict
         if kind == "sure" or (kind == "strong" and has_main and not _inside_main(tag)):
             sure.append(tag)
             chosen_ids.add(id(tag))
@@ -354,7 +367,8 @@ def _is_permalink(a: Tag) -> bool:
     if text not in _PERMALINK_TEXT:
         return False
     names = " ".join(_names(a)).lower()
-    return a.find_parent(list(HEADINGS)) is not None or any(k in names for k in ("anchor", "permalink", "headerlink", "hash-link"))
+    in_heading = a.find_parent(list(HEADINGS)) is not None
+    return in_heading or any(k in names for k in ("anchor", "permalink", "headerlink", "hash-link"))
 
 
 def _is_pager_link(a: Tag) -> bool:
@@ -372,6 +386,12 @@ def _drop_chrome_links(soup: BeautifulSoup) -> None:
             continue
         if _is_permalink(a) or _CHROME_LINK_RE.match(_plain(a.get_text(" "))):
             a.decompose()
+    for tag in soup.find_all(["p", "div", "span", "li", "small"]):
+        if _gone(tag) or has_descendant(tag, HEADING_SET | {"table", "ul", "ol", "pre"}):
+            continue
+        text = _plain(tag.get_text(" "))
+        if len(text) <= 100 and _CHROME_TEXT_RE.match(text):
+            tag.decompose()
     holders = _main_ancestors(soup)
     for tag in elements(soup):
         if _gone(tag) or tag.name in PROTECTED or is_main_like(tag) or id(tag) in holders:
