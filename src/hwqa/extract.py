@@ -31,7 +31,11 @@ from .extract_clean import elements as _elements
 from .extract_clean import has_descendant as _has_descendant
 from .extract_hidden import strip_invisible
 
-__all__ = ["Article", "extract_article", "html_to_markdown", "slugify"]
+__all__ = ["EXTRACTOR_VERSION", "Article", "extract_article", "html_to_markdown", "slugify"]
+
+# Bumped whenever extraction changes what a page yields, so a build reads cached pages again
+# instead of reusing the chunks an older extractor made of them.
+EXTRACTOR_VERSION = 2
 
 log = logging.getLogger(__name__)
 
