@@ -22,10 +22,11 @@ Zero-width and bidi control characters are then removed from the remaining text 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Literal
 
 from bs4 import BeautifulSoup
-from bs4.element import Comment, NavigableString, PreformattedString, Tag
+from bs4.element import Comment, NavigableString, PageElement, PreformattedString, Tag
 
 from .extract_hidden import INVISIBLE_RE, HiddenRules
 
@@ -188,7 +189,8 @@ def _names(tag: Tag) -> list[str]:
     names = attr_text(tag, "class").split()
     ident = attr_text(tag, "id").strip()
     if ident and tag.name not in HEADING_SET and tag.name != "section":
-        heading = next((d for d in tag.descendants if isinstance(d, Tag) and d.name in HEADING_SET), None)
+        near = _first_nodes(tag, 12)  # a section's heading comes first
+        heading = next((d for d in near if isinstance(d, Tag) and d.name in HEADING_SET), None)
         if heading is None or _slug(ident) != _slug(heading.get_text(" ")):
             names.append(ident)
     testid = attr_text(tag, "data-testid").strip()
@@ -379,31 +381,78 @@ def _is_pager_link(a: Tag) -> bool:
     return 0 < len(text) <= 120 and bool(_PAGER_RE.match(text))
 
 
+def _first_nodes(tag: Tag, limit: int) -> Iterator[PageElement]:
+    """The first ``limit`` nodes below ``tag`` in document order (``Tag.descendants`` would
+    first walk the whole subtree to find its end)."""
+    stack: list[PageElement] = list(reversed(tag.contents))
+    for _ in range(limit):
+        if not stack:
+            return
+        node = stack.pop()
+        yield node
+        if isinstance(node, Tag):
+            stack.extend(reversed(node.contents))
+
+
+def _small(tag: Tag, max_nodes: int, max_chars: int) -> tuple[str, list[Tag]] | None:
+    """The text and links of a small element without block children, or None for anything
+    bigger (a bounded walk: these checks run on every element, and must stay linear)."""
+    parts: list[str] = []
+    links: list[Tag] = []
+    size = 0
+    count = 0
+    for d in _first_nodes(tag, max_nodes + 1):
+        count += 1
+        if count > max_nodes:
+            return None
+        if isinstance(d, Tag):
+            if d.name in _SMALL_STOP:
+                return None
+            if d.name == "a":
+                links.append(d)
+        elif isinstance(d, NavigableString) and not isinstance(d, PreformattedString):
+            parts.append(str(d))
+            size += len(d)
+            if size > max_chars:
+                return None
+    return _plain(" ".join(parts)), links
+
+
+_SMALL_STOP = HEADING_SET | {"table", "ul", "ol", "pre", "p", "section", "article", "main", "blockquote"}
+
+
 def _drop_chrome_links(soup: BeautifulSoup) -> None:
-    """Permalinks, "edit this page" style links and previous/next page blocks."""
+    """Permalinks, "edit this page" style links, page furniture ("Last updated ..."), and
+    previous/next page blocks."""
     for a in soup.find_all("a"):
         if _gone(a):
             continue
         if _is_permalink(a) or _CHROME_LINK_RE.match(_plain(a.get_text(" "))):
             a.decompose()
-    for tag in soup.find_all(["p", "div", "span", "li", "small"]):
-        if _gone(tag) or has_descendant(tag, HEADING_SET | {"table", "ul", "ol", "pre"}):
-            continue
-        text = _plain(tag.get_text(" "))
-        if len(text) <= 100 and _CHROME_TEXT_RE.match(text):
-            tag.decompose()
     holders = _main_ancestors(soup)
     for tag in elements(soup):
-        if _gone(tag) or tag.name in PROTECTED or is_main_like(tag) or id(tag) in holders:
+        if _gone(tag) or tag.name not in _PAGER_HOLDERS or id(tag) in holders or is_main_like(tag):
             continue
-        if tag.name not in ("div", "nav", "ul", "ol", "p", "section", "footer", "li", "a", "span"):
+        small = _small(tag, 80, 600)
+        if small is None:
             continue
-        links = [tag] if tag.name == "a" else tag.find_all("a")
+        text, links = small
+        if tag.name != "a" and len(text) <= 100 and _CHROME_TEXT_RE.match(text):
+            tag.decompose()
+            continue
+        if tag.name == "a":
+            rel = attr_text(tag, "rel").lower().split()
+            if "prev" in rel or "next" in rel:
+                tag.decompose()
+            continue
         if not 1 <= len(links) <= 4 or not all(_is_pager_link(a) for a in links):
             continue
-        outside = text_len(tag) - _link_text_len(tag) if tag.name != "a" else 0
-        if outside <= 3 and (tag.name != "a" or "prev" in attr_text(tag, "rel") or "next" in attr_text(tag, "rel")):
+        in_links = sum(len(_plain(a.get_text(" "))) for a in links)
+        if len(text) - in_links <= 3:
             tag.decompose()
+
+
+_PAGER_HOLDERS = frozenset({"div", "nav", "ul", "ol", "p", "section", "footer", "li", "a", "span", "small"})
 
 
 def _prose(node: Tag) -> int:
