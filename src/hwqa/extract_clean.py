@@ -400,10 +400,8 @@ def _small(tag: Tag, max_nodes: int, max_chars: int) -> tuple[str, list[Tag]] | 
     parts: list[str] = []
     links: list[Tag] = []
     size = 0
-    count = 0
-    for d in _first_nodes(tag, max_nodes + 1):
-        count += 1
-        if count > max_nodes:
+    for count, d in enumerate(_first_nodes(tag, max_nodes + 1)):
+        if count >= max_nodes:
             return None
         if isinstance(d, Tag):
             if d.name in _SMALL_STOP:
