@@ -16,7 +16,6 @@ Plain-text pages become a single section titled by their first line (or their UR
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -29,6 +28,10 @@ from .extract_clean import HEADINGS, PROTECTED, clean, main_root
 from .extract_clean import attr_text as _attr_text
 from .extract_clean import elements as _elements
 from .extract_clean import has_descendant as _has_descendant
+from .extract_filter import HEADING_LINE_RE as _HEADING_LINE_RE
+from .extract_filter import filter_blocks as _filter_blocks
+from .extract_filter import squash as _squash
+from .extract_filter import trafilatura_markdown as _trafilatura_markdown
 from .extract_hidden import strip_invisible
 
 __all__ = ["EXTRACTOR_VERSION", "Article", "extract_article", "html_to_markdown", "slugify"]
@@ -36,8 +39,6 @@ __all__ = ["EXTRACTOR_VERSION", "Article", "extract_article", "html_to_markdown"
 # Bumped whenever extraction changes what a page yields, so a build reads cached pages again
 # instead of reusing the chunks an older extractor made of them.
 EXTRACTOR_VERSION = 2
-
-log = logging.getLogger(__name__)
 
 Extractor = Literal["html", "html+trafilatura", "text"]
 
@@ -376,83 +377,6 @@ def _fragment_target(soup: BeautifulSoup, fragment: str) -> Tag | None:
         return nxt if isinstance(nxt, Tag) else None
     prev_heading = target.find_previous(list(_HEADINGS))
     return prev_heading if isinstance(prev_heading, Tag) else None
-
-
-# --------------------------------------------------------------------------------------------
-# trafilatura (optional helper)
-
-
-def _trafilatura_markdown(html: str, url: str) -> str | None:
-    try:
-        import trafilatura
-    except Exception as exc:  # ImportError, or a broken optional dependency of trafilatura
-        log.debug("trafilatura unavailable: %s", exc)
-        return None
-    try:
-        result = trafilatura.extract(
-            html,
-            url=url,
-            output_format="markdown",
-            include_tables=True,
-            include_comments=False,
-            include_links=False,
-            include_images=False,
-            include_formatting=True,
-            favor_recall=True,
-        )
-    except Exception as exc:
-        log.debug("trafilatura failed on %s: %s", url, exc)
-        return None
-    return result if isinstance(result, str) and result.strip() else None
-
-
-def _squash(text: str) -> str:
-    """Letters and digits only, lower-case: compares text across different Markdown renderings."""
-    return re.sub(r"[\W_]+", "", text.lower())
-
-
-_HEADING_LINE_RE = re.compile(r"^#{1,6} ")
-_TABLE_RULE_RE = re.compile(r"^\|(?: --- \|)+$")
-
-
-def _block_units(block: str) -> list[str]:
-    """The pieces of a block that must be found in the reference text for it to be kept."""
-    lines = block.splitlines()
-    if block.startswith("|"):
-        cells = [c for ln in lines if not _TABLE_RULE_RE.match(ln) for c in re.split(r"(?<!\\)\|", ln)]
-        return [c for c in (c.strip() for c in cells) if c]
-    if re.match(r"^(?:-|\d+\.) ", block):
-        return [re.sub(r"^\s*(?:-|\d+\.) ", "", ln) for ln in lines if ln.strip()]
-    if block.startswith("```"):
-        return ["\n".join(lines[1:-1])]
-    return [re.sub(r"^(?:> ?)+", "", block, flags=re.M)]
-
-
-def _filter_blocks(blocks: list[str], reference: str) -> list[str]:
-    """Keep the blocks whose text trafilatura also judged to be content.
-
-    Our rendering keeps the structure (headings, tables, lists); trafilatura is better at telling
-    content from leftover chrome on pages without ``<main>``/``<article>``. A block is kept when
-    most of its pieces occur in trafilatura's text; a heading is kept when the block after it is.
-    """
-    ref = _squash(reference)
-    keep: list[bool] = []
-    for block in blocks:
-        if _HEADING_LINE_RE.match(block):
-            keep.append(False)  # decided below
-            continue
-        units = [u for u in (_squash(u) for u in _block_units(block)) if u]
-        found = sum(1 for u in units if u in ref)
-        keep.append(bool(units) and found >= 0.5 * len(units))
-    for i, block in enumerate(blocks):
-        if _HEADING_LINE_RE.match(block):
-            following = next((j for j in range(i + 1, len(blocks)) if not _HEADING_LINE_RE.match(blocks[j])), None)
-            keep[i] = following is not None and keep[following]
-    # The page's first heading is usually the title: trafilatura keeps it as metadata only.
-    first = next((i for i, b in enumerate(blocks) if _HEADING_LINE_RE.match(b)), None)
-    if first is not None and any(keep[first + 1 :]):
-        keep[first] = True
-    return [b for b, k in zip(blocks, keep, strict=True) if k]
 
 
 # --------------------------------------------------------------------------------------------
