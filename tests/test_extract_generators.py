@@ -44,6 +44,7 @@ FACTS: dict[str, list[str]] = {
         "Set `TB_IO_THREADS=12` on machines with fewer than 16 cores.",
         "## Related work",
         "a 1.7x slowdown when the embedding lookups ran on a 16-core host",
+        "Measured with 8 DataLoader workers on PyTorch 2.1.",  # a footnote (<aside class="footnote">)
         "Pin the data loader to n cores per accelerator.",
         "## Comments and feedback",
         "the 2.5 release will add ARM Neoverse V2 numbers",

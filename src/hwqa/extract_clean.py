@@ -254,6 +254,12 @@ def _chrome_name(tag: Tag) -> Literal["sure", "strong", "weak"] | None:
     return None
 
 
+def _is_note_aside(tag: Tag) -> bool:
+    """Footnotes and citations of the article (docutils writes ``<aside class="footnote">``)."""
+    names = f"{attr_text(tag, 'class')} {attr_text(tag, 'role')}".lower()
+    return any(k in names for k in ("footnote", "citation", "doc-endnote")) and _inside_main(tag)
+
+
 def _hidden_has_text(tag: Tag) -> bool:
     return any(isinstance(s, NavigableString) and not isinstance(s, Comment) and s.strip() for s in tag.descendants)
 
@@ -280,7 +286,7 @@ def clean(soup: BeautifulSoup) -> int:
         if name in _ALWAYS_DROP:
             if name == "head":
                 return True
-            if id(t) in holders:
+            if id(t) in holders or (name == "aside" and _is_note_aside(t)):
                 return False
             if name in _HIDDEN_TAGS and _hidden_has_text(t):
                 hidden += 1
