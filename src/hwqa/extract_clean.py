@@ -261,7 +261,13 @@ def _is_note_aside(tag: Tag) -> bool:
 
 
 def _hidden_has_text(tag: Tag) -> bool:
-    return any(isinstance(s, NavigableString) and not isinstance(s, Comment) and s.strip() for s in tag.descendants)
+    """Whether a hidden element holds words (an icon or a "·" separator is not text)."""
+    return any(
+        isinstance(s, NavigableString) and not isinstance(s, Comment) and _WORD_RE.search(s) for s in tag.descendants
+    )
+
+
+_WORD_RE = re.compile(r"[^\W_]")
 
 
 def clean(soup: BeautifulSoup) -> int:
