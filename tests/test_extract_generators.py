@@ -129,6 +129,15 @@ FACTS: dict[str, list[str]] = {
         "- Batch size went from 64 to 16 per GPU.",
         "- TensorRT 10 replaced ONNX Runtime.",
     ],
+    "vitepress": [
+        "# Flashing the firmware\n",
+        "boots OpenSBI 1.4 from a 16 MB SPI NOR flash; a full flash takes 47 seconds over USB",
+        "## Boot modes\n",
+        "| 01 | microSD |",
+        "| 10 | eMMC |",
+        "vf2flash --port /dev/ttyUSB0",
+        "Hold the BOOT button for 3 seconds to enter recovery mode.",
+    ],
     "wordpress": [
         "# Building a quiet 4-GPU workstation",
         "February 9, 2024",
@@ -174,6 +183,12 @@ def test_headings_keep_their_text_but_lose_permalink_anchors() -> None:
     md = extract_article(read("sphinx_alabaster"), "text/html", "https://x/").markdown
     headings = re.findall(r"^#+ .*$", md, re.M)
     assert headings == ["# Choosing a host CPU", "## Recommended options", "## Related work", "## Comments and feedback"]
+
+
+def test_code_blocks_lose_their_language_label_and_copy_button() -> None:
+    md = extract_article(read("vitepress"), "text/html", "https://x/").markdown
+    assert "```\nvf2flash --port /dev/ttyUSB0\n```" in md
+    assert "\n\nsh\n\n" not in md and "Copy" not in md
 
 
 def test_short_mdbook_page_indexes_its_paragraph_not_the_help_dialog() -> None:

@@ -8,8 +8,8 @@ Three passes over the parsed page, each guarded so that it cannot take the artic
    hidden text is counted.
 2. Names: the chrome of documentation generators and blog platforms by their class/id names
    (mdBook, Sphinx and its themes, MkDocs Material, Docusaurus, GitBook, Hugo themes, Medium,
-   WordPress: ``_SURE_NAMES``), then generic boilerplate names (sidebar, cookie, breadcrumbs, toc,
-   comments ...). An ``id`` that is only the slug of the element's heading (Sphinx's
+   WordPress: see :mod:`hwqa.extract_names`), then generic boilerplate names (sidebar, cookie,
+   breadcrumbs, toc, comments ...). An ``id`` that is only the slug of the element's heading (Sphinx's
    ``<section id="related-work">``) is not a name. Generic names are trusted less: such an
    element holding most of the page's text stays unless it is mostly links or lies outside the
    page's ``<main>``.
@@ -29,6 +29,18 @@ from bs4 import BeautifulSoup
 from bs4.element import Comment, NavigableString, PageElement, PreformattedString, Tag
 
 from .extract_hidden import INVISIBLE_RE, HiddenRules
+from .extract_names import (
+    BOILER_SUBSTRINGS,
+    BOILER_TOKENS,
+    CHROME_LINK_RE,
+    CHROME_TEXT_RE,
+    PAGER_RE,
+    PERMALINK_TEXT,
+    SURE_IDS,
+    SURE_NAMES,
+    SURE_SUBSTRINGS,
+    WEAK_TOKENS,
+)
 
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 HEADING_SET = frozenset(HEADINGS)
@@ -49,106 +61,6 @@ _DROP_ROLES = frozenset(
         "menubar", "toolbar", "tablist", "tooltip",
     }
 )  # fmt: skip
-# Class/id names that are chrome on the generator that uses them; matched as a whole class, id
-# or data-testid (lower-case, "_" read as "-").
-_SURE_NAMES = frozenset(
-    {
-        # mdBook (0.4 ids, and 0.5's "mdbook-" prefixed ones)
-        "menu-bar", "mdbook-menu-bar", "menu-bar-hover-placeholder", "mdbook-menu-bar-hover-placeholder",
-        "menu-title", "left-buttons", "right-buttons", "theme-list", "mdbook-theme-list", "theme-popup",
-        "search-wrapper", "mdbook-search-wrapper", "searchbar-outer", "searchresults-outer",
-        "nav-chapters", "mobile-nav-chapters", "nav-wrapper", "nav-wide-wrapper", "mdbook-help-container",
-        "mdbook-help-popup", "sidebar-resize-handle", "mdbook-sidebar-resize-handle", "icon-button",
-        # Sphinx (basic, alabaster, classic, Read the Docs theme, furo, pydata, the Python docs)
-        "sphinxsidebar", "sphinxsidebarwrapper", "headerlink", "searchbox", "this-page-menu",
-        "rst-versions", "rst-footer-buttons", "rst-breadcrumbs-buttons", "wy-nav-side", "wy-nav-top",
-        "wy-breadcrumbs", "wy-breadcrumbs-aside", "wy-side-nav-search", "wy-menu", "wy-menu-vertical",
-        "mobile-header", "sidebar-drawer", "toc-drawer", "related-pages", "bottom-of-page", "back-to-top",
-        "content-icon-container", "edit-this-page", "view-this-page", "theme-toggle-container", "theme-toggle",
-        "bd-header", "bd-header-announcement", "bd-footer", "bd-footer-article", "bd-footer-content",
-        "prev-next-area", "prev-next-footer", "header-article-items", "bd-toc", "bd-sidebar-primary",
-        "bd-sidebar-secondary", "pst-async-banner-revealer", "mobile-nav", "inline-search",
-        "language-switcher-placeholder", "version-switcher-placeholder", "viewcode-link", "copybtn",
-        "readthedocs-flyout",
-        # MkDocs Material (and plain MkDocs)
-        "md-header", "md-tabs", "md-sidebar", "md-search", "md-footer", "md-footer-meta", "md-source",
-        "md-content--button", "md-top", "md-dialog", "md-skip", "md-overlay", "md-version", "md-source-file",
-        "md-announce", "md-banner", "md-consent", "md-clipboard", "md-nav", "md-header--source",
-        "navbar-header", "bs-sidebar", "rst-footer",
-        # Docusaurus
-        "navbar--fixed-top", "navbar-sidebar", "theme-doc-sidebar-container", "pagination-nav",
-        "theme-edit-this-page", "theme-last-updated", "theme-doc-toc-desktop", "theme-doc-toc-mobile",
-        "theme-doc-breadcrumbs", "theme-back-to-top-button", "theme-announcement-bar", "theme-doc-footer",
-        "theme-doc-version-banner", "theme-doc-version-badge", "hash-link", "docsearch", "docsearch-button",
-        "table-of-contents",
-        # GitBook (legacy gitbook-cli and gitbook.com)
-        "book-summary", "book-header", "navigation-prev", "navigation-next", "book-search-input",
-        "book-search-results", "gitbook-link", "site-header", "page-footer",
-        # Hugo themes (docsy, PaperMod, ananke, hugo-book)
-        "td-navbar", "td-sidebar", "td-sidebar-toc", "td-sidebar-nav", "td-page-meta", "td-page-meta--lastmod",
-        "td-toc", "td-breadcrumbs", "td-footer", "td-search", "paginav", "post-nav", "top-link",
-        "logo-switches", "share-buttons", "post-tags", "toc", "book-menu", "book-toc", "book-footer",
-        # Medium
-        "speechify-ignore", "pw-multi-vote-icon", "pw-multi-vote-count", "pw-responses-count", "metabar",
-        # WordPress (classic and block themes, Jetpack)
-        "site-branding", "site-footer", "site-info", "main-navigation", "post-navigation", "posts-navigation",
-        "nav-links", "comments-area", "comment-list", "commentlist", "comment-respond",
-        "widget-area", "sharedaddy", "sd-sharing",
-        "sd-sharing-enabled", "jp-relatedposts", "entry-footer", "edit-link", "post-edit-link",
-        "cookie-law-info-bar", "wp-block-navigation", "wp-block-post-navigation-link", "wp-block-comments",
-        "wp-block-post-comments-form", "wp-block-search", "wp-block-query-pagination", "disqus-thread",
-    }
-)  # fmt: skip
-# Sure chrome when anywhere inside a class/id ("tocCollapsible", "version-switcher__button").
-_SURE_SUBSTRINGS = (
-    "skiplink", "skip-link", "skiptocontent", "skip-to-content", "breadcrumb", "table-of-contents",
-    "tableofcontents", "edit-this-page", "editthispage", "version-switch", "versionswitch", "version-select",
-    "version-picker", "theme-switch", "theme-picker", "theme-toggle", "colormodetoggle", "color-mode-toggle",
-    "back-to-top", "backtotop", "announcement", "lastmod", "last-updated", "lastupdated", "header-anchor",
-    "heading-anchor", "anchorjs", "docsearch", "searchbar", "search-bar", "searchbox", "search-box",
-    "searchresults", "mdbook-help", "keyboard-shortcuts", "shortcuts-help", "feedback--",
-)  # fmt: skip
-# Ids (not classes: "secondary" is also a text style) that are chrome on blog platforms.
-_SURE_IDS = frozenset({"secondary", "colophon", "masthead", "respond", "comments", "disqus-thread", "toc"})
-# Generic boilerplate anywhere inside a class or id ("newsletterBox", "site-sidebar").
-_BOILER_SUBSTRINGS = (
-    "cookie", "consent", "gdpr", "newsletter", "subscribe", "advert", "sponsor", "paywall", "popup", "social",
-    "signup", "sign-up", "sidebar", "pagination", "screen-reader", "sr-only", "visually-hidden", "visuallyhidden",
-)  # fmt: skip
-# Whole words of a class or id that surely mean boilerplate ("related-posts", "comments").
-_BOILER_TOKENS = frozenset(
-    {
-        "related", "comments", "comment", "footer", "masthead", "navbar", "nav", "toolbar", "disqus", "outbrain",
-        "taboola", "sharer", "breadcrumbs", "toc", "search", "navigation", "menubar", "topbar", "pager",
-        "dialog", "drawer", "lightbox",
-    }
-)  # fmt: skip
-# Whole words that often mean boilerplate but also appear on content ("share-enabled",
-# "hero-banner"): such an element goes only if it is mostly links, or short prose without a
-# heading.
-_WEAK_TOKENS = frozenset({"banner", "menu", "share", "sharing", "ad", "ads", "promo", "modal", "overlay", "widget", "tags"})
-
-# Links that are chrome wherever they are.
-_PERMALINK_TEXT = frozenset({"", "¶", "#", "§", "🔗", "∞", "link", "permalink", "permanent link", "anchor",
-                             "link to this heading", "direct link to heading", "copy link"})
-_CHROME_LINK_RE = re.compile(
-    r"^(?:edit|edit (?:this|the) (?:page|doc|file)|edit page|edit on (?:github|gitlab|bitbucket|codeberg)"
-    r"|suggest (?:an )?edits?|suggest changes|improve this (?:page|doc|document)|view (?:page )?source"
-    r"|show source|view source of this page|page source|report (?:an? )?(?:issue|bug|problem)(?: with this page)?"
-    r"|create (?:a |an )?(?:documentation |project )?issue|create child page|print (?:entire section|this (?:page|book))"
-    r"|skip to (?:the )?(?:main )?content|skip to navigation|back to top|go to top|scroll (?:back )?to top"
-    r"|view on github|open in github)$",
-    re.I,
-)
-# Short blocks that are page furniture whatever their markup ("Last updated 3 months ago").
-_CHROME_TEXT_RE = re.compile(
-    r"^(?:last (?:updated|modified|edited)\b.{0,60}|on this page|in this article|table of contents|contents"
-    r"|was this (?:page |article )?helpful\??|share this(?: article| post)?:?)$",
-    re.I,
-)
-_PAGER_RE = re.compile(r"^(?:[«‹←<⟵]\s*)?(?:previous|prev|next|older|newer)(?=$|[\s:»›→>])", re.I)
-
-
 def has_descendant(tag: Tag, names: frozenset[str]) -> bool:
     """Whether any element below ``tag`` has one of ``names`` (faster than ``Tag.find``)."""
     return any(isinstance(d, Tag) and d.name in names for d in tag.descendants)
@@ -234,22 +146,22 @@ def _chrome_name(tag: Tag) -> Literal["sure", "strong", "weak"] | None:
     if not names:
         return None
     normal = [n.lower().replace("_", "-") for n in names]
-    if any(n in _SURE_NAMES for n in normal):
+    if any(n in SURE_NAMES for n in normal):
         return "sure"
     ident = attr_text(tag, "id").strip().lower().replace("_", "-")
-    if ident in _SURE_IDS and ident in normal:
+    if ident in SURE_IDS and ident in normal:
         return "sure"
     joined = " ".join(normal)
-    if any(s in joined for s in _SURE_SUBSTRINGS):
+    if any(s in joined for s in SURE_SUBSTRINGS):
         return "sure"
-    if any(s in joined for s in _BOILER_SUBSTRINGS):
+    if any(s in joined for s in BOILER_SUBSTRINGS):
         return "strong"
     toks = set(_tokens(" ".join(names)))
-    if toks & _BOILER_TOKENS:
+    if toks & BOILER_TOKENS:
         return "strong"
     if toks & {"header", "masthead", "topbar"} and not _inside_main(tag):
         return "strong"  # <div id="header"> is a site header unless inside the article
-    if toks & _WEAK_TOKENS:
+    if toks & WEAK_TOKENS:
         return "weak"
     return None
 
@@ -323,6 +235,7 @@ def clean(soup: BeautifulSoup) -> int:
 
     _drop_named_chrome(soup, body)
     _drop_chrome_links(soup)
+    _drop_code_labels(soup)
     for node in list(soup.find_all(string=INVISIBLE_RE)):
         text, n = INVISIBLE_RE.subn("", str(node))
         hidden += n
@@ -378,7 +291,7 @@ def _is_permalink(a: Tag) -> bool:
     if not href.startswith("#"):
         return False
     text = _plain(a.get_text(" ")).lower()
-    if text not in _PERMALINK_TEXT:
+    if text not in PERMALINK_TEXT:
         return False
     names = " ".join(_names(a)).lower()
     in_heading = a.find_parent(list(HEADINGS)) is not None
@@ -390,7 +303,7 @@ def _is_pager_link(a: Tag) -> bool:
     if "prev" in rel or "next" in rel:
         return True
     text = _plain(a.get_text(" "))
-    return 0 < len(text) <= 120 and bool(_PAGER_RE.match(text))
+    return 0 < len(text) <= 120 and bool(PAGER_RE.match(text))
 
 
 def _first_nodes(tag: Tag, limit: int) -> Iterator[PageElement]:
@@ -437,7 +350,7 @@ def _drop_chrome_links(soup: BeautifulSoup) -> None:
     for a in soup.find_all("a"):
         if _gone(a):
             continue
-        if _is_permalink(a) or _CHROME_LINK_RE.match(_plain(a.get_text(" "))):
+        if _is_permalink(a) or CHROME_LINK_RE.match(_plain(a.get_text(" "))):
             a.decompose()
     holders = _main_ancestors(soup)
     for tag in elements(soup):
@@ -447,7 +360,7 @@ def _drop_chrome_links(soup: BeautifulSoup) -> None:
         if small is None:
             continue
         text, links = small
-        if tag.name != "a" and len(text) <= 100 and _CHROME_TEXT_RE.match(text):
+        if tag.name != "a" and len(text) <= 100 and CHROME_TEXT_RE.match(text):
             tag.decompose()
             continue
         if tag.name == "a":
@@ -463,6 +376,20 @@ def _drop_chrome_links(soup: BeautifulSoup) -> None:
 
 
 _PAGER_HOLDERS = frozenset({"div", "nav", "ul", "ol", "p", "section", "footer", "li", "a", "span", "small"})
+
+
+def _drop_code_labels(soup: BeautifulSoup) -> None:
+    """The language label beside a code block (``<div class="language-sh"><span>sh</span><pre>``)."""
+    for pre in soup.find_all("pre"):
+        parent = pre.parent
+        if not isinstance(parent, Tag):
+            continue
+        langs = {c.split("-", 1)[1].lower() for c in attr_text(parent, "class").split() if c.startswith("language-")}
+        for sib in list(parent.children):
+            if isinstance(sib, Tag) and sib is not pre and sib.name in ("span", "div", "p") and sib.find("pre") is None:
+                text = _plain(sib.get_text(" ")).lower()
+                if text and (text in langs or text in ("copy", "copy code", "copied!")):
+                    sib.decompose()
 
 
 def _prose(node: Tag) -> int:
