@@ -388,6 +388,7 @@ def test_every_form_of_hidden_text_in_a_page_is_dropped_and_counted() -> None:
         "<noscript><p>SECRET</p></noscript>",
         "<style>.x{display:none}</style><div class=x>SECRET</div>",
         "<style>#y{font-size:0}</style><div id=y>SECRET</div>",
+        '<main style="display:none"><p>SECRET hidden main</p></main><article><p>x</p></article>',
     ],
 )
 def test_each_form_of_hidden_text_is_dropped(hidden: str) -> None:

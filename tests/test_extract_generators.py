@@ -220,6 +220,8 @@ def test_short_main_with_only_chrome_around_it_is_still_the_article() -> None:
         '<main><h1>T</h1><h2 id="navigation">Navigation</h2><p>KEEP GPS navigation chips draw 20 mW.</p></main>',
         # a link in prose that merely starts with "Next" is not a pager
         '<main><h1>T</h1><p>KEEP see <a href="/n">Next.js on GPUs</a> for details.</p></main>',
+        '<main><h1>T</h1><p>KEEP this.</p><ul><li><a href="/n">Next steps: flashing</a></li></ul></main>',
+        '<main><h1>T</h1><p>Intro.</p><p><a href="/g">Next generation KEEP GPUs</a></p></main>',
     ],
 )
 def test_content_named_like_chrome_is_kept(html: str) -> None:

@@ -211,8 +211,6 @@ def clean(soup: BeautifulSoup) -> int:
             # Some sites wrap the whole page in one <form> (ASP.NET): that is content.
             return not (name == "form" and text_len(t) > 0.5 * total)
         if hidden_rules.is_hidden(t):
-            if name in PROTECTED and text_len(t) > 0.5 * total:
-                return False  # <main style="visibility:hidden"> until a script runs: the page itself
             if _hidden_has_text(t):
                 hidden += 1
             return True
@@ -302,8 +300,9 @@ def _is_pager_link(a: Tag) -> bool:
     rel = attr_text(a, "rel").lower().split()
     if "prev" in rel or "next" in rel:
         return True
-    text = _plain(a.get_text(" "))
-    return 0 < len(text) <= 120 and bool(PAGER_RE.match(text))
+    # "Previous" in its own text node, the page title after it; "Next steps" is a title.
+    first = next((str(t) for t in a.strings if _plain(str(t))), "")
+    return len(_plain(a.get_text(" "))) <= 120 and bool(PAGER_RE.match(_plain(first)))
 
 
 def _first_nodes(tag: Tag, limit: int) -> Iterator[PageElement]:

@@ -109,4 +109,9 @@ CHROME_TEXT_RE = re.compile(
     r"|was this (?:page |article )?helpful\??|share this(?: article| post)?:?)$",
     re.I,
 )
-PAGER_RE = re.compile(r"^(?:[«‹←<⟵]\s*)?(?:previous|prev|next|older|newer)(?=$|[\s:»›→>])", re.I)
+# The first words of a previous/next link ("Previous", "« Prev", "Next page →", "Previous:").
+PAGER_RE = re.compile(
+    r"^(?:[«‹←<⟵]\s*)?(?:previous|prev|next|older|newer)(?:\s+(?:page|post|article|chapter|topic|entry))?"
+    r"\s*[:»›→>⟶]*$",
+    re.I,
+)
