@@ -227,3 +227,18 @@ def test_short_main_with_only_chrome_around_it_is_still_the_article() -> None:
 def test_content_named_like_chrome_is_kept(html: str) -> None:
     md = extract_article(html, "text/html", "https://x/").markdown
     assert "KEEP" in md, md
+
+
+def test_tab_labels_inside_the_article_are_kept() -> None:
+    """MkDocs Material and sphinx-design tabs: radio inputs, labels naming each tab, all panels."""
+    html = (
+        '<body><label class="md-header__button" for="__drawer">MENU</label><main><article><h1>Install</h1>'
+        '<div class="tabbed-set" data-tabs="1:2"><input checked id="__tabbed_1_1" name="__tabbed_1" type="radio">'
+        '<input id="__tabbed_1_2" name="__tabbed_1" type="radio"><div class="tabbed-labels">'
+        '<label for="__tabbed_1_1">Linux</label><label for="__tabbed_1_2">Windows</label></div>'
+        '<div class="tabbed-content"><div class="tabbed-block"><p>Run apt install npu-driver.</p></div>'
+        '<div class="tabbed-block"><p>Run the NPU installer as administrator.</p></div></div></div></article></main></body>'
+    )
+    md = extract_article(html, "text/html", "https://x/").markdown
+    assert "Linux" in md and "Windows" in md and "apt install npu-driver" in md and "as administrator" in md
+    assert "MENU" not in md

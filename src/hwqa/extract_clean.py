@@ -216,8 +216,8 @@ def clean(soup: BeautifulSoup) -> int:
             return True
         if name in PROTECTED:
             return False
-        if name == "label" and (t.has_attr("for") or t.find(["input", "select"]) is not None):
-            return True  # toggles of menus, search and themes
+        if name == "label" and (t.find(["input", "select"]) is not None or (t.has_attr("for") and not _inside_main(t))):
+            return True  # toggles of menus, search and themes (a tab's label inside the article stays)
         if attr_text(t, "role").strip().lower() in _DROP_ROLES:
             return id(t) not in holders
         if name == "footer":
