@@ -242,3 +242,17 @@ def test_tab_labels_inside_the_article_are_kept() -> None:
     md = extract_article(html, "text/html", "https://x/").markdown
     assert "Linux" in md and "Windows" in md and "apt install npu-driver" in md and "as administrator" in md
     assert "MENU" not in md
+
+
+def test_inactive_tab_panels_are_content_but_a_lone_hidden_panel_is_not() -> None:
+    """Docusaurus renders the tabs a reader has not clicked with ``hidden``."""
+    tabs = (
+        '<main><h1>Install</h1><div class="tabs-container"><ul role="tablist" class="tabs">'
+        '<li role="tab" aria-selected="true" class="tabs__item">npm</li><li role="tab" class="tabs__item">Yarn</li></ul>'
+        '<div class="margin-top--md"><div role="tabpanel"><pre><code>npm install npu-sdk</code></pre></div>'
+        '<div role="tabpanel" hidden=""><pre><code>yarn add npu-sdk</code></pre></div></div></div>'
+        '<div role="tabpanel" hidden>SECRET not a tab of anything</div></main>'
+    )
+    article = extract_article(tabs, "text/html", "https://x/")
+    assert "npm install npu-sdk" in article.markdown and "yarn add npu-sdk" in article.markdown
+    assert "SECRET" not in article.markdown and article.hidden_dropped == 1

@@ -1,7 +1,8 @@
 """Hidden text in a page: what a reader of the rendered page never sees, so it is never indexed.
 
 An element is hidden by the ``hidden`` attribute (except ``hidden="until-found"``, which the
-browser's find-in-page reveals), ``aria-hidden="true"``, utility classes (``hidden``, ``d-none``),
+browser's find-in-page reveals, and the inactive panels of a set of tabs),
+``aria-hidden="true"``, utility classes (``hidden``, ``d-none``),
 or an inline style: ``display:none``, ``visibility:hidden``, ``opacity:0``, a zero (or < 2 px)
 font size, transparent text, a zero-sized box that clips its overflow, the screen-reader "clip"
 pattern, or positioning far off-screen (``left:-9999px``, ``text-indent:-9999px``,
@@ -140,6 +141,24 @@ def style_hides(d: dict[str, str]) -> str | None:
     return None
 
 
+def _tab_panels(soup: BeautifulSoup) -> set[int]:
+    """ids of the inactive panels of sets of tabs (Docusaurus renders them ``hidden``): a reader
+    opens one with a click, like a ``<details>``, so it is content. Found before any cleaning."""
+    found: set[int] = set()
+
+    def role(node: object) -> str:
+        return _attr(node, "role").strip().lower() if isinstance(node, Tag) else ""
+
+    for panel in (d for d in soup.descendants if role(d) == "tabpanel"):
+        assert isinstance(panel, Tag)
+        # The tab list is a sibling of the panel or of the panel's wrapper.
+        for holder in (panel.parent, panel.parent.parent if panel.parent is not None else None):
+            if isinstance(holder, Tag) and any(role(c) in ("tablist", "tab") for c in holder.children):
+                found.add(id(panel))
+                break
+    return found
+
+
 class HiddenRules:
     """Decides whether an element of one page is hidden (inline style, attributes, the page's
     own ``<style>`` rules for a plain ``.class`` or ``#id``)."""
@@ -148,6 +167,7 @@ class HiddenRules:
         self.classes: dict[str, dict[str, str]] = {}
         self.ids: dict[str, dict[str, str]] = {}
         self._shown: set[str] = set()
+        self.tabs = _tab_panels(soup)
         for style in soup.find_all("style"):
             self._read_css(style.get_text())
 
@@ -196,7 +216,7 @@ class HiddenRules:
         return merged
 
     def is_hidden(self, tag: Tag) -> bool:
-        if tag.has_attr("hidden") and _attr(tag, "hidden").strip().lower() != "until-found":
+        if tag.has_attr("hidden") and _attr(tag, "hidden").strip().lower() != "until-found" and id(tag) not in self.tabs:
             return True
         if _attr(tag, "aria-hidden").strip().lower() == "true":
             return True
