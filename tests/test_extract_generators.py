@@ -13,8 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from hwqa.build import build_index
 from hwqa.chunk import chunk_markdown
+from hwqa.engine import Engine
 from hwqa.extract import extract_article
+from hwqa.settings import load_settings
+
+from .conftest import write_note
+from .helpers_http import LoopbackSite, Reply
 
 FIXTURES = Path(__file__).parent / "fixtures" / "generators"
 
@@ -256,3 +262,29 @@ def test_inactive_tab_panels_are_content_but_a_lone_hidden_panel_is_not() -> Non
     article = extract_article(tabs, "text/html", "https://x/")
     assert "npm install npu-sdk" in article.markdown and "yarn add npu-sdk" in article.markdown
     assert "SECRET" not in article.markdown and article.hidden_dropped == 1
+
+
+def test_a_site_of_generator_pages_is_indexed_without_chrome(tmp_path: Path) -> None:
+    """End to end: every fixture served on loopback, linked from a note, built with the hash
+    embedder. Every page yields chunks, no chunk holds chrome, and the short mdBook page is one
+    chunk holding its paragraph only."""
+    names = [*sorted(FACTS), "mdbook_short"]
+    routes = {f"/{name}.html": Reply(body=read(name)) for name in names}
+    with LoopbackSite(routes) as site:
+        notes = tmp_path / "notes"
+        links = "\n".join(f"* [{name}]({site.url(f'/{name}.html')})" for name in names)
+        write_note(notes, "docs.md", f"# Documentation I read\n\n{links}\n")
+        settings = load_settings(
+            {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "allow_private_hosts": True,
+             "fetch_host_delay": 0.0},
+            env={}, cwd=tmp_path,
+        )
+        report = build_index(settings)
+    assert report.link_counts()["fetched"] == len(names)
+    chunks = [c for c in Engine(settings).generation().all_chunks() if c.kind == "article"]
+    by_page = {name: [c for c in chunks if c.source.endswith(f"/{name}.html")] for name in names}
+    assert all(by_page[name] for name in names), [name for name in names if not by_page[name]]
+    for c in chunks:
+        assert "CHROME" not in f"{c.title}\n{c.heading}\n{c.text}", c.source
+    (short,) = by_page["mdbook_short"]
+    assert short.text == "Errata: the Lumen-7 boost clock is 1.83 GHz, not 1.9 GHz."
