@@ -411,6 +411,8 @@ def test_each_form_of_hidden_text_is_dropped(hidden: str) -> None:
         "<style>@media print {.p{display:none}}</style><div class=p>SHOWN</div>",
         "<style>.tab{display:none}.tab.active{display:block}</style><div class='tab active'>SHOWN</div>",
         "<!-- .entry-content --><p>SHOWN</p>",
+        '<div class="hidden md:block">SHOWN on wide screens (Tailwind)</div>',
+        '<div class="d-none d-lg-block">SHOWN on wide screens (Bootstrap)</div>',
     ],
 )
 def test_text_that_a_reader_sees_is_kept(shown: str) -> None:

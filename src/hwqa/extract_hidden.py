@@ -29,6 +29,8 @@ INVISIBLE_RE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069
 # Whole class names that hide an element (utility CSS).
 _HIDING_CLASSES = frozenset({"hidden", "d-none", "is-hidden", "invisible", "hide", "print-only", "hidden-xs-up"})
 _SHOWN_AT = ("block", "flex", "grid", "inline", "inline-block", "table", "d-block")
+# Tailwind "hidden md:block" and Bootstrap "d-none d-lg-block" show the element on wider screens.
+_BREAKPOINT_SHOWN_RE = re.compile(r"^d-(?:sm|md|lg|xl|xxl)-(?:block|flex|inline|inline-block|inline-flex|table|grid)$")
 _LENGTH_RE = re.compile(r"^([-+]?\d*\.?\d+)\s*(px|pt|pc|em|rem|ex|ch|%|vw|vh|vmin|vmax|cm|mm|in|q)?$")
 _PX = {"px": 1.0, "pt": 1.333, "pc": 16.0, "em": 16.0, "rem": 16.0, "ex": 8.0, "ch": 8.0, "%": 0.16, "vw": 12.8,
        "vh": 8.0, "vmin": 8.0, "vmax": 12.8, "cm": 37.8, "mm": 3.78, "in": 96.0, "q": 0.945}
@@ -224,7 +226,7 @@ class HiddenRules:
             return True
         classes = _attr(tag, "class").split()
         if any(c in _HIDING_CLASSES for c in classes) and not any(
-            ":" in c and c.split(":")[-1] in _SHOWN_AT for c in classes
+            (":" in c and c.split(":")[-1] in _SHOWN_AT) or _BREAKPOINT_SHOWN_RE.match(c) for c in classes
         ):
             return True
         if not (self.classes or self.ids or tag.has_attr("style")):
