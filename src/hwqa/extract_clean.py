@@ -21,6 +21,7 @@ Zero-width and bidi control characters are then removed from the remaining text 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Literal
@@ -145,25 +146,32 @@ def _chrome_name(tag: Tag) -> Literal["sure", "strong", "weak"] | None:
     names = _names(tag)
     if not names:
         return None
+    ident = attr_text(tag, "id").strip()
+    verdict, weak = _names_verdict(tuple(names), ident if ident in names else "")
+    if verdict == "header":
+        # <div id="header"> is a site header unless inside the article
+        return "strong" if not _inside_main(tag) else ("weak" if weak else None)
+    return verdict
+
+
+@functools.lru_cache(maxsize=8192)
+def _names_verdict(names: tuple[str, ...], ident: str) -> tuple[Literal["sure", "strong", "weak", "header"] | None, bool]:
+    """The verdict on a set of class/id names (cached: thousands of elements share a class)."""
     normal = [n.lower().replace("_", "-") for n in names]
-    if any(n in SURE_NAMES for n in normal):
-        return "sure"
-    ident = attr_text(tag, "id").strip().lower().replace("_", "-")
-    if ident in SURE_IDS and ident in normal:
-        return "sure"
+    if any(n in SURE_NAMES for n in normal) or ident.lower().replace("_", "-") in SURE_IDS:
+        return "sure", False
     joined = " ".join(normal)
     if any(s in joined for s in SURE_SUBSTRINGS):
-        return "sure"
+        return "sure", False
     if any(s in joined for s in BOILER_SUBSTRINGS):
-        return "strong"
+        return "strong", False
     toks = set(_tokens(" ".join(names)))
     if toks & BOILER_TOKENS:
-        return "strong"
-    if toks & {"header", "masthead", "topbar"} and not _inside_main(tag):
-        return "strong"  # <div id="header"> is a site header unless inside the article
-    if toks & WEAK_TOKENS:
-        return "weak"
-    return None
+        return "strong", False
+    weak = bool(toks & WEAK_TOKENS)
+    if toks & {"header", "masthead", "topbar"}:
+        return "header", weak
+    return ("weak" if weak else None), weak
 
 
 def _is_note_aside(tag: Tag) -> bool:
