@@ -25,7 +25,7 @@ from . import index as store
 from .chunk import Chunk, chunk_markdown
 from .embed import Embedder, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
-from .extract import extract_article
+from .extract import EXTRACTOR_VERSION, extract_article
 from .fetch import FetchConfig, Fetcher, FetchOutcome
 from .links import find_all_urls
 from .notes import Note, load_notes
@@ -44,6 +44,7 @@ class LinkReport:
     reason: str | None = None
     linked_from: list[str] = field(default_factory=list)
     chunks: int = 0
+    hidden_dropped: int = 0  # hidden elements, comments and invisible characters left out of the page
 
 
 @dataclass
@@ -79,6 +80,7 @@ class BuildReport:
             "cached": counts["from-cache"],
             "failed": counts["failed"],
             "skipped": counts["skipped"],
+            "hidden_dropped": sum(link.hidden_dropped for link in self.links),
             "urls": [asdict(link) for link in self.links],
         }
         data["seconds"] = round(self.seconds, 3)
@@ -371,13 +373,22 @@ def _article_chunks(
             continue
         digest = hashlib.sha256(f"{outcome.content_type}\n{outcome.text}".encode()).hexdigest()
         same = before.get(outcome.url, {})
-        if same.get("sha256") == digest and same.get("notes") == info["notes"] and ("article", outcome.url) in reusable:
+        if (
+            same.get("sha256") == digest
+            and same.get("notes") == info["notes"]
+            and same.get("extractor") == EXTRACTOR_VERSION  # a newer extractor reads the page again
+            and ("article", outcome.url) in reusable
+        ):
             mine = reusable[("article", outcome.url)]
+            record.hidden_dropped = int(same.get("hidden_dropped", 0))
         else:
             mine = _extract_and_chunk(settings, embedder, outcome, info, record)
         record.chunks = len(mine)
         chunks.extend(mine)
-        recorded[outcome.url] = {"sha256": digest, "notes": info["notes"], "chunks": len(mine)}
+        recorded[outcome.url] = {
+            "sha256": digest, "notes": info["notes"], "chunks": len(mine), "hidden_dropped": record.hidden_dropped,
+            "extractor": EXTRACTOR_VERSION,
+        }
     return chunks, recorded
 
 
@@ -391,6 +402,7 @@ def _extract_and_chunk(
     except Exception as exc:  # a page we cannot parse must not stop the build; it is reported
         link.status, link.reason = "failed", f"could not extract the text ({type(exc).__name__}: {exc})"
         return []
+    link.hidden_dropped = article.hidden_dropped
     if not article.markdown.strip():
         link.reason = (link.reason + "; " if link.reason else "") + "no article text found on the page"
         return []

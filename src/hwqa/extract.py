@@ -3,7 +3,8 @@
 HTML is parsed with BeautifulSoup. Everything that is not the article is removed first: scripts,
 styles, forms, frames, navigation, site headers and footers, sidebars, comments, cookie/consent
 banners and other boilerplate recognised by tag, ARIA role or class/id, and hidden elements
-(``hidden``, ``aria-hidden="true"``, ``display:none``, ``visibility:hidden``). The main content
+(see :mod:`hwqa.extract_clean` and :mod:`hwqa.extract_hidden`, which count the hidden text
+left out). The main content
 (``<main>``, ``role="main"`` or the ``<article>``, when there is one) is then rendered in reading
 order: ``#`` headings, paragraphs, ``-`` / ``1.`` list items, Markdown tables, fenced code and
 ``>`` quotes. On pages without ``<main>``/``<article>``, trafilatura (when installed) is run on
@@ -15,7 +16,6 @@ Plain-text pages become a single section titled by their first line (or their UR
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -24,9 +24,21 @@ from urllib.parse import unquote
 from bs4 import BeautifulSoup
 from bs4.element import NavigableString, PageElement, PreformattedString, Tag
 
-__all__ = ["Article", "extract_article", "html_to_markdown", "slugify"]
+from .extract_clean import HEADINGS, PROTECTED, clean, main_root
+from .extract_clean import attr_text as _attr_text
+from .extract_clean import elements as _elements
+from .extract_clean import has_descendant as _has_descendant
+from .extract_filter import HEADING_LINE_RE as _HEADING_LINE_RE
+from .extract_filter import filter_blocks as _filter_blocks
+from .extract_filter import squash as _squash
+from .extract_filter import trafilatura_markdown as _trafilatura_markdown
+from .extract_hidden import strip_invisible
 
-log = logging.getLogger(__name__)
+__all__ = ["EXTRACTOR_VERSION", "Article", "extract_article", "html_to_markdown", "slugify"]
+
+# Bumped whenever extraction changes what a page yields, so a build reads cached pages again
+# instead of reusing the chunks an older extractor made of them.
+EXTRACTOR_VERSION = 2
 
 Extractor = Literal["html", "html+trafilatura", "text"]
 
@@ -47,111 +59,14 @@ class Article:
     markdown: str
     preferred_heading: str | None = None
     extractor: Extractor = "html"
+    hidden_dropped: int = 0  # hidden elements, comments and invisible characters left out
 
 
 # --------------------------------------------------------------------------------------------
-# What counts as boilerplate
+# What the renderer treats as inline text and as blocks
 
-_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-_HEADING_SET = frozenset(_HEADINGS)
-_ALWAYS_DROP = frozenset(
-    {
-        "script",
-        "style",
-        "noscript",
-        "template",
-        "form",
-        "svg",
-        "iframe",
-        "frame",
-        "frameset",
-        "object",
-        "embed",
-        "canvas",
-        "nav",
-        "aside",
-        "button",
-        "input",
-        "select",
-        "textarea",
-        "dialog",
-        "link",
-        "meta",
-        "head",
-        "menu",
-        "audio",
-        "video",
-        "map",
-        "math",
-    }
-)
-_DROP_ROLES = frozenset(
-    {
-        "navigation",
-        "banner",
-        "contentinfo",
-        "complementary",
-        "search",
-        "dialog",
-        "alertdialog",
-        "menu",
-        "menubar",
-        "toolbar",
-        "tablist",
-        "tooltip",
-    }
-)
-# Matched anywhere inside a class or id ("cookieNotice", "gdpr-overlay", "site-sidebar").
-_BOILER_SUBSTRINGS = (
-    "cookie",
-    "consent",
-    "gdpr",
-    "newsletter",
-    "subscribe",
-    "breadcrumb",
-    "sidebar",
-    "advert",
-    "sponsor",
-    "paywall",
-    "popup",
-    "social",
-    "skiplink",
-    "skip-link",
-    "signup",
-    "sign-up",
-    "screen-reader",
-    "sr-only",
-    "visually-hidden",
-    "visuallyhidden",
-    "pagination",
-)
-# Matched as whole words of a class or id ("share-buttons", "menu", "ad", "related posts").
-# Whole words of a class or id that surely mean boilerplate ("related-posts", "comments").
-_BOILER_TOKENS = frozenset(
-    {
-        "related",
-        "comments",
-        "comment",
-        "footer",
-        "masthead",
-        "navbar",
-        "nav",
-        "toolbar",
-        "disqus",
-        "outbrain",
-        "taboola",
-        "sharer",
-        "breadcrumbs",
-    }
-)
-# Whole words that often mean boilerplate but also appear on content ("share-enabled",
-# "hero-banner"): such an element goes only if it is mostly links, or short prose without a
-# heading.
-_WEAK_TOKENS = frozenset({"banner", "menu", "share", "sharing", "ad", "ads", "promo", "modal", "overlay", "widget", "tags"})
-# Whole class names that hide an element (utility CSS).
-_HIDING_CLASSES = frozenset({"hidden", "d-none", "is-hidden", "invisible", "hide", "print-only"})
-_PROTECTED = frozenset({"html", "body", "main", "article"})
-_HIDDEN_STYLE_RE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
+_HEADINGS = HEADINGS
+_PROTECTED = PROTECTED
 _INLINE = frozenset(
     {
         "a",
@@ -194,189 +109,10 @@ _INLINE = frozenset(
     }
 )
 _BLOCKISH = frozenset({"p", "div", "ul", "ol", "table", "pre", "blockquote", "section", "dl", *_HEADINGS})
-_LAYOUT_CELL = frozenset({"p", "ul", "ol", "table", "pre", "blockquote", *_HEADINGS})
-
-
-def _has_descendant(tag: Tag, names: frozenset[str]) -> bool:
-    """Whether any element below ``tag`` has one of ``names`` (faster than ``Tag.find``)."""
-    return any(isinstance(d, Tag) and d.name in names for d in tag.descendants)
-
-
-def _tokens(value: str) -> list[str]:
-    value = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", value)
-    return [t for t in re.split(r"[^a-z0-9]+", value.lower()) if t]
-
-
-def _attr_text(tag: Tag, name: str) -> str:
-    value = tag.get(name)
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return " ".join(value)
-    return str(value)
-
-
-def _is_hidden(tag: Tag) -> bool:
-    if tag.has_attr("hidden"):
-        return True
-    if _attr_text(tag, "aria-hidden").strip().lower() == "true":
-        return True
-    if tag.name == "input" and _attr_text(tag, "type").lower() == "hidden":
-        return True
-    classes = _attr_text(tag, "class").split()
-    if any(c in _HIDING_CLASSES for c in classes) and not any(
-        ":" in c and c.split(":")[-1] in ("block", "flex", "grid", "inline", "inline-block", "table", "d-block") for c in classes
-    ):
-        return True
-    return bool(_HIDDEN_STYLE_RE.search(_attr_text(tag, "style")))
-
-
-def _boilerplate_name(tag: Tag) -> Literal["strong", "weak"] | None:
-    """How surely the element's class/id names it boilerplate: "strong", "weak" or not at all."""
-    names = f"{_attr_text(tag, 'class')} {_attr_text(tag, 'id')}"
-    if not names.strip():
-        return None
-    lowered = names.lower()
-    if any(s in lowered for s in _BOILER_SUBSTRINGS):
-        return "strong"
-    toks = set(_tokens(names))
-    if toks & _BOILER_TOKENS:
-        return "strong"
-    if toks & {"header", "masthead", "topbar"} and not _inside_main(tag):
-        return "strong"  # <div id="header"> is a site header unless inside the article
-    if toks & _WEAK_TOKENS:
-        return "weak"
-    return None
-
-
-def _text_len(node: Tag) -> int:
-    return len(" ".join(node.get_text(" ").split()))
-
-
-def _link_text_len(node: Tag) -> int:
-    return sum(len(" ".join(a.get_text(" ").split())) for a in node.find_all("a"))
-
-
-def _elements(root: Tag) -> list[Tag]:
-    """Every element below ``root`` in document order (much faster than ``find_all(True)``)."""
-    return [d for d in root.descendants if isinstance(d, Tag)]
-
-
-def _is_main_like(tag: Tag) -> bool:
-    return tag.name in ("main", "article") or _attr_text(tag, "role").strip().lower() == "main"
-
-
-def _main_ancestors(soup: BeautifulSoup) -> set[int]:
-    """ids of every element that contains a <main>, <article> or role=main element."""
-    mains = [t for t in _elements(soup) if _is_main_like(t)]
-    found: set[int] = set()
-    for m in mains:
-        for parent in m.parents:
-            if id(parent) in found:
-                break
-            found.add(id(parent))
-    return found
-
-
-def _inside_main(tag: Tag) -> bool:
-    return any(_is_main_like(p) for p in tag.parents)
-
-
-def _gone(tag: Tag) -> bool:
-    # (Tag.decomposed would search the subtree for a <_decomposed> tag: O(n) per call.)
-    return bool(vars(tag).get("_decomposed", False))
-
-
-def _clean(soup: BeautifulSoup) -> None:
-    """Remove everything that is not article content, in place.
-
-    First by structure (tags, ARIA roles, hidden elements), then by class/id names. The name
-    heuristics are guarded: an element holding more than half of the page's text is only dropped
-    if it is mostly links, and if the heuristics together would remove more than half of the
-    text, only the link-heavy candidates go (the names were evidently not boilerplate here).
-    """
-    for node in soup.find_all(string=lambda s: isinstance(s, PreformattedString)):
-        node.extract()  # comments, doctype, CDATA, processing instructions
-    body = soup.body or soup
-
-    holders = _main_ancestors(soup)
-    total = max(_text_len(body), 1)
-
-    def structural(t: Tag) -> bool:
-        name = t.name
-        if name in _PROTECTED:
-            return False
-        if name in _ALWAYS_DROP:
-            if name == "head":
-                return True
-            if id(t) in holders:
-                return False
-            # Some sites wrap the whole page in one <form> (ASP.NET): that is content.
-            return not (name == "form" and _text_len(t) > 0.5 * total)
-        if _is_hidden(t):
-            return True
-        if _attr_text(t, "role").strip().lower() in _DROP_ROLES:
-            return id(t) not in holders
-        if name == "footer":
-            return id(t) not in holders
-        if name == "header":
-            # A site header goes; an article's own header (title, date) stays.
-            return id(t) not in holders and not _inside_main(t)
-        return False
-
-    for tag in _elements(soup):
-        if not _gone(tag) and structural(tag):
-            tag.decompose()
-
-    holders = _main_ancestors(soup)
-    total = max(_text_len(body), 1)
-
-    chosen: list[tuple[Tag, int, bool]] = []  # (element, text outside links, mostly links)
-    chosen_ids: set[int] = set()
-    for tag in _elements(soup):
-        if tag.name in _PROTECTED or _is_main_like(tag) or id(tag) in holders:
-            continue
-        kind = _boilerplate_name(tag)
-        if kind is None or any(id(p) in chosen_ids for p in tag.parents):
-            continue
-        size = _text_len(tag)
-        in_links = _link_text_len(tag)
-        linky = in_links > 0.5 * size if size else True
-        if kind == "weak":
-            wanted = linky or (size - in_links < 200 and not _has_descendant(tag, _HEADING_SET))
-        else:
-            wanted = size < 0.5 * total or linky
-        if wanted:
-            chosen.append((tag, max(size - in_links, 0), linky))
-            chosen_ids.add(id(tag))
-    # Boilerplate is mostly links; if these elements hold most of the page's prose, their
-    # names misled us (e.g. every section is class="share-enabled"): keep all but the menus.
-    prose = max(total - _link_text_len(body), 1)
-    if sum(plain for _, plain, _ in chosen) > 0.5 * prose:
-        chosen = [c for c in chosen if c[2]]
-    for tag, _, _ in chosen:
-        tag.decompose()
-
-
-def _main_root(soup: BeautifulSoup) -> Tag:
-    """The element holding the article: <main>/role=main, else the <article>, else <body>."""
-    body = soup.body or soup
-    body_len = max(_text_len(body), 1)
-    elements = _elements(body)
-    mains = [t for t in elements if t.name != "article" and _is_main_like(t)]
-    if mains:
-        best = max(mains, key=_text_len)
-        size = _text_len(best)
-        if size >= 200 or size >= 0.25 * body_len:
-            return best
-    articles = [a for a in elements if a.name == "article" and a.find_parent("article") is None]
-    if articles:
-        best = max(articles, key=_text_len)
-        size = _text_len(best)
-        share = size / max(sum(_text_len(a) for a in articles), 1)
-        if (len(articles) == 1 or share >= 0.5) and (size >= 200 or size >= 0.25 * body_len):
-            return best
-    return body
+# A table whose cells hold headings or tables lays out a page; one whose cells hold a paragraph
+# or a short list (Sphinx writes <td><p>..</p></td>) is data.
+_LAYOUT_CELL = frozenset({"table", *_HEADINGS})
+_CELL_BLOCKS = frozenset({"p", "ul", "ol", "pre", "blockquote", "div", "dl"})
 
 
 # --------------------------------------------------------------------------------------------
@@ -396,6 +132,15 @@ def _nearest_table(tag: Tag) -> Tag | None:
     while parent is not None and parent.name != "table":
         parent = parent.parent
     return parent
+
+
+def _is_layout_cell(cell: Tag) -> bool:
+    """A cell that holds a page section rather than a value: headings, nested tables, or a lot
+    of text in several blocks."""
+    if _has_descendant(cell, _LAYOUT_CELL):
+        return True
+    blocks = [c for c in cell.children if isinstance(c, Tag) and c.name in _CELL_BLOCKS]
+    return len(blocks) >= 3 or (len(blocks) >= 2 and len(_collapse(cell.get_text(" "))) > 400)
 
 
 class _Renderer:
@@ -527,12 +272,21 @@ class _Renderer:
                 lines.extend(pad + ln if ln else "" for ln in part.splitlines())
         return "\n".join(lines)
 
+    def _cell_text(self, cell: Tag) -> str:
+        """One line for a data cell: its paragraphs and list items joined by spaces."""
+        if not self._has_block(cell):
+            return _collapse(self._inline(cell))
+        parts: list[str] = []
+        self._children(cell, parts)
+        lines = (ln for part in parts for ln in part.splitlines() if not ln.startswith("```"))
+        return _collapse(" ".join(re.sub(r"^\s*(?:-|\d+\.|>)\s+", "", ln) for ln in lines))
+
     def _table(self, table: Tag, out: list[str]) -> None:
         rows = [tr for tr in table.find_all("tr") if _nearest_table(tr) is table]
         cells_by_row = [[c for c in tr.children if isinstance(c, Tag) and c.name in ("th", "td")] for tr in rows]
         cells_by_row = [r for r in cells_by_row if r]
         caption = next((c for c in table.children if isinstance(c, Tag) and c.name == "caption"), None)
-        layout = any(_has_descendant(c, _LAYOUT_CELL) for row in cells_by_row for c in row)
+        layout = any(_is_layout_cell(c) for row in cells_by_row for c in row)
         layout = layout or (bool(cells_by_row) and max(len(r) for r in cells_by_row) == 1)
         if layout or not cells_by_row:
             self._children(table, out)  # a layout table: its cells are ordinary content
@@ -545,7 +299,7 @@ class _Renderer:
         for row in cells_by_row:
             values: list[str] = []
             for cell in row:
-                text = _collapse(self._inline(cell)).replace("|", "\\|")
+                text = self._cell_text(cell).replace("|", "\\|")
                 values.append(text)
                 try:
                     span = int(_attr_text(cell, "colspan") or 1)
@@ -626,83 +380,6 @@ def _fragment_target(soup: BeautifulSoup, fragment: str) -> Tag | None:
 
 
 # --------------------------------------------------------------------------------------------
-# trafilatura (optional helper)
-
-
-def _trafilatura_markdown(html: str, url: str) -> str | None:
-    try:
-        import trafilatura
-    except Exception as exc:  # ImportError, or a broken optional dependency of trafilatura
-        log.debug("trafilatura unavailable: %s", exc)
-        return None
-    try:
-        result = trafilatura.extract(
-            html,
-            url=url,
-            output_format="markdown",
-            include_tables=True,
-            include_comments=False,
-            include_links=False,
-            include_images=False,
-            include_formatting=True,
-            favor_recall=True,
-        )
-    except Exception as exc:
-        log.debug("trafilatura failed on %s: %s", url, exc)
-        return None
-    return result if isinstance(result, str) and result.strip() else None
-
-
-def _squash(text: str) -> str:
-    """Letters and digits only, lower-case: compares text across different Markdown renderings."""
-    return re.sub(r"[\W_]+", "", text.lower())
-
-
-_HEADING_LINE_RE = re.compile(r"^#{1,6} ")
-_TABLE_RULE_RE = re.compile(r"^\|(?: --- \|)+$")
-
-
-def _block_units(block: str) -> list[str]:
-    """The pieces of a block that must be found in the reference text for it to be kept."""
-    lines = block.splitlines()
-    if block.startswith("|"):
-        cells = [c for ln in lines if not _TABLE_RULE_RE.match(ln) for c in re.split(r"(?<!\\)\|", ln)]
-        return [c for c in (c.strip() for c in cells) if c]
-    if re.match(r"^(?:-|\d+\.) ", block):
-        return [re.sub(r"^\s*(?:-|\d+\.) ", "", ln) for ln in lines if ln.strip()]
-    if block.startswith("```"):
-        return ["\n".join(lines[1:-1])]
-    return [re.sub(r"^(?:> ?)+", "", block, flags=re.M)]
-
-
-def _filter_blocks(blocks: list[str], reference: str) -> list[str]:
-    """Keep the blocks whose text trafilatura also judged to be content.
-
-    Our rendering keeps the structure (headings, tables, lists); trafilatura is better at telling
-    content from leftover chrome on pages without ``<main>``/``<article>``. A block is kept when
-    most of its pieces occur in trafilatura's text; a heading is kept when the block after it is.
-    """
-    ref = _squash(reference)
-    keep: list[bool] = []
-    for block in blocks:
-        if _HEADING_LINE_RE.match(block):
-            keep.append(False)  # decided below
-            continue
-        units = [u for u in (_squash(u) for u in _block_units(block)) if u]
-        found = sum(1 for u in units if u in ref)
-        keep.append(bool(units) and found >= 0.5 * len(units))
-    for i, block in enumerate(blocks):
-        if _HEADING_LINE_RE.match(block):
-            following = next((j for j in range(i + 1, len(blocks)) if not _HEADING_LINE_RE.match(blocks[j])), None)
-            keep[i] = following is not None and keep[following]
-    # The page's first heading is usually the title: trafilatura keeps it as metadata only.
-    first = next((i for i, b in enumerate(blocks) if _HEADING_LINE_RE.match(b)), None)
-    if first is not None and any(keep[first + 1 :]):
-        keep[first] = True
-    return [b for b, k in zip(blocks, keep, strict=True) if k]
-
-
-# --------------------------------------------------------------------------------------------
 # Public API
 
 
@@ -716,12 +393,13 @@ def _parse_html(text: str) -> BeautifulSoup:
 def html_to_markdown(html: str) -> str:
     """Clean ``html`` (boilerplate and hidden elements dropped) and render the main content."""
     soup = _parse_html(html)
-    _clean(soup)
-    return _Renderer().render(_main_root(soup))
+    clean(soup)
+    return _Renderer().render(main_root(soup))
 
 
 def _plain_article(text: str, url: str, fragment: str | None) -> Article:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text, hidden = strip_invisible(text)
     lines = text.split("\n")
     title = url
     for i, line in enumerate(lines):
@@ -732,7 +410,7 @@ def _plain_article(text: str, url: str, fragment: str | None) -> Article:
             break
     body = "\n".join("\\" + ln if ln.lstrip().startswith("#") else ln for ln in lines).strip()
     markdown = f"# {title}\n\n{body}" if body else f"# {title}"
-    return Article(url=url, title=title, markdown=markdown, preferred_heading=None, extractor="text")
+    return Article(url=url, title=title, markdown=markdown, preferred_heading=None, extractor="text", hidden_dropped=hidden)
 
 
 def _looks_like_html(text: str) -> bool:
@@ -754,11 +432,11 @@ def extract_article(text: str, content_type: str | None, url: str, fragment: str
         return _plain_article(text, url, fragment)
 
     soup = _parse_html(text)
-    title = _title(soup, url)
+    title = strip_invisible(_title(soup, url))[0]
     target = _fragment_target(soup, fragment) if fragment else None
-    _clean(soup)
+    hidden = clean(soup)
     renderer = _Renderer()
-    root = _main_root(soup)
+    root = main_root(soup)
     try:
         blocks = renderer.blocks(root)
     except RecursionError:  # absurdly deep markup: keep the words, lose the structure
@@ -784,4 +462,6 @@ def extract_article(text: str, content_type: str | None, url: str, fragment: str
         else:
             wanted = unquote(fragment).lower()
             preferred = next((h for h in renderer.heading_order if h in present and slugify(h) == wanted), None)
-    return Article(url=url, title=title, markdown=markdown, preferred_heading=preferred, extractor=extractor)
+    return Article(
+        url=url, title=title, markdown=markdown, preferred_heading=preferred, extractor=extractor, hidden_dropped=hidden
+    )
