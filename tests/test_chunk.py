@@ -86,3 +86,17 @@ def test_chunk_key_depends_on_text_title_and_heading() -> None:
     b = chunks_of("# T\n\n## H2\n\nsame text")[0]
     c = chunks_of("# T\n\n## H\n\nsame text")[0]
     assert a.key != b.key and a.key == c.key
+
+
+def test_a_split_table_repeats_its_header_in_every_piece() -> None:
+    rows = "".join(f"| GPU model {i} with a long description | {i} |\n" for i in range(60))
+    md = f"# Prices\n\nIntro line.\n\n| hardware | usd_per_hour |\n|---|---|\n{rows}\nAfter the table.\n"
+    chunks = chunk_markdown(md, kind="note", source="p.md", title="Prices", max_tokens=64, overlap=8,
+                            count_tokens=lambda t: len(t.split()))
+    with_rows = [c for c in chunks if "| GPU model" in c.text]
+    assert len(with_rows) > 3
+    for c in with_rows:
+        lines = c.text.splitlines()
+        first_row = next(i for i, line in enumerate(lines) if line.startswith("| GPU model"))
+        assert lines[first_row - 2 : first_row] == ["| hardware | usd_per_hour |", "|---|---|"]
+    assert sum(c.text.count("| GPU model") for c in chunks) >= 60

@@ -221,3 +221,17 @@ def test_near_duplicate_passages_are_collapsed(tmp_path: Path) -> None:
     build_index(settings)
     hits = Engine.load(settings).search("How much memory does the Gaudi 3 have?", 5)
     assert len([h for h in hits if "128 GB" in h.chunk.text]) == 1
+
+
+def test_a_chat_model_receives_the_hybrid_passages_numbered(ident_settings: Settings) -> None:
+    from .fake_openai import FakeOpenAI, text
+
+    with FakeOpenAI([text("Thread block clusters [1].")]) as fake:
+        settings = ident_settings.replace(llm_backend="openai", llm_base_url=fake.base_url, llm_model="m")
+        answer = Engine.load(settings).ask("What does sm_90 enable?")
+        prompt = "\n".join(str(m.get("content", "")) for m in fake.requests[0]["messages"] if m["role"] == "user")
+    assert answer.backend == "openai"
+    first = prompt.index("[1]")
+    assert "sm_90, which enables thread block clusters" in prompt[first:]
+    assert prompt.index("sm_90, which enables") < prompt.index("[2]"), "the keyword hit is passage 1"
+    assert answer.citations[0].source == "cuda.md"

@@ -111,7 +111,8 @@ class BuiltinAnswerer:
         if not relevant:
             return not_covered(hits)
         q = parse_question(question)
-        pool = [_Candidate(h, r, s) for r, h in enumerate(relevant[:5]) for s in spans_of(h.chunk.text)]
+        depth = len(relevant) if q.superlative else 5  # a superlative compares every candidate passage
+        pool = [_Candidate(h, r, s) for r, h in enumerate(relevant[:depth]) for s in spans_of(h.chunk.text)]
         if not pool:
             return _passages_only(relevant)
         _score(q, pool)

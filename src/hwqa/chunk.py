@@ -237,11 +237,40 @@ def chunk_markdown(
         probe = Chunk(kind, source, title, heading, "", section.line, 0)
         budget = max(16, max_tokens - count_tokens(probe.embed_text) - 2)
         extra = section_meta(section.heading_path) if section_meta else {}
-        for piece in pack(section.text, budget, overlap, count_tokens):
+        for piece in with_table_headers(section.text, pack(section.text, budget, overlap, count_tokens)):
             chunks.append(
                 Chunk(kind, source, title, heading, piece, section.line, len(chunks), url, {**(meta or {}), **extra})
             )
     return chunks
+
+
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def with_table_headers(section: str, pieces: list[str]) -> list[str]:
+    """Pieces of a split table keep its header: a piece starting mid-table gets the header rows again.
+
+    A table row means little without its column names, for the embedding and for an answer that
+    reads the row as data.
+    """
+    if len(pieces) < 2 or "|" not in section:
+        return pieces
+    headers: dict[str, str] = {}  # row line -> the header and separator lines of its table
+    lines = section.splitlines()
+    current: str | None = None
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            current = None
+        elif i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+            current = f"{line}\n{lines[i + 1]}"
+        elif current is not None and not _TABLE_SEPARATOR.match(line):
+            headers.setdefault(line, current)
+    out = []
+    for piece in pieces:
+        first = next((ln for ln in piece.splitlines() if ln.lstrip().startswith("|")), None)
+        header = headers.get(first) if first is not None else None
+        out.append(piece.replace(first, f"{header}\n{first}", 1) if header and first and header not in piece else piece)
+    return out
 
 
 def iter_sentences(text: str) -> Iterator[str]:

@@ -21,6 +21,7 @@ from .errors import ConfigError, HwqaError, IndexCorruptError
 from .llm import OpenAIAnswerer, Tool
 from .prices import PriceTable
 from .pricetool import PriceTool
+from .question import parse_question
 from .retrieve import Filter, Hit, missing_terms, retrieve
 from .settings import Settings, load_settings
 
@@ -144,7 +145,9 @@ class Engine:
         started = time.perf_counter()
         gen = self.generation()
         t_retrieve = time.perf_counter()
-        hits = retrieve(gen, self.embedder, question, self.settings.top_k, mode=self.settings.retriever, flt=flt)
+        # A superlative ("which GPU has the most memory?") is answered by comparing every candidate: look wider.
+        k = self.settings.top_k * (3 if parse_question(question).superlative else 1)
+        hits = retrieve(gen, self.embedder, question, k, mode=self.settings.retriever, flt=flt)
         t_answer = time.perf_counter()
         answer: Answer | None = None
         missing = missing_terms(gen, question)
