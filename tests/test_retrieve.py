@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -65,7 +66,7 @@ def test_rrf_breaks_ties_by_best_rank_then_id(n: int, rnd: random.Random) -> Non
     # and pairs with equal sums otherwise: the order must still be total and repeatable.
     fused = rrf([ids, list(reversed(ids))])
     assert fused == rrf([list(reversed(ids)), ids])
-    for (a, sa), (b, sb) in zip(fused, fused[1:], strict=False):
+    for (a, sa), (b, sb) in itertools.pairwise(fused):
         if sa == sb:
             best_a = min(ids.index(a), n - 1 - ids.index(a))
             best_b = min(ids.index(b), n - 1 - ids.index(b))
