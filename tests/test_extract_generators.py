@@ -317,3 +317,17 @@ def test_real_sphinx_pages_from_the_python_docs_keep_their_words_and_lose_their_
         kept = set(re.findall(r"\w{4,}", md))
         lost = [w for w in words if w not in kept]
         assert len(lost) <= 0.02 * len(words), f"{page.name}: lost {lost[:12]}"
+
+
+def test_honkit_text_inside_the_search_results_container_is_kept() -> None:
+    html = """<html><head><title>Pricing · Cloud docs</title></head><body><div class="book">
+    <div class="book-summary"><nav role="navigation"><ul class="summary"><li class="chapter active">CHROME menu</li></ul></nav></div>
+    <div class="book-body"><div class="body-inner"><div class="page-wrapper" tabindex="-1" role="main">
+    <div class="page-inner"><div id="book-search-results"><div class="search-noresults">
+    <section class="normal markdown-section"><h1 id="pricing">Pricing</h1>
+    <p>The t2l.small instance costs $0.85 per hour and is the cheapest one we rent.</p></section></div>
+    <div class="search-results"><div class="has-results"><h1 class="search-results-title">CHROME results</h1></div></div>
+    </div></div></div></div></div></div></body></html>"""
+    article = extract_article(html, "text/html", "http://docs.example/pricing.html", None)
+    assert "t2l.small instance costs $0.85 per hour" in article.markdown
+    assert "CHROME" not in article.markdown

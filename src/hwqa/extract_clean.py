@@ -123,8 +123,12 @@ def _main_ancestors(soup: BeautifulSoup) -> set[int]:
     """ids of every element that contains an outermost <main>, <article> or role=main element
     (the <article>s inside a <main> do not protect what lies between them and the <main>)."""
     found: set[int] = set()
-    mains = [t for t in elements(soup) if is_main_like(t)]
-    for m in (t for t in mains if not _inside_main(t)):
+    everything = elements(soup)
+    mains = [t for t in everything if is_main_like(t)]
+    # GitBook and HonKit put the page's text in <section class="markdown-section"> inside the
+    # #book-search-results container (their search swaps it out): that container is no chrome.
+    texts = [t for t in everything if "markdown-section" in attr_text(t, "class").split()]
+    for m in [t for t in mains if not _inside_main(t)] + texts:
         for parent in m.parents:
             if id(parent) in found:
                 break

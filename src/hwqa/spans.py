@@ -17,7 +17,8 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_SEP = re.compile(r"^\|?[\s:|-]+\|?$")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
-_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|`)")
+# Paired emphasis only: a lone "*" (a signature's "*, key=...", "2 * 3") is text.
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=[^\s*,)])(.+?)(?<=[^\s*])\*(?![\w*])|`([^`]*)`")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
@@ -25,7 +26,7 @@ def clean_markdown(text: str) -> str:
     """Plain sentence text: links become their text, emphasis and list markers go."""
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _AUTOLINK.sub(lambda m: m.group(1), text)
-    text = _EMPHASIS.sub("", text)
+    text = _EMPHASIS.sub(lambda m: next(g for g in (m.group(2), m.group(3), m.group(4)) if g is not None), text)
     text = _LIST_ITEM.sub("", text)
     return re.sub(r"\s+", " ", text).strip()
 
