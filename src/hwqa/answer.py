@@ -90,7 +90,11 @@ class Answer:
 
 def clean_markdown(text: str) -> str:
     """Plain sentence text: links become their text, emphasis and list markers go."""
-    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    for _ in range(8):  # nested links and images ([![a](x.png)](url)) unwrap one level per pass
+        unwrapped = _MD_LINK.sub(lambda m: m.group(1), text)
+        if unwrapped == text:
+            break
+        text = unwrapped
     text = _AUTOLINK.sub(lambda m: m.group(1), text)
     text = _EMPHASIS.sub("", text)
     text = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", text)

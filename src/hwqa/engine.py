@@ -22,11 +22,14 @@ from .llm import OpenAIAnswerer, Tool
 from .pricequery import PriceQuery, parse_price_question
 from .prices import PriceTable
 from .retrieve import Hit, retrieve
+from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
 
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
 
 __all__ = ["BuildReport", "Engine", "build_index", "load_settings"]
+
+install_log_redaction()  # no API-key-shaped string from notes or pages reaches a log
 
 
 PRICE_TOOL = "price_calculator"
@@ -155,10 +158,11 @@ class Engine:
                 if isinstance(item, Answer):
                     answer = item
                 else:
-                    yield item
+                    yield neutralise(item, [h.chunk.url for h in hits])
         else:
             answer = self._builtin(self.answerer, gen, question, history, hits)
         assert answer is not None
+        answer = neutralise_answer(answer)  # no live image, raw HTML or outside link reaches a reader
         done = time.perf_counter()
         answer.timings = {
             "load": t_retrieve - started,

