@@ -154,7 +154,7 @@ def session(url: str, endpoint: str, stop: threading.Event, figures: Figures, of
             figures.add(time.perf_counter() - started, message, rejected="queue is full" in message.lower())
             continue
         text = result if isinstance(result, str) else str(result)
-        failed = text.startswith("⚠️") or "[" not in text and "notes don't cover" not in text
+        failed = text.startswith("⚠️") or ("[" not in text and "notes don't cover" not in text)
         figures.add(time.perf_counter() - started, f"answer: {text[:200]}" if failed else None)
     close = getattr(client, "close", None)
     if callable(close):
