@@ -288,6 +288,12 @@ def test_the_api_key_never_appears_in_errors(hostile_env: Settings, obedient: Fa
     assert API_KEY[:12] not in result.stderr
 
 
+def test_config_and_settings_do_not_show_the_api_key(hostile_env: Settings) -> None:
+    result = runner.invoke(app, ["config"])
+    assert result.exit_code == 0 and "llm_api_key" in result.stdout and "(set, hidden)" in result.stdout
+    assert API_KEY not in result.stdout and API_KEY not in repr(hostile_env)
+
+
 def test_keys_in_notes_and_urls_are_not_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = f"/busy?token={NOTE_KEY}&aws={AWS_KEY}"
     with LoopbackSite({path: PageReply(status=503, headers={"Retry-After": "0"})}) as site:
