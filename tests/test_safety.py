@@ -142,3 +142,14 @@ def test_redact_keys_in_logs(caplog: pytest.LogCaptureFixture) -> None:
     assert caplog.records and all(key not in r.getMessage() and aws not in r.getMessage() for r in caplog.records)
     assert "hunter2-secret" not in caplog.text
     assert isinstance(logging.getLogger("hwqa").filters[0], RedactingFilter)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [" " * 50 + "x", "> - " * 5000 + "x", "[" * 30000, "<a " * 10000, "<script " * 5000, "![a](" * 10000,
+     "<!-- " * 5000, "http://" * 10000, "[a](b" + "(c)" * 10000, "<http:" * 10000],
+    ids=lambda t: repr(t[:6]),
+)
+def test_long_hostile_inputs_stay_cheap_and_inert(text: str) -> None:
+    # These once took exponential or quadratic time (a suite that hangs here has found a regression).
+    assert_inert(neutralise(text, ALLOWED))

@@ -434,11 +434,26 @@ def flatten_content(content: object) -> str:
     return ""
 
 
-_HIDDEN_ELEMENT = re.compile(
-    r"<\s*([A-Za-z][A-Za-z0-9]*)\b[^>]*?(?:\bhidden\b|aria-hidden\s*=\s*[\"']?true|display\s*:\s*none|visibility\s*:\s*hidden"
-    r"|font-size\s*:\s*0)[^>]*>.*?(?:<\s*/\s*\1\s*>|\Z)",
-    re.I | re.S,
+_OPEN_TAG = re.compile(r"<\s*([A-Za-z][A-Za-z0-9]*)\b([^<>]*)>")
+_HIDDEN_ATTR = re.compile(
+    r"(?i)\bhidden\b|aria-hidden\s*=\s*[\"']?true|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])"
 )
+
+
+def drop_hidden_html(text: str) -> str:
+    """``text`` without HTML elements marked hidden (``hidden``, ``aria-hidden``, ``display:none``...), content included."""
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    for match in _OPEN_TAG.finditer(text):
+        if match.start() < pos or not _HIDDEN_ATTR.search(match.group(2)):
+            continue
+        out.append(text[pos : match.start()])
+        close = re.compile(rf"<\s*/\s*{re.escape(match.group(1))}\s*>", re.I).search(text, match.end())
+        pos = close.end() if close else len(text)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def new_boundary() -> str:
@@ -448,7 +463,7 @@ def new_boundary() -> str:
 
 def quote(text: str, boundary: str, urls: Sequence[str | None] = ()) -> str:
     """Passage text as inert data: hidden HTML dropped, markup neutralised, the boundary token removed."""
-    text = _HIDDEN_ELEMENT.sub("", text)
+    text = drop_hidden_html(text)
     text = neutralise(text, urls)
     while boundary in text:
         text = text.replace(boundary, "[boundary]")

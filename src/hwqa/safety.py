@@ -38,7 +38,7 @@ _MAX_ROUNDS = 12
 # HTML elements whose content must go with them (code, styles, frames, vector images, templates).
 _DROP_WITH_CONTENT = re.compile(
     r"<\s*(script|style|template|iframe|frame|frameset|svg|math|noscript|object|embed|textarea|xmp|noembed|noframes|title|select|applet)"
-    r"\b[^>]*>.*?(?:<\s*/\s*\1\s*>|\Z)",
+    r"\b[^<>]*>.*?(?:<\s*/\s*\1\s*>|\Z)",
     re.I | re.S,
 )
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
@@ -57,7 +57,7 @@ _TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
 _INLINE = re.compile(r"(!?)\[([^\[\]]*)\]\(\s*" + _DEST + _TITLE + r"\s*\)")
 # [label]: destination -- a reference definition (what [text][label] and ![alt][label] point to)
 _REF_DEF = re.compile(
-    r"^((?:[ \t]*(?:>|[-*+]|\d{1,9}[.)])?)*[ \t]*)\[([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|\S+)[^\n]*$", re.M
+    r"^((?:[ \t]*(?:>|[-*+]|\d{1,9}[.)]))*[ \t]*)\[([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|\S+)[^\n]*$", re.M
 )
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 # Anything left that a renderer could read as an image.
