@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from html.parser import HTMLParser
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from hwqa.answer import clean_markdown
+from hwqa.answer import Answer, clean_markdown
 from hwqa.safety import RedactingFilter, install_log_redaction, neutralise, redact
 
 ALLOWED = ["https://example.com/tpu", "http://docs.example.org/a"]
@@ -153,3 +154,42 @@ def test_redact_keys_in_logs(caplog: pytest.LogCaptureFixture) -> None:
 def test_long_hostile_inputs_stay_cheap_and_inert(text: str) -> None:
     # These once took exponential or quadratic time (a suite that hangs here has found a regression).
     assert_inert(neutralise(text, ALLOWED))
+
+
+HOSTILE_TITLE_NOTE = """
+---
+title: "GPU notes ![t](http://outside.example/title.png) <img src=x onerror=alert(1)>"
+tags: [gpu]
+---
+# Prices [![a](http://outside.example/x.png)](http://outside.example/y) <iframe src=http://outside.example/></iframe>
+
+A Tesla P100 costs $1.46 per hour on demand [![b](http://outside.example/p.png)](http://outside.example/q).
+See <img src="http://outside.example/i.png"> and [the offer](http://outside.example/offer) for details.
+"""
+
+
+@pytest.mark.parametrize("min_score", [0.0, 0.99], ids=["answered", "not-covered"])
+def test_builtin_answers_and_their_sources_are_clean(tmp_path: Any, min_score: float) -> None:
+    from hwqa.engine import Engine, build_index
+    from hwqa.settings import load_settings
+
+    from .conftest import write_note
+
+    notes = tmp_path / "notes"
+    write_note(notes, "gpu.md", HOSTILE_TITLE_NOTE)
+    settings = load_settings(
+        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False,
+         "min_score": min_score},
+        env={}, cwd=tmp_path,
+    )
+    build_index(settings)
+    items = list(Engine.load(settings).stream("How much does a Tesla P100 cost per hour?"))
+    answer = items[-1]
+    assert isinstance(answer, Answer) and answer.citations
+    texts = [i for i in items if isinstance(i, str)] + [answer.text]
+    for citation in answer.citations:
+        texts += [citation.title, citation.heading, citation.text, citation.label()]
+    for text in texts:
+        assert_inert(text)
+        assert "outside.example/" not in text.replace("outside[.]example/", "")
+    assert "(image: t)" in answer.citations[0].title
