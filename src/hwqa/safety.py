@@ -17,21 +17,33 @@ unexpected:
 
 Nested constructs (``[![a](x.png)](http://outside/y)``) are rewritten until nothing changes.
 
-:func:`redact` and :class:`RedactingFilter` keep API-key-shaped strings out of log records.
+:func:`redact` and :class:`RedactingFilter` keep API-key-shaped strings out of log records;
+:func:`drop_hidden_html` removes elements marked hidden before text is shown to a chat model, and
+:func:`schema_problems` checks a chat model's tool arguments against the tool's JSON schema.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .answer import Answer
 
-__all__ = ["RedactingFilter", "allowed_hosts", "install_log_redaction", "neutralise", "neutralise_answer", "redact"]
+__all__ = [
+    "RedactingFilter",
+    "allowed_hosts",
+    "drop_hidden_html",
+    "install_log_redaction",
+    "neutralise",
+    "neutralise_answer",
+    "redact",
+    "schema_problems",
+]
 
 _MAX_ROUNDS = 12
 
@@ -272,3 +284,90 @@ def install_log_redaction(secrets: Iterable[str] = (), root: str = "hwqa") -> Re
         if shared not in logger.filters:
             logger.addFilter(shared)
     return shared
+
+
+# -- hidden HTML (for what is shown to a chat model) -------------------------------------------
+
+
+_OPEN_TAG = re.compile(r"<\s*([A-Za-z][A-Za-z0-9]*)\b([^<>]*)>")
+_HIDDEN_ATTR = re.compile(
+    r"(?i)\bhidden\b|aria-hidden\s*=\s*[\"']?true|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])"
+)
+
+
+def drop_hidden_html(text: str) -> str:
+    """``text`` without HTML elements marked hidden (``hidden``, ``aria-hidden``, ``display:none``...), content included."""
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    for match in _OPEN_TAG.finditer(text):
+        if match.start() < pos or not _HIDDEN_ATTR.search(match.group(2)):
+            continue
+        out.append(text[pos : match.start()])
+        close = re.compile(rf"<\s*/\s*{re.escape(match.group(1))}\s*>", re.I).search(text, match.end())
+        pos = close.end() if close else len(text)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# -- tool arguments ----------------------------------------------------------------------------
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+def schema_problems(schema: Mapping[str, Any], value: object, where: str = "arguments") -> list[str]:
+    """What is wrong with ``value`` under the JSON-schema subset tools use (type, required, properties,
+    additionalProperties, enum, minimum/maximum, exclusiveMinimum/Maximum, maxLength, items, min/maxItems)."""
+    problems: list[str] = []
+    kind = schema.get("type")
+    if isinstance(kind, str) and kind in _JSON_TYPES:
+        ok = isinstance(value, _JSON_TYPES[kind]) and not (kind in ("number", "integer") and isinstance(value, bool))
+        if kind == "number" and isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            ok = False
+        if not ok:
+            shown = json.dumps(value, default=str)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            return [f"{where} must be a{'n' if kind[0] in 'aeiou' else ''} {kind}, not {shown}"]
+    if "enum" in schema and value not in schema["enum"]:
+        problems.append(f"{where} must be one of {', '.join(map(str, schema['enum']))}")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            problems.append(f"{where} must be at least {schema['minimum']}")
+        if "maximum" in schema and value > schema["maximum"]:
+            problems.append(f"{where} must be at most {schema['maximum']}")
+        if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+            problems.append(f"{where} must be more than {schema['exclusiveMinimum']}")
+        if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
+            problems.append(f"{where} must be less than {schema['exclusiveMaximum']}")
+    if isinstance(value, str) and "maxLength" in schema and len(value) > schema["maxLength"]:
+        problems.append(f"{where} must be at most {schema['maxLength']} characters")
+    if isinstance(value, list):
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            problems.append(f"{where} must have at least {schema['minItems']} items")
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            problems.append(f"{where} must have at most {schema['maxItems']} items")
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            for i, item in enumerate(value[:100]):
+                problems += schema_problems(items, item, f"{where}[{i}]")
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        for key in schema.get("required", []):
+            if key not in value:
+                problems.append(f"{key} is required")
+        for key, item in value.items():
+            if key in properties:
+                problems += schema_problems(properties[key], item, str(key))
+            elif schema.get("additionalProperties") is False:
+                problems.append(f"unknown argument {str(key)[:40]!r}")
+    return problems
