@@ -193,3 +193,38 @@ def test_builtin_answers_and_their_sources_are_clean(tmp_path: Any, min_score: f
         assert_inert(text)
         assert "outside.example/" not in text.replace("outside[.]example/", "")
     assert "(image: t)" in answer.citations[0].title
+
+
+PRICE_NOTE_WITH_SOURCES = """
+---
+title: Cloud prices
+tags: [prices]
+---
+# Price table
+
+| hardware | provider | type | usd_per_hour | speed | source |
+|---|---|---|---|---|---|
+| P100 | GCP | gpu | 1.46 | 0.5 | https://cloud.google.com/gpu-pricing |
+| TPU v3 | GCP | tpu | 8.00 | 8.0 | https://cloud.google.com/tpu/pricing |
+
+Compare with [a reseller](http://reseller.example/deal) ![banner](http://reseller.example/b.png).
+"""
+
+
+def test_price_answers_keep_their_table_sources_live(tmp_path: Any) -> None:
+    from hwqa.engine import Engine, build_index
+    from hwqa.settings import load_settings
+
+    from .conftest import write_note
+
+    write_note(tmp_path / "notes", "prices.md", PRICE_NOTE_WITH_SOURCES)
+    settings = load_settings(
+        {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False},
+        env={}, cwd=tmp_path,
+    )
+    build_index(settings)
+    answer = Engine.load(settings).ask("TPU or GPU for my budget of $500?")
+    assert answer.tool_calls, "answered by the price calculator"
+    joined = answer.text + "\n".join(c.text for c in answer.citations)
+    assert "source https://cloud.google.com/tpu/pricing" in joined, "the price table's own sources stay usable"
+    assert "http://reseller.example" not in joined and "![" not in joined

@@ -216,12 +216,29 @@ def neutralise(text: str, allowed_urls: Iterable[str | None] = ()) -> str:
     return work.restore(_final(text, hosts))
 
 
+def _tool_sources(results: list[Any]) -> list[str]:
+    """The ``source`` URLs inside tool results (the price rows the calculator used)."""
+    found: list[str] = []
+    stack: list[Any] = list(results)
+    while stack and len(found) < 1000:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            source = item.get("source")
+            if isinstance(source, str) and source.startswith(("http://", "https://")):
+                found.append(source)
+            stack.extend(v for v in item.values() if isinstance(v, Mapping | list))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, Mapping | list))
+    return found
+
+
 def neutralise_answer(answer: Answer) -> Answer:
     """The answer with its text and every citation's title, heading and text neutralised.
 
-    Links may point only to the hosts of the answer's own citations.
+    Links may point only to the hosts of the answer's own sources: its citations' URLs and the
+    ``source`` addresses of the price rows a tool result used.
     """
-    urls = [c.url for c in answer.citations]
+    urls = [c.url for c in answer.citations] + _tool_sources([t.result for t in answer.tool_calls])
     citations = [
         replace(
             c,
