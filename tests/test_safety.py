@@ -53,7 +53,7 @@ def assert_inert(out: str) -> None:
     assert "![" not in out
     assert not re.search(r"<\s*[a-zA-Z/!?]", out), out
     # bare addresses a GFM renderer would auto-link: only to allowed hosts
-    for url in re.findall(r"(?i)(?:https?|ftp)://[^\s)\]]+|www\.[^\s)\]]+", out):
+    for url in re.findall(r"(?i)(?:https?|ftp)://[^\s<>\"'`()\[\]]+|www\.[^\s<>\"'`()\[\]]+", out):
         host = urlsplit(url if "://" in url else "http://" + url).hostname
         assert host in HOSTS, (url, out)
 
@@ -129,6 +129,12 @@ def test_any_mix_of_markup_is_inert(text: str) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_any_text_is_inert(text: str) -> None:
+    assert_inert(neutralise(text, ALLOWED))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.sampled_from(list("![]()<>:/\\`\"' \nahjtpsw.x=-#&;*_~@")), max_size=120))
+def test_any_string_of_markup_characters_is_inert(text: str) -> None:
     assert_inert(neutralise(text, ALLOWED))
 
 

@@ -75,7 +75,7 @@ _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 # Anything left that a renderer could read as an image.
 _IMAGE_START = re.compile(r"!(?=\[)")
 # Bare addresses GitHub-flavoured Markdown auto-links: scheme://... and www....
-_BARE_URL = re.compile(r"(?i)(?:https?|ftp)://[^\s<>\"'`]+|www\.[^\s<>\"'`]+")
+_BARE_URL = re.compile(r"(?i)(?:https?|ftp)://[^\s<>\"'`()\[\]]+|www\.[^\s<>\"'`()\[\]]+")
 # A link we keep: http(s), a plain host name, optional port, a path without anything odd.
 _SAFE_URL = re.compile(r"(?i)https?://([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::\d{1,5})?(?:[/?#][^\s<>\"'`\\]*)?")
 
@@ -100,6 +100,16 @@ def allowed_hosts(urls: Iterable[str | None]) -> frozenset[str]:
 def _safe_host(url: str, hosts: frozenset[str]) -> bool:
     match = _SAFE_URL.fullmatch(url)
     return bool(match) and match is not None and match.group(1).lower().rstrip(".") in hosts
+
+
+_URL_ESCAPES = {"(": "%28", ")": "%29", "[": "%5B", "]": "%5D"}
+_LABEL_ESCAPES = {**_URL_ESCAPES, "!": "%21", "*": "%2A", "_": "%5F", "~": "%7E"}
+
+
+def _link_url(url: str, *, label: bool = False) -> str:
+    """A kept URL with the characters Markdown could read as markup percent-encoded (more when shown as text)."""
+    escapes = _LABEL_ESCAPES if label else _URL_ESCAPES
+    return "".join(escapes.get(ch, ch) for ch in url)
 
 
 def defang(url: str) -> str:
@@ -146,10 +156,10 @@ class _Pass:
         if bang:
             alt = _one_line(label) or "no description"
             if _safe_host(dest, self.hosts):
-                return self.keep(f"[image: {_final(alt, self.hosts)}]({dest})", f"(image: {alt})")
+                return self.keep(f"[image: {_final(alt, self.hosts)}]({_link_url(dest)})", f"(image: {alt})")
             return f"(image: {alt})"
         if _safe_host(dest, self.hosts):
-            return self.keep(f"[{_final(label, self.hosts)}]({dest})", label)
+            return self.keep(f"[{_final(label, self.hosts)}]({_link_url(dest)})", label)
         if re.match(r"(?i)\s*(?:https?|ftp)://", dest):
             return f"{label} ({defang(dest)})" if label else defang(dest)
         return label  # javascript:, data:, relative and fragment links: the text alone
@@ -157,7 +167,7 @@ class _Pass:
     def autolink(self, match: re.Match[str]) -> str:
         url = match.group(1)
         if _safe_host(url, self.hosts):
-            return self.keep(f"[{url}]({url})", url)
+            return self.keep(f"[{_link_url(url, label=True)}]({_link_url(url)})", url)
         if re.match(r"(?i)(?:https?|ftp)://", url):
             return defang(url)
         return url.replace(":", "[:]", 1)
@@ -165,7 +175,7 @@ class _Pass:
     def ref_def(self, match: re.Match[str]) -> str:
         prefix, label, dest = match.group(1), match.group(2), match.group(3).strip("<>")
         if _safe_host(dest, self.hosts):
-            return prefix + self.keep(f"[{_final(label, self.hosts)}]: {dest}", label)
+            return prefix + self.keep(f"[{_final(label, self.hosts)}]: {_link_url(dest)}", label)
         shown = defang(dest) if re.match(r"(?i)(?:https?|ftp)://", dest) else dest.replace(":", "[:]", 1)
         return f"{prefix}{label}: {shown}"
 
