@@ -42,12 +42,17 @@ def rendered_tags(markdown: str) -> list[tuple[str, dict[str, str | None]]]:
     return parser.tags
 
 
+CHECKED = {"texts": 0, "links kept": 0}
+
+
 def assert_inert(out: str) -> None:
     """What a user would see: no image, no HTML of the text's own, links only to allowed hosts."""
+    CHECKED["texts"] += 1
     for tag, attrs in rendered_tags(out):
         assert tag in SAFE_TAGS, f"raw <{tag}> survived: {out!r}"
         assert not any(k.startswith("on") or k in ("style", "src") for k in attrs), out
         if tag == "a":
+            CHECKED["links kept"] += 1
             href = attrs.get("href") or ""
             assert urlsplit(href).scheme in ("http", "https") and urlsplit(href).hostname in HOSTS, (href, out)
     assert "![" not in out
@@ -234,3 +239,12 @@ def test_price_answers_keep_their_table_sources_live(tmp_path: Any) -> None:
     joined = answer.text + "\n".join(c.text for c in answer.citations)
     assert "source https://cloud.google.com/tpu/pricing" in joined, "the price table's own sources stay usable"
     assert "http://reseller.example" not in joined and "![" not in joined
+
+
+def test_zz_print_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    """Runs last in this file: how many neutralised texts were rendered and checked above."""
+    with capsys.disabled():
+        print(
+            f"\nsafety: {CHECKED['texts']} neutralised texts rendered with CommonMark and checked: 0 images, "
+            f"0 raw tags, 0 links to other hosts ({CHECKED['links kept']} links to the sources' hosts kept)"
+        )
