@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # torch is pinned: this CPU wheel is what the install step can get; a bare `torch` pulls several GB.
 TORCH  := torch==2.13.0
 
-.PHONY: install run index test lint bench clean eval
+.PHONY: install run index test lint bench clean eval audit soak
 
 install: $(STAMP)
 
@@ -44,6 +44,16 @@ eval: install
 		else echo "eval: $(PYDOCS) is missing; run 'sudo apt-get install -y python3.11-doc'"; exit 1; fi; \
 	fi
 	$(HWQA) eval $(EVAL_ARGS)
+
+# Known vulnerabilities in the installed environment (pip-audit). Says AUDIT NOT DONE, and exits 2,
+# when the vulnerability database cannot be reached; AUDIT_ARGS=--allow-unreachable makes that a warning.
+audit: install
+	$(PY) .ci/audit.py $(AUDIT_ARGS)
+
+# The full load test: 50 chat sessions for 60 s against a launched web chat while the index is rebuilt.
+soak: install
+	HWQA_SOAK_SESSIONS=$${HWQA_SOAK_SESSIONS:-50} HWQA_SOAK_SECONDS=$${HWQA_SOAK_SECONDS:-60} \
+		$(PY) -m pytest -m soak -s -p no:cacheprovider tests/test_load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

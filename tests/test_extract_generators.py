@@ -321,7 +321,8 @@ def test_real_sphinx_pages_from_the_python_docs_keep_their_words_and_lose_their_
 
 def test_honkit_text_inside_the_search_results_container_is_kept() -> None:
     html = """<html><head><title>Pricing · Cloud docs</title></head><body><div class="book">
-    <div class="book-summary"><nav role="navigation"><ul class="summary"><li class="chapter active">CHROME menu</li></ul></nav></div>
+    <div class="book-summary"><nav role="navigation"><ul class="summary">
+    <li class="chapter active">CHROME menu</li></ul></nav></div>
     <div class="book-body"><div class="body-inner"><div class="page-wrapper" tabindex="-1" role="main">
     <div class="page-inner"><div id="book-search-results"><div class="search-noresults">
     <section class="normal markdown-section"><h1 id="pricing">Pricing</h1>

@@ -23,11 +23,14 @@ from .prices import PriceTable
 from .pricetool import PriceTool
 from .question import parse_question
 from .retrieve import Filter, Hit, missing_terms, retrieve
+from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
 
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
 
 __all__ = ["BuildReport", "Engine", "build_index", "load_settings"]
+
+install_log_redaction()  # no API-key-shaped string from notes or pages reaches a log
 
 
 CAVEAT_QUERY = "caveats: TPUs need XLA-compatible code; GPUs are more versatile; prices vary by region and change"
@@ -158,8 +161,9 @@ class Engine:
                 if isinstance(item, Answer):
                     answer = item
                 else:
-                    yield item
+                    yield neutralise(item, [h.chunk.url for h in hits])
         assert answer is not None
+        answer = neutralise_answer(answer)  # no live image, raw HTML or outside link reaches a reader
         done = time.perf_counter()
         answer.timings = {
             "load": t_retrieve - started,

@@ -74,7 +74,9 @@ class Settings:
     )
     llm_base_url: str = _f("http://127.0.0.1:11434/v1", "Base URL of the OpenAI-compatible server (Ollama default).")
     llm_model: str = _f("llama3.1", "Model name on the OpenAI-compatible server.")
-    llm_api_key: str = _f("", "API key for the OpenAI-compatible server (empty for local servers).")
+    llm_api_key: str = field(  # never shown: not in repr, masked by describe()
+        default="", repr=False, metadata={"help": "API key for the OpenAI-compatible server (empty for local servers)."}
+    )
     llm_timeout: float = _f(120.0, "Seconds to wait for the chat model (slow CPU models need more).")
     follow_outside_symlinks: bool = _f(
         False,
@@ -90,7 +92,11 @@ class Settings:
 
     def describe(self) -> list[tuple[str, Any, str]]:
         """(name, value, description) for every field, for ``hwqa config`` and the docs."""
-        return [(f.name, getattr(self, f.name), f.metadata["help"]) for f in fields(self)]
+        return [
+            (f.name, "(set, hidden)" if f.name.endswith("api_key") and getattr(self, f.name) else getattr(self, f.name),
+             f.metadata["help"])
+            for f in fields(self)
+        ]
 
     @property
     def fetch_cache(self) -> Path:

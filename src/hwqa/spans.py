@@ -24,7 +24,11 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 def clean_markdown(text: str) -> str:
     """Plain sentence text: links become their text, emphasis and list markers go."""
-    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    for _ in range(8):  # nested links and images ([![a](x.png)](url)) unwrap one level per pass
+        unwrapped = _MD_LINK.sub(lambda m: m.group(1), text)
+        if unwrapped == text:
+            break
+        text = unwrapped
     text = _AUTOLINK.sub(lambda m: m.group(1), text)
     text = _EMPHASIS.sub(lambda m: next(g for g in (m.group(2), m.group(3), m.group(4)) if g is not None), text)
     text = _LIST_ITEM.sub("", text)

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Audit the installed Python environment for known vulnerabilities with pip-audit, honestly.
+
+    python .ci/audit.py [--allow-unreachable] [--waivers audit-waivers.toml] [--input report.json]
+
+Runs ``pip-audit`` over the environment of the Python that runs this script (the project's venv)
+and reads its JSON report instead of trusting its summary line: pip-audit prints "No known
+vulnerabilities found" even when it could not check a single package (its vulnerability service,
+the PyPI JSON API or OSV, unreachable).
+
+Exit codes:
+  0  every package was checked and none has a known vulnerability that is not waived
+     (also: database unreachable with --allow-unreachable, after a loud AUDIT NOT DONE warning);
+  1  a known vulnerability without a valid waiver, or an expired waiver;
+  2  the audit could not be done (pip-audit missing, or the vulnerability database unreachable).
+
+Waivers live in ``audit-waivers.toml``: one ``[[waiver]]`` table per accepted vulnerability, with
+``id`` (the advisory id or an alias), ``package``, ``reason`` and ``until`` (a date); an expired
+waiver fails the audit, so every exception is looked at again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+UNREACHABLE_SHARE = 0.5  # more packages than this unchecked: the database was not reachable
+BANNER = "=" * 78
+
+
+@dataclass(frozen=True)
+class Waiver:
+    id: str
+    package: str
+    reason: str
+    until: dt.date
+
+
+def load_waivers(path: Path) -> list[Waiver]:
+    if not path.exists():
+        return []
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    waivers = []
+    for i, entry in enumerate(data.get("waiver", []), 1):
+        missing = [k for k in ("id", "package", "reason", "until") if not entry.get(k)]
+        if missing:
+            raise SystemExit(f"audit: waiver {i} in {path.name} lacks {', '.join(missing)}; every waiver needs all four")
+        until = entry["until"]
+        if isinstance(until, str):
+            until = dt.date.fromisoformat(until)
+        waivers.append(Waiver(str(entry["id"]), str(entry["package"]).lower(), str(entry["reason"]), until))
+    return waivers
+
+
+def run_pip_audit() -> tuple[dict[str, Any] | None, str]:
+    """pip-audit's JSON report (None if it produced none) and its stderr."""
+    command = [sys.executable, "-m", "pip_audit", "--format", "json", "--progress-spinner", "off", "--skip-editable"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
+    except subprocess.TimeoutExpired:
+        return None, "pip-audit took longer than 15 minutes"
+    if "No module named pip_audit" in done.stderr:
+        return None, "pip-audit is not installed; run `make install` (it is in the dev extra)"
+    try:
+        return json.loads(done.stdout), done.stderr
+    except json.JSONDecodeError:
+        return None, done.stderr
+
+
+def _first_error(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error" in line or "error" in line:
+            return line[:300]
+    return lines[-1][:300] if lines else "no output"
+
+
+def evaluate(report: dict[str, Any], waivers: list[Waiver], today: dt.date, *, allow_unreachable: bool) -> tuple[int, list[str]]:
+    """The exit code and the lines to print for one pip-audit JSON report."""
+    deps = report.get("dependencies", [])
+    deps = [d for d in deps if "editable" not in str(d.get("skip_reason", ""))]  # this project itself
+    skipped = [d for d in deps if d.get("skip_reason")]
+    checked = [d for d in deps if not d.get("skip_reason")]
+    lines: list[str] = []
+    code = 0
+    if deps and len(skipped) > UNREACHABLE_SHARE * len(deps):
+        reasons = sorted({str(d["skip_reason"]).split(":")[0] for d in skipped})
+        lines += [
+            BANNER,
+            f"AUDIT NOT DONE: the vulnerability database could not be reached; {len(skipped)} of {len(deps)} "
+            "packages were NOT checked.",
+            f"pip-audit said: {'; '.join(reasons)[:300]}",
+            "Nothing is known about vulnerabilities in this environment. Run `make audit` where PyPI's JSON API "
+            "(or OSV: PIP_AUDIT_VULNERABILITY_SERVICE=osv) is reachable.",
+            BANNER,
+        ]
+        return (0 if allow_unreachable else 2), lines
+    by_id = {(w.package, w.id) for w in waivers}
+    used: set[tuple[str, str]] = set()
+    for dep in checked:
+        name = str(dep.get("name", "")).lower()
+        for vuln in dep.get("vulns", []):
+            ids = [vuln.get("id", ""), *vuln.get("aliases", [])]
+            match = next(((name, i) for i in ids if (name, i) in by_id), None)
+            fixes = ", ".join(vuln.get("fix_versions", [])) or "no fixed version yet"
+            if match is None:
+                code = 1
+                lines.append(f"VULNERABLE: {name} {dep.get('version')} {ids[0]} (fixed in: {fixes})")
+                continue
+            used.add(match)
+            waiver = next(w for w in waivers if (w.package, w.id) == match)
+            if waiver.until < today:
+                code = 1
+                lines.append(f"EXPIRED WAIVER: {name} {ids[0]} was waived until {waiver.until}: {waiver.reason}")
+            else:
+                lines.append(f"waived until {waiver.until}: {name} {dep.get('version')} {ids[0]}: {waiver.reason}")
+    for waiver in waivers:
+        if (waiver.package, waiver.id) not in used:
+            lines.append(f"note: waiver for {waiver.package} {waiver.id} matches nothing installed; remove it")
+    for dep in skipped:
+        lines.append(f"not checked: {dep.get('name')}: {dep.get('skip_reason')}")
+    vulnerable = sum(1 for d in checked if d.get("vulns"))
+    if code == 0:
+        lines.append(
+            f"audit: {len(checked)} packages checked, no known vulnerability without a valid waiver"
+            + (f" ({vulnerable} waived)" if vulnerable else "")
+            + (f"; {len(skipped)} not checked (listed above)" if skipped else "")
+        )
+    else:
+        lines.append(f"audit FAILED: {len(checked)} packages checked; fix the versions above or add a dated waiver")
+    return code, lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--allow-unreachable", action="store_true", help="exit 0 (with a loud warning) if the database is unreachable"
+    )
+    parser.add_argument("--waivers", type=Path, default=ROOT / "audit-waivers.toml")
+    parser.add_argument("--input", type=Path, help="read this pip-audit JSON report instead of running pip-audit")
+    parser.add_argument("--today", type=dt.date.fromisoformat, default=dt.date.today(), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    waivers = load_waivers(args.waivers)
+    if args.input:
+        report: dict[str, Any] | None = json.loads(args.input.read_text(encoding="utf-8"))
+        stderr = ""
+    else:
+        report, stderr = run_pip_audit()
+    if report is None:
+        print(BANNER)
+        print(f"AUDIT NOT DONE: pip-audit produced no report ({_first_error(stderr)}).")
+        print(BANNER)
+        unreachable = any(w in stderr for w in ("ConnectionError", "NameResolution", "Max retries", "timed out"))
+        return 0 if (args.allow_unreachable and unreachable) else 2
+    code, lines = evaluate(report, waivers, args.today, allow_unreachable=args.allow_unreachable)
+    print("\n".join(lines))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

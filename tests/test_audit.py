@@ -1,0 +1,88 @@
+"""The dependency audit (.ci/audit.py) reads pip-audit's JSON, not its summary line."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def audit_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("hwqa_ci_audit", ROOT / ".ci" / "audit.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+AUDIT = audit_module()
+OFFLINE = {
+    "dependencies": [
+        {"name": n, "skip_reason": f"Dependency not found on PyPI and could not be audited: {n} (1.0)"}
+        for n in ("gradio", "urllib3", "requests", "starlette", "numpy")
+    ]
+    + [{"name": "hwqa", "skip_reason": "distribution marked as editable"}],
+    "fixes": [],
+}
+VULNERABLE = {
+    "dependencies": [
+        {"name": "starlette", "version": "0.40.0", "vulns": [
+            {"id": "GHSA-86qp-5c8j-p5mr", "aliases": ["CVE-2026-48710", "PYSEC-2026-161"], "fix_versions": ["1.0.1"]}
+        ]},
+        {"name": "gradio", "version": "6.31.0", "vulns": []},
+    ],
+    "fixes": [],
+}
+CLEAN = {"dependencies": [{"name": "gradio", "version": "6.31.0", "vulns": []}], "fixes": []}
+
+
+def run(tmp_path: Path, report: dict[str, Any], *args: str, waivers: str = "", today: str = "2026-11-22") -> int:
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    (tmp_path / "waivers.toml").write_text(waivers)
+    code: int = AUDIT.main(
+        ["--input", str(tmp_path / "report.json"), "--waivers", str(tmp_path / "waivers.toml"), "--today", today, *args]
+    )
+    return code
+
+
+def test_unreachable_database_is_said_loudly_never_as_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(tmp_path, OFFLINE) == 2
+    out = capsys.readouterr().out
+    assert "AUDIT NOT DONE" in out and "5 of 5 packages were NOT checked" in out
+    assert "No known vulnerabilities" not in out and "no known vulnerability" not in out
+    # CI without internet: still loud, but not a failure of the code
+    assert run(tmp_path, OFFLINE, "--allow-unreachable") == 0
+    assert "AUDIT NOT DONE" in capsys.readouterr().out
+
+
+def test_a_known_vulnerability_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(tmp_path, VULNERABLE) == 1
+    out = capsys.readouterr().out
+    assert "VULNERABLE: starlette 0.40.0 GHSA-86qp-5c8j-p5mr (fixed in: 1.0.1)" in out and "audit FAILED" in out
+
+
+def test_a_dated_waiver_accepts_it_until_it_expires(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    waiver = '[[waiver]]\nid = "CVE-2026-48710"\npackage = "starlette"\nreason = "no Host-based routing"\nuntil = 2026-12-31\n'
+    assert run(tmp_path, VULNERABLE, waivers=waiver) == 0
+    assert "waived until 2026-12-31" in capsys.readouterr().out
+    assert run(tmp_path, VULNERABLE, waivers=waiver, today="2027-01-01") == 1
+    assert "EXPIRED WAIVER" in capsys.readouterr().out
+
+
+def test_clean_environment_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(tmp_path, CLEAN) == 0
+    assert "1 packages checked" in capsys.readouterr().out
+
+
+def test_the_repository_waiver_file_is_valid() -> None:
+    for waiver in AUDIT.load_waivers(ROOT / "audit-waivers.toml"):
+        assert waiver.reason and waiver.until >= dt.date(2026, 1, 1)
