@@ -38,7 +38,7 @@ __all__ = ["EXTRACTOR_VERSION", "Article", "extract_article", "html_to_markdown"
 
 # Bumped whenever extraction changes what a page yields, so a build reads cached pages again
 # instead of reusing the chunks an older extractor made of them.
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3  # 3: GitBook/HonKit text inside #book-search-results kept
 
 Extractor = Literal["html", "html+trafilatura", "text"]
 
