@@ -151,13 +151,14 @@ def _score(q: Question, pool: list[_Candidate]) -> None:
     n = len(pool)
     idf = {w: math.log(1 + n / (1 + sum(1 for s in stems_of if w in s))) for w in q.stems}
     total = sum(idf.values()) or 1.0
-    terms = [t for _, t in q.terms]
+    terms = [t.folded for t in q.terms]
     families = {_family(t) for t in terms if _family(t)}
     unit_re = _unit_pattern(q.units)
     for cand, stems, context in zip(pool, stems_of, context_of, strict=True):
         span = cand.span
         # A list answers "what are the types of X" through its lead-in and heading, not its items' words.
-        weight = 1.0 if q.wants == "list" and span.kind == "item" else 0.35
+        # A row's header names what its cells are ("chips", "price"): it counts like the row's own words.
+        weight = 1.0 if (q.wants == "list" and span.kind == "item") or span.kind == "row" else 0.35
         lexical = sum(idf[w] * (1.0 if w in stems else weight if w in context else 0.0) for w in q.stems) / total
         score = 0.5 * lexical
         if terms:
@@ -311,7 +312,7 @@ def _extremes(q: Question, values: list[tuple[float, _Candidate, str]]) -> list[
 
 def _comparison(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, str]] | None:
     """'X vs Y': the best span naming each side."""
-    terms = [t for _, t in q.terms]
+    terms = [t.folded for t in q.terms]
     if not q.comparison or len(terms) < 2:
         return None
     chosen: list[tuple[_Candidate, str]] = []

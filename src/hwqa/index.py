@@ -201,6 +201,18 @@ class Generation:
         words = re.findall(r"[^\W_]+", text)
         return bool(words) and self.has_term(" ".join(words))
 
+    def has_near(self, first: str, second: str, distance: int = 12) -> bool:
+        """Whether one passage holds the words of ``first`` and of ``second`` within ``distance`` words."""
+        a, b = (" ".join(re.findall(r"[^\W_]+", t)) for t in (first, second))
+        if not a or not b:
+            return False
+        query = f'NEAR("{a}" "{b}", {distance})'
+        try:
+            row = self._db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (query,)).fetchone()
+        except sqlite3.OperationalError:
+            return False
+        return row is not None
+
     def vectors(self, ids: Sequence[int]) -> np.ndarray:
         """The stored vectors of ``ids``, one row each."""
         if not ids:

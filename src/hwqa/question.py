@@ -67,6 +67,25 @@ def content_stems(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Term:
+    """A thing the question names exactly, that a passage must hold for it to be answerable."""
+
+    written: str  # as the question writes it: "RTX 5090", "sm_90", "-X perf"
+    folded: str  # as the idents column holds it (hwqa.keywords.fold)
+    parts: tuple[str, ...] = ()  # a name and its version ("Rivulet", "1.8"), a flag and its value
+
+    @property
+    def spaced(self) -> bool:
+        """Written as several words: the same words in a row count as the term."""
+        return " " in self.written or "-" in self.written.lstrip("-")
+
+    @property
+    def versioned(self) -> bool:
+        """A name followed by a version number: the name near the version counts as the term."""
+        return len(self.parts) == 2 and any(c.isdigit() for c in self.parts[1]) and self.parts[0][:1].isalpha()
+
+
+@dataclass(frozen=True)
 class Question:
     """A parsed question."""
 
@@ -80,7 +99,7 @@ class Question:
     attribute: str | None = None  # the word the superlative is about ("memory", "price", "power")
     entity: str | None = None  # the noun of "which X" ("gpu", "chip", "option")
     comparison: bool = False
-    terms: tuple[tuple[str, str], ...] = field(default=())  # (as written, folded) distinctive terms
+    terms: tuple[Term, ...] = field(default=())  # distinctive terms: what a passage must name
 
     @property
     def quantity(self) -> bool:
@@ -156,27 +175,41 @@ def _names(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _distinctive(text: str) -> list[tuple[str, str]]:
-    """(as written, folded) identifiers a passage must hold for the question to be answerable.
+_NUMBER_WORD = re.compile(r"^\d+(?:\.\d+)?-[a-z]+$", re.I)  # "8-card", "1-year": a quantity, not a name
+_FLAG_VALUE = re.compile(r"(?<![\w-])-([A-Za-z])\s+([a-z][\w.-]*)")  # "-X perf", "-m venv": a short flag and its value
+_EXTENSION = re.compile(r"(?<![\w/])\.([a-z][a-z0-9]{1,9})\b")  # ".xlsx", ".safetensors": a file type
+
+
+def _distinctive(text: str) -> list[Term]:
+    """The terms a passage must hold for the question to be answerable.
 
     A word with a version after it ("RTX 5090", "TPU v5e") counts as one term; so does an
-    identifier on its own ("A100-SXM4-80GB", "sm_90", "--tpu-topology").
+    identifier on its own ("A100-SXM4-80GB", "sm_90", "--tpu-topology", "copy.replace"), a short
+    flag with its value ("-X perf") and a file extension (".xlsx"). Hyphenated words ("one-year")
+    and quantities ("8-card") are not names.
     """
-    out: list[tuple[str, str]] = []
+    out: list[Term] = []
+    for m in _FLAG_VALUE.finditer(text):
+        out.append(Term(f"-{m.group(1)} {m.group(2)}", fold(m.group(1) + m.group(2)), (f"-{m.group(1)}", m.group(2))))
+    for m in _EXTENSION.finditer(text):
+        out.append(Term(f".{m.group(1)}", fold(m.group(1))))
     raw = list(re.finditer(r"--?[A-Za-z0-9][\w.\-+/]*[A-Za-z0-9]|[A-Za-z0-9][\w.\-+/]*[A-Za-z0-9+]", text))
     used: set[int] = set()
     for i, m in enumerate(raw):
         token = m.group(0).rstrip(".")
-        if i in used:
+        if i in used or any(t.written.endswith(" " + token) or t.written == f".{token}" for t in out):
             continue
         if i + 1 < len(raw) and token.isalpha() and len(token) >= 2 and token.lower() not in STOPWORDS:
             nxt = raw[i + 1].group(0).rstrip(".")
             gap = text[m.end() : raw[i + 1].start()]
             if gap.strip() == "" and re.fullmatch(r"v?\d[\w.]*|[a-z]?\d+[a-z]?", nxt, re.I) and any(c.isdigit() for c in nxt):
-                out.append((f"{token} {nxt}", fold(token + nxt)))
+                out.append(Term(f"{token} {nxt}", fold(token + nxt), (token, nxt)))
                 used.add(i + 1)
                 continue
-        if is_identifier(token):
-            last = token.rsplit(".", 1)[1] if _DOTTED.match(token) else token
-            out.append((token, fold(last)))  # module.function: the function's name is what must exist
+        if not is_identifier(token) or _NUMBER_WORD.match(token):
+            continue
+        core = token.lstrip("-")
+        if re.fullmatch(r"[A-Za-z]+(?:-[A-Za-z]+)+", core) and not token.startswith("-"):
+            continue  # a hyphenated word such as "one-year" or "open-source"
+        out.append(Term(token, fold(token)))
     return out

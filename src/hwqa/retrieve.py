@@ -169,15 +169,22 @@ def retrieve(
 def missing_terms(generation: Generation, question: str) -> list[str]:
     """The things a question names (model names, identifiers, capitalised names) that no passage holds.
 
-    An identifier counts as present when a passage holds it whole (see :mod:`hwqa.keywords`), or
-    spelled as the same words in a row ("RTX 5090" in the text); a name when any passage holds the
-    word. A question that names something the index never mentions cannot be answered from it.
+    An identifier counts as present when a passage holds it whole (see :mod:`hwqa.keywords`); one
+    written with spaces or hyphens also when a passage holds the same words in a row ("RTX 5090");
+    a name with a version ("Rivulet 1.8") also when one passage holds the name near the version.
+    A capitalised name counts as present when any passage holds the word. A question that names
+    something the index never mentions cannot be answered from it.
     """
     q = parse_question(question)
     missing: list[str] = []
-    for written, folded in q.terms:
-        if not (generation.has_term(folded, "idents") or generation.has_phrase(written)):
-            missing.append(written)
+    for term in q.terms:
+        if generation.has_term(term.folded, "idents"):
+            continue
+        if term.spaced and generation.has_phrase(term.written):
+            continue
+        if term.versioned and generation.has_near(term.parts[0], term.parts[1]):
+            continue
+        missing.append(term.written)
     for name in q.names:
         if not generation.has_phrase(name):
             missing.append(name)
