@@ -373,3 +373,27 @@ def test_not_covered_questions_name_terms_found_nowhere_in_the_corpus() -> None:
         if not q.covered and q.missing and re.search(rf"(?<![\w-]){re.escape(normalise(q.missing))}(?![\w-])", corpus)
     ]
     assert not present, f"'missing' terms that the corpus does mention: {present}"
+
+
+def test_shared_embeddings_give_the_same_vectors_and_embed_each_text_once() -> None:
+    from hwqa.embed import HashEmbedder
+    from hwqa.evaluate import SharedEmbeddings
+
+    class Counting(HashEmbedder):
+        calls: list[int] = []  # noqa: RUF012
+
+        def embed(self, texts, progress=None):  # type: ignore[no-untyped-def]
+            self.calls.append(len(texts))
+            return super().embed(texts, progress)
+
+    inner = Counting()
+    shared = SharedEmbeddings(inner)
+    texts = ["The T4 draws 70 W.", "The L4 draws 72 W.", "The T4 draws 70 W."]
+    first = shared.embed(texts)
+    assert (first == HashEmbedder().embed(texts)).all()
+    assert (shared.embed(texts[:2]) == first[:2]).all()
+    assert inner.calls == [2]  # two distinct texts, embedded once
+    shared.clear()
+    shared.embed(texts[:1])
+    assert inner.calls == [2, 1]
+    assert shared.describe() == inner.describe() and shared.dim == inner.dim

@@ -13,7 +13,8 @@ allowed, so a re-run reuses the embeddings. Then, for every retriever asked for:
   hit@1, hit@5, MRR over covered questions;
 - answers (``Engine.ask`` with that retriever): fact recall over covered questions, "not covered"
   said for the questions the notes don't answer (and the missing term named), covered questions
-  wrongly answered "not covered", and the median latency;
+  wrongly answered "not covered", and the median latency (see :class:`SharedEmbeddings`: each
+  question is answered first by a rotating retriever, and only that first answer is timed);
 - the failures, each with what was expected and what came back.
 """
 
@@ -294,6 +295,7 @@ class _Tally:
             "missing_named": _ratio(self.nc_named, self.nc_with_term),
             "false_not_covered": _ratio(self.false_nc, self.covered_total),
             "p50_ms": round(statistics.median(self.latencies) * 1000, 1) if self.latencies else None,
+            "latency_samples": len(self.latencies),
             "failures": self.failures,
         }
 
@@ -306,10 +308,11 @@ def _top_source(hits: Sequence[Any]) -> str | None:
     return source_of(hits[0].chunk.kind, hits[0].chunk.source, hits[0].chunk.url) if hits else None
 
 
-def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float, tally: _Tally) -> None:
-    """Add one question's retrieval and answer to ``tally``; record a failure if anything is wrong."""
+def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float | None, tally: _Tally) -> None:
+    """Add one question's retrieval and answer to ``tally`` (``seconds``: its latency, if it counts); record failures."""
     problems: list[str] = []
-    tally.latencies.append(seconds)
+    if seconds is not None:
+        tally.latencies.append(seconds)
     rank: int | None = None
     missing_facts: list[str] = []
     if q.covered:
@@ -361,6 +364,39 @@ def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float
         )
 
 
+class SharedEmbeddings:
+    """An embedder that remembers the vectors it made since :meth:`clear`.
+
+    The retrievers compared on one question mostly retrieve the same passages, so the answerer
+    would embed the same candidate sentences three times. The run clears this before each
+    question: the first answer to a question costs what a user's question costs (its latency is
+    the one measured), the other retrievers reuse its vectors.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._memo: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:  # backend, model, dim, max_tokens, count_tokens, describe, ...
+        return getattr(self.inner, name)
+
+    def clear(self) -> None:
+        self._memo.clear()
+
+    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Any:
+        import numpy as np
+
+        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            self._memo.update(zip(missing, self.inner.embed(missing), strict=True))
+        if progress is not None:
+            for _ in texts:
+                progress(1)
+        if not texts:
+            return np.zeros((0, self.inner.dim), dtype=np.float32)
+        return np.ascontiguousarray(np.stack([self._memo[t] for t in texts]), dtype=np.float32)
+
+
 def set_settings(base: Settings, qs: QuestionSet, cache: Path) -> Settings:
     """Settings for one set: its prepared notes and index under ``cache``, loopback fetching allowed."""
     backend = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{base.embed_backend}-{base.embed_model}").strip("-")
@@ -399,19 +435,23 @@ def run_set(
             f"links: {counts['fetched'] + counts['not-modified'] + counts['from-cache']} fetched or cached, "
             f"{counts['failed']} failed; {build_s:.1f} s"
         )
-        results: dict[str, Any] = {}
+        shared = SharedEmbeddings(embedder)
+        shared.inner.embed(["warm up"])  # load the model now, not inside the first timed answer
+        engines = {mode: Engine(settings.replace(retriever=mode), embedder=shared) for mode in retrievers}
+        tallies = {mode: _Tally() for mode in retrievers}
         k = max(HIT_K, settings.top_k)
-        for mode in retrievers:
-            engine = Engine(settings.replace(retriever=mode), embedder=embedder)
-            tally = _Tally()
-            for i, q in enumerate(qs.questions, start=1):
-                if i % 10 == 0 or i == len(qs.questions):
-                    progress(f"[{qs.name}] {mode}: {i}/{len(qs.questions)} questions")
-                hits = engine.search(q.question, k, retriever=mode)
+        for i, q in enumerate(qs.questions):
+            shared.clear()  # the first retriever asked pays what a user's question costs
+            turn = i % len(retrievers)  # ... and which retriever goes first rotates, so latencies compare
+            for j, mode in enumerate([*retrievers[turn:], *retrievers[:turn]]):
                 t0 = time.perf_counter()
-                answer = engine.ask(q.question)
-                score_question(q, hits, answer, time.perf_counter() - t0, tally)
-            results[mode] = tally.summary()
+                answer = engines[mode].ask(q.question)
+                seconds = time.perf_counter() - t0
+                hits = engines[mode].search(q.question, k, retriever=mode)
+                score_question(q, hits, answer, seconds if j == 0 else None, tallies[mode])
+            if (i + 1) % 10 == 0 or i + 1 == len(qs.questions):
+                progress(f"[{qs.name}] {i + 1}/{len(qs.questions)} questions")
+        results = {mode: tallies[mode].summary() for mode in retrievers}
     return {
         "name": qs.name,
         "file": str(qs.path),
