@@ -1,6 +1,6 @@
 """``hwqa eval``: run shipped question sets and measure retrieval and answers, per retriever.
 
-A question set is a YAML file (format: ``eval/README`` / ``EVAL_FORMAT.md``): a notes folder, an
+A question set is a YAML file (the format: ``eval/README.md``): a notes folder, an
 optional article site served on loopback while the set runs (``{site}`` in the notes becomes its
 base URL), optional ``requires`` (a path that must exist, and the Debian package that provides it),
 and the questions, each with the sources that hold its answer and the facts the answer must state.
