@@ -279,6 +279,12 @@ def test_eval_prints_a_table_for_people(tiny_set: Path, hash_cli: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "hit@1" in result.stdout and "keyword" in result.stdout and "tiny" in result.stdout
+    table = runner.invoke(
+        app, ["eval", "--questions", str(tiny_set), "--retriever", "keyword", "--markdown", "--cache", str(hash_cli)]
+    )
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.strip().splitlines()
+    assert lines[0].startswith("| set | retriever | hit@1 |") and lines[2].startswith("| tiny (3) | keyword | 1.00 |")
 
 
 def test_a_missing_requirement_is_one_line_saying_how_to_install(tmp_path: Path, hash_cli: Path) -> None:
