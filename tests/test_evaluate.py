@@ -279,6 +279,12 @@ def test_eval_prints_a_table_for_people(tiny_set: Path, hash_cli: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "hit@1" in result.stdout and "keyword" in result.stdout and "tiny" in result.stdout
+    table = runner.invoke(
+        app, ["eval", "--questions", str(tiny_set), "--retriever", "keyword", "--markdown", "--cache", str(hash_cli)]
+    )
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.strip().splitlines()
+    assert lines[0].startswith("| set | retriever | hit@1 |") and lines[2].startswith("| tiny (3) | keyword | 1.00 |")
 
 
 def test_a_missing_requirement_is_one_line_saying_how_to_install(tmp_path: Path, hash_cli: Path) -> None:
@@ -373,3 +379,27 @@ def test_not_covered_questions_name_terms_found_nowhere_in_the_corpus() -> None:
         if not q.covered and q.missing and re.search(rf"(?<![\w-]){re.escape(normalise(q.missing))}(?![\w-])", corpus)
     ]
     assert not present, f"'missing' terms that the corpus does mention: {present}"
+
+
+def test_shared_embeddings_give_the_same_vectors_and_embed_each_text_once() -> None:
+    from hwqa.embed import HashEmbedder
+    from hwqa.evaluate import SharedEmbeddings
+
+    class Counting(HashEmbedder):
+        calls: list[int] = []  # noqa: RUF012
+
+        def embed(self, texts, progress=None):  # type: ignore[no-untyped-def]
+            self.calls.append(len(texts))
+            return super().embed(texts, progress)
+
+    inner = Counting()
+    shared = SharedEmbeddings(inner)
+    texts = ["The T4 draws 70 W.", "The L4 draws 72 W.", "The T4 draws 70 W."]
+    first = shared.embed(texts)
+    assert (first == HashEmbedder().embed(texts)).all()
+    assert (shared.embed(texts[:2]) == first[:2]).all()
+    assert inner.calls == [2]  # two distinct texts, embedded once
+    shared.clear()
+    shared.embed(texts[:1])
+    assert inner.calls == [2, 1]
+    assert shared.describe() == inner.describe() and shared.dim == inner.dim

@@ -294,9 +294,10 @@ def eval_cmd(
         Path, typer.Option("--cache", help="Where each set's notes copy and index are kept between runs.")
     ] = Path(".eval-index"),
     as_json: JsonOpt = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a Markdown table (for the README).")] = False,
 ) -> None:
     """Measure answer quality on question sets: hit@1/5, MRR, fact recall, "not covered", latency."""
-    from .evaluate import RETRIEVERS, default_question_files, render, run_eval
+    from .evaluate import RETRIEVERS, default_question_files, markdown_table, render, run_eval
 
     with user_errors():
         settings = settings_from()
@@ -305,6 +306,8 @@ def eval_cmd(
         report = run_eval(files, settings, modes, cache=cache, progress=lambda m: err.print(escape(m)))
         if as_json:
             print_json(report)
+        elif markdown:
+            out.print(escape(markdown_table(report)))
         else:
             render(report, out)
 

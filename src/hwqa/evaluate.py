@@ -1,20 +1,12 @@
-"""``hwqa eval``: run shipped question sets and measure retrieval and answers, per retriever.
+"""``hwqa eval``: run question sets and measure retrieval and answers, per retriever.
 
-A question set is a YAML file (format: ``eval/README`` / ``EVAL_FORMAT.md``): a notes folder, an
-optional article site served on loopback while the set runs (``{site}`` in the notes becomes its
-base URL), optional ``requires`` (a path that must exist, and the Debian package that provides it),
-and the questions, each with the sources that hold its answer and the facts the answer must state.
-
-For each set the notes are copied (with ``{site}`` substituted) into a stable folder under the
-eval cache (default ``.eval-index/<set>/``), and the index is built there with loopback fetching
-allowed, so a re-run reuses the embeddings. Then, for every retriever asked for:
-
-- retrieval: the rank of the first passage whose source matches, among the top 5 (or ``top_k``):
-  hit@1, hit@5, MRR over covered questions;
-- answers (``Engine.ask`` with that retriever): fact recall over covered questions, "not covered"
-  said for the questions the notes don't answer (and the missing term named), covered questions
-  wrongly answered "not covered", and the median latency;
-- the failures, each with what was expected and what came back.
+A question set is a YAML file (format: ``eval/README.md``): notes folders, an optional article site
+served on loopback during the run (``{site}`` in the notes becomes its base URL), optional
+``requires``, and questions with the sources that hold each answer and the facts it must state.
+Each set's notes are copied into a stable folder under the cache (``.eval-index/<set>/``) and
+indexed there, so a re-run reuses the embeddings. Per retriever: hit@1, hit@5 and MRR (top 5),
+fact recall, "not covered" said (and the missing term named), covered questions wrongly answered
+"not covered", the median latency (see :class:`SharedEmbeddings`), and the failures.
 """
 
 from __future__ import annotations
@@ -73,9 +65,6 @@ class QuestionSet:
     requires_debian: str | None = None
 
 
-# --------------------------------------------------------------------------------------------
-# Loading
-
 
 def _resolve(base: Path, value: str) -> Path:
     p = Path(value).expanduser()
@@ -107,9 +96,7 @@ def load_question_set(path: Path) -> QuestionSet:
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
         raise EvalError(f"{path}: expected a mapping with a 'questions' list; see eval/questions.yaml for the format")
     base = path.parent
-    notes = data.get("notes", "notes")
-    if not isinstance(notes, list):
-        notes = [notes]
+    notes = data["notes"] if isinstance(data.get("notes"), list) else [data.get("notes", "notes")]
     requires = data.get("requires") or {}
     if not isinstance(requires, dict):
         raise EvalError(f"{path}: 'requires' must be a mapping with 'path' and optionally 'debian'")
@@ -124,23 +111,14 @@ def load_question_set(path: Path) -> QuestionSet:
         if qid in seen:
             raise EvalError(f"{where}: the id is used twice; ids must be unique within a file")
         seen.add(qid)
-        sources = raw.get("sources") or []
-        if isinstance(sources, str):
-            sources = [sources]
+        sources = [raw["sources"]] if isinstance(raw.get("sources"), str) else raw.get("sources") or []
         covered = bool(raw.get("covered", True))
         if covered and not sources:
             raise EvalError(f"{where}: a covered question needs 'sources' (or set covered: false)")
-        questions.append(
-            Question(
-                id=qid,
-                question=str(raw["question"]),
-                kind=str(raw.get("kind", "fact" if covered else "not-covered")),
-                sources=tuple(str(s) for s in sources),
-                facts=_facts(raw.get("facts"), where),
-                covered=covered,
-                missing=str(raw["missing"]) if raw.get("missing") else None,
-            )
-        )
+        kind = str(raw.get("kind", "fact" if covered else "not-covered"))
+        missing = str(raw["missing"]) if raw.get("missing") else None
+        facts = _facts(raw.get("facts"), where)
+        questions.append(Question(qid, str(raw["question"]), kind, tuple(map(str, sources)), facts, covered, missing))
     return QuestionSet(
         name=str(data.get("name") or path.stem),
         path=path,
@@ -157,11 +135,9 @@ def check_requires(qs: QuestionSet) -> None:
     needed = [p for p in (qs.requires_path, *qs.notes, qs.site) if p is not None and not p.exists()]
     if not needed:
         return
-    how = (
-        f"install it with 'apt-get install -y {qs.requires_debian}' (or run 'make eval')"
-        if qs.requires_debian
-        else "check the paths in the question file"
-    )
+    how = "check the paths in the question file"
+    if qs.requires_debian:
+        how = f"install it with 'apt-get install -y {qs.requires_debian}' (or run 'make eval')"
     raise EvalError(f"question set '{qs.name}' ({qs.path}) needs {needed[0]}, which is missing; {how}")
 
 
@@ -173,9 +149,6 @@ def default_question_files() -> list[Path]:
             return files
     raise EvalError("no question files found in eval/; pass --questions FILE")
 
-
-# --------------------------------------------------------------------------------------------
-# Matching
 
 
 def normalise(text: str) -> str:
@@ -209,9 +182,6 @@ def first_rank(hits: Sequence[Any], expected: Sequence[str]) -> int | None:
             return rank
     return None
 
-
-# --------------------------------------------------------------------------------------------
-# The loopback site and the prepared notes
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -264,18 +234,15 @@ def prepare_notes(sources: Sequence[Path], dest: Path, site_url: str | None) -> 
             path.rmdir()
 
 
-# --------------------------------------------------------------------------------------------
-# Running
-
 
 @dataclass
 class _Tally:
     ranks: list[int | None] = field(default_factory=list)
     facts_found: int = 0
     facts_asked: int = 0
-    nc_right: int = 0
+    nc_right: int = 0  # not-covered questions answered "not covered"
     nc_total: int = 0
-    nc_named: int = 0
+    nc_named: int = 0  # ... naming the missing term
     nc_with_term: int = 0
     false_nc: int = 0
     covered_total: int = 0
@@ -294,6 +261,7 @@ class _Tally:
             "missing_named": _ratio(self.nc_named, self.nc_with_term),
             "false_not_covered": _ratio(self.false_nc, self.covered_total),
             "p50_ms": round(statistics.median(self.latencies) * 1000, 1) if self.latencies else None,
+            "latency_samples": len(self.latencies),
             "failures": self.failures,
         }
 
@@ -302,14 +270,11 @@ def _ratio(num: float, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
 
-def _top_source(hits: Sequence[Any]) -> str | None:
-    return source_of(hits[0].chunk.kind, hits[0].chunk.source, hits[0].chunk.url) if hits else None
-
-
-def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float, tally: _Tally) -> None:
-    """Add one question's retrieval and answer to ``tally``; record a failure if anything is wrong."""
+def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float | None, tally: _Tally) -> None:
+    """Add one question's retrieval and answer to ``tally`` (``seconds``: its latency, if it counts); record failures."""
     problems: list[str] = []
-    tally.latencies.append(seconds)
+    if seconds is not None:
+        tally.latencies.append(seconds)
     rank: int | None = None
     missing_facts: list[str] = []
     if q.covered:
@@ -344,21 +309,46 @@ def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float
             elif not answer.covered:
                 problems.append(f"did not name the missing term '{q.missing}'")
     if problems:
+        expected = {"sources": list(q.sources), "facts": [list(f) for f in q.facts], "covered": q.covered}
+        text = _SPACE.sub(" ", answer.text).strip()[:ANSWER_PREVIEW]
+        top = source_of(hits[0].chunk.kind, hits[0].chunk.source, hits[0].chunk.url) if hits else None
+        got = {"rank": rank, "top_source": top, "covered": bool(answer.covered), "answer": text}
         tally.failures.append(
-            {
-                "id": q.id,
-                "question": q.question,
-                "kind": q.kind,
-                "problems": problems,
-                "expected": {"sources": list(q.sources), "facts": [list(f) for f in q.facts], "covered": q.covered},
-                "got": {
-                    "rank": rank,
-                    "top_source": _top_source(hits),
-                    "covered": bool(answer.covered),
-                    "answer": _SPACE.sub(" ", answer.text).strip()[:ANSWER_PREVIEW],
-                },
-            }
+            {"id": q.id, "question": q.question, "kind": q.kind, "problems": problems, "expected": expected, "got": got}
         )
+
+
+class SharedEmbeddings:
+    """An embedder that remembers the vectors it made since :meth:`clear`.
+
+    The retrievers compared on one question mostly retrieve the same passages, so the answerer
+    would embed the same candidate sentences three times. The run clears this before each
+    question: the first answer to a question costs what a user's question costs (its latency is
+    the one measured), the other retrievers reuse its vectors.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._memo: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:  # backend, model, dim, max_tokens, count_tokens, describe, ...
+        return getattr(self.inner, name)
+
+    def clear(self) -> None:
+        self._memo.clear()
+
+    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Any:
+        import numpy as np
+
+        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            self._memo.update(zip(missing, self.inner.embed(missing), strict=True))
+        if progress is not None:
+            for _ in texts:
+                progress(1)
+        if not texts:
+            return np.zeros((0, self.inner.dim), dtype=np.float32)
+        return np.ascontiguousarray(np.stack([self._memo[t] for t in texts]), dtype=np.float32)
 
 
 def set_settings(base: Settings, qs: QuestionSet, cache: Path) -> Settings:
@@ -399,28 +389,28 @@ def run_set(
             f"links: {counts['fetched'] + counts['not-modified'] + counts['from-cache']} fetched or cached, "
             f"{counts['failed']} failed; {build_s:.1f} s"
         )
-        results: dict[str, Any] = {}
+        shared = SharedEmbeddings(embedder)
+        shared.inner.embed(["warm up"])  # load the model now, not inside the first timed answer
+        engines = {mode: Engine(settings.replace(retriever=mode), embedder=shared) for mode in retrievers}
+        tallies = {mode: _Tally() for mode in retrievers}
         k = max(HIT_K, settings.top_k)
-        for mode in retrievers:
-            engine = Engine(settings.replace(retriever=mode), embedder=embedder)
-            tally = _Tally()
-            for i, q in enumerate(qs.questions, start=1):
-                if i % 10 == 0 or i == len(qs.questions):
-                    progress(f"[{qs.name}] {mode}: {i}/{len(qs.questions)} questions")
-                hits = engine.search(q.question, k, retriever=mode)
+        for i, q in enumerate(qs.questions):
+            shared.clear()  # the first retriever asked pays what a user's question costs
+            turn = i % len(retrievers)  # ... and which retriever goes first rotates, so latencies compare
+            for j, mode in enumerate([*retrievers[turn:], *retrievers[:turn]]):
                 t0 = time.perf_counter()
-                answer = engine.ask(q.question)
-                score_question(q, hits, answer, time.perf_counter() - t0, tally)
-            results[mode] = tally.summary()
+                answer = engines[mode].ask(q.question)
+                seconds = time.perf_counter() - t0
+                hits = engines[mode].search(q.question, k, retriever=mode)
+                score_question(q, hits, answer, seconds if j == 0 else None, tallies[mode])
+            if (i + 1) % 10 == 0 or i + 1 == len(qs.questions):
+                progress(f"[{qs.name}] {i + 1}/{len(qs.questions)} questions")
+        results = {mode: tallies[mode].summary() for mode in retrievers}
+    covered = sum(1 for q in qs.questions if q.covered)
     return {
-        "name": qs.name,
-        "file": str(qs.path),
-        "questions": len(qs.questions),
-        "covered": sum(1 for q in qs.questions if q.covered),
-        "not_covered": sum(1 for q in qs.questions if not q.covered),
-        "passages": report.chunks_total,
-        "build_seconds": round(build_s, 2),
-        "retrievers": results,
+        "name": qs.name, "file": str(qs.path), "questions": len(qs.questions), "covered": covered,
+        "not_covered": len(qs.questions) - covered, "passages": report.chunks_total,
+        "build_seconds": round(build_s, 2), "retrievers": results,
     }
 
 
@@ -450,19 +440,9 @@ def run_eval(
     }
 
 
-# --------------------------------------------------------------------------------------------
-# Rendering
-
-COLUMNS = (
-    ("hit1", "hit@1"),
-    ("hit5", "hit@5"),
-    ("mrr", "MRR"),
-    ("fact_recall", "facts"),
-    ("not_covered_accuracy", "not covered"),
-    ("missing_named", "term named"),
-    ("false_not_covered", "false n.c."),
-    ("p50_ms", "p50 ms"),
-)
+COLUMNS = (("hit1", "hit@1"), ("hit5", "hit@5"), ("mrr", "MRR"), ("fact_recall", "facts"),
+           ("not_covered_accuracy", "not covered"), ("missing_named", "term named"), ("false_not_covered", "false n.c."),
+           ("p50_ms", "p50 ms"))
 
 
 def _cell(value: Any) -> str:
@@ -490,8 +470,8 @@ def render(report: dict[str, Any], console: Any, *, max_failures: int = 40) -> N
     emb = report["embedder"]
     model = emb["model"] if emb["backend"] == "sentence-transformers" else f"{emb['backend']} embedder"
     table = Table(title=f"hwqa eval ({model}, {report['llm_backend']} answers)")
-    table.add_column("set")
-    table.add_column("retriever")
+    for label in ("set", "retriever"):
+        table.add_column(label)
     for _, label in COLUMNS:
         table.add_column(label, justify="right")
     for s in report["sets"]:
