@@ -67,6 +67,9 @@ class Settings:
     llm_model: str = _f("llama3.1", "Model name on the OpenAI-compatible server.")
     llm_api_key: str = _f("", "API key for the OpenAI-compatible server (empty for local servers).")
     llm_timeout: float = _f(120.0, "Seconds to wait for the chat model (slow CPU models need more).")
+    auth: str = _f(
+        "", "Web chat login as 'user:password' (HWQA_AUTH); needed to serve on an address other than loopback."
+    )
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied (``None`` values are ignored), validated."""
