@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chat import format_answer, make_chat
+
+
+def make_chat(engine: Any) -> Any:
+    from .chat import make_chat as _make
+
+    return _make(engine)
+
+
+def format_answer(answer: Any) -> str:
+    from .chat import format_answer as _format
+
+    return _format(answer)
 
 
 def build_app(engine: Any) -> Any:

@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from fastapi import Request
+from fastapi.responses import PlainTextResponse
+
 from ..engine import Engine
 from ..errors import ConfigError, HwqaError
 from ..settings import Settings
 from . import panels
-from .chat import ChatController, full_answer, restore, save
+from .chat import ChatController, full_answer, restore
 from .render import NOTE_ROUTE
 
 QUEUE_SIZE = 64  # questions waiting at most; more get "queue full" at once instead of waiting forever
@@ -38,7 +41,7 @@ EXAMPLES = [
 CSS = """
 .hwqa-chat .message-content table, .hwqa-chat .prose table { display: block; overflow-x: auto; max-width: 100%; }
 .hwqa-chat .message-content th, .hwqa-chat .message-content td {
-  word-break: normal !important; overflow-wrap: normal !important; hyphens: none; white-space: normal; }
+  word-break: normal !important; overflow-wrap: normal !important; hyphens: none; white-space: nowrap; }
 .hwqa-chat .message-content { overflow-wrap: anywhere; }
 .hwqa-chat details.hwqa-src { margin: 0.3em 0; border-left: 3px solid var(--color-accent, #f97316); padding-left: 0.5em; }
 .hwqa-chat details.hwqa-src > summary { cursor: pointer; font-weight: 600; }
@@ -174,10 +177,10 @@ def build_app(engine: Engine) -> Any:
         def wire(trigger: Any) -> None:
             ev = trigger(chat.enqueue, [box, chatbot], [box, chatbot, notice], queue=False, trigger_mode="multiple",
                          api_visibility="private", show_progress="hidden")
-            drained = ev.then(chat.drain, [chatbot], [chatbot, notice], concurrency_limit=CONCURRENCY,
-                              concurrency_id="answers", api_visibility="private", show_progress="hidden")
+            drained = ev.then(chat.drain, [chatbot], [chatbot], concurrency_limit=CONCURRENCY,
+                              concurrency_id="answers", api_visibility="private", show_progress="minimal")
             drains.append(drained)
-            drained.then(save, [chatbot], [saved], queue=False, api_visibility="private", show_progress="hidden")
+            drained.then(chat.save, [chatbot], [saved, notice], queue=False, api_visibility="private", show_progress="hidden")
 
         drains: list[Any] = []
         wire(box.submit)
@@ -186,7 +189,7 @@ def build_app(engine: Engine) -> Any:
             ev = button.click(lambda q=question: q, None, [box], queue=False, api_visibility="private")
             wire(ev.then)
         stop.click(chat.stop, [chatbot], [chatbot, notice], cancels=drains, queue=False, api_visibility="private").then(
-            save, [chatbot], [saved], queue=False, api_visibility="private"
+            chat.save, [chatbot], [saved, notice], queue=False, api_visibility="private"
         )
         clear.click(chat.clear, None, [chatbot, saved, notice], cancels=drains, queue=False, api_visibility="private")
         theme.click(None, js="() => window.hwqaToggleTheme && window.hwqaToggleTheme()")
@@ -238,9 +241,6 @@ def build_app(engine: Engine) -> Any:
 
 def _note_route(app: Any, gradio_app_ref: Callable[[], Any], engine: Engine, auth: tuple[str, str] | None) -> None:
     """``/hwqa/note/<path>``: an indexed note as plain text (only notes in the index; nothing else)."""
-    from fastapi import Request
-    from fastapi.responses import PlainTextResponse
-
     @app.get(NOTE_ROUTE + "{rel:path}")
     def note(rel: str, request: Request) -> PlainTextResponse:
         headers = {"Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff"}

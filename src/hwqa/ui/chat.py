@@ -14,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import gradio as gr
+
 from ..answer import Answer, stream_text
 from ..engine import Engine, Message
 from ..errors import HwqaError
@@ -110,18 +112,18 @@ def answer_stream(engine: Engine, question: str, history: ChatHistory) -> Iterat
         for item in engine.stream(question, engine_history(history[:-2]), **ask_options()):
             if isinstance(item, Answer):
                 history[-1:] = answer_messages(item, turn)
-                yield history
+                yield list(history)
             else:
                 for prefix in stream_text(item)[:-1]:
                     history[-1] = {"role": "assistant", "content": safe_markdown(prefix) + " …"}
-                    yield history
+                    yield list(history)
     except HwqaError as exc:
         history[-1] = {"role": "assistant", "content": f"⚠️ {safe_markdown(str(exc))}"}
-        yield history
+        yield list(history)
     except Exception as exc:  # shown in the conversation rather than as a broken page
         log.exception("answering failed")
         history[-1] = {"role": "assistant", "content": f"⚠️ unexpected error ({safe_markdown(type(exc).__name__)}); see the server log"}
-        yield history
+        yield list(history)
 
 
 class ChatController:
@@ -134,10 +136,8 @@ class ChatController:
     def _session(self, request: Any) -> ChatSession:
         return self.sessions.get(str(getattr(request, "session_hash", None) or "default"))
 
-    def enqueue(self, text: str, history: Any, request: Any = None) -> tuple[Any, Any, Any]:
+    def enqueue(self, text: str, history: Any, request: gr.Request) -> tuple[Any, Any, Any]:
         """Take a question from the box: show it at once with a working placeholder, or queue it."""
-        import gradio as gr
-
         question = (text or "").strip()
         if not question:
             return gr.skip(), gr.skip(), gr.skip()
@@ -154,14 +154,12 @@ class ChatController:
         ]
         return "", shown, ""
 
-    def drain(self, history: Any, request: Any = None) -> Iterator[tuple[Any, Any]]:
+    def drain(self, history: Any, request: gr.Request) -> Iterator[Any]:
         """Answer this session's queued questions in order, streaming each."""
-        import gradio as gr
-
         session = self._session(request)
         with session.lock:
             if session.running or not session.pending:
-                yield gr.skip(), gr.skip()
+                yield gr.skip()
                 return
             session.running = True
             epoch = session.epoch
@@ -172,23 +170,26 @@ class ChatController:
                     if session.epoch != epoch or not session.pending:
                         break
                     question = session.pending.pop(0)
-                    left = len(session.pending)
-                notice = f"⏳ {left} question(s) queued." if left else ""
                 shown = safe_markdown(question)
                 if not (conversation and conversation[-1].get("role") == "user" and conversation[-1].get("content") == shown):
                     conversation.append({"role": "user", "content": shown})
                 conversation.append({"role": "assistant", "content": WORKING})
-                yield conversation, notice
-                for state in answer_stream(self.engine, question, conversation):
-                    yield state, notice
+                yield list(conversation)
+                yield from answer_stream(self.engine, question, conversation)
                 conversation = clean_history(conversation)
         finally:
             with session.lock:
                 if session.epoch == epoch:
                     session.running = False
-        yield conversation, ""
 
-    def stop(self, history: Any, request: Any = None) -> tuple[ChatHistory, str]:
+    def save(self, history: Any, request: gr.Request) -> tuple[ChatHistory, str]:
+        """Keep the conversation in the browser; say how many questions still wait."""
+        session = self._session(request)
+        with session.lock:
+            waiting = len(session.pending)
+        return clean_history(history), (f"⏳ {waiting} question(s) queued." if waiting else "")
+
+    def stop(self, history: Any, request: gr.Request) -> tuple[ChatHistory, str]:
         """Stop the answer being written and forget the queued questions."""
         session = self._session(request)
         with session.lock:
@@ -200,7 +201,7 @@ class ChatController:
             conversation.append({"role": "assistant", "content": "_⏹ Stopped._"})
         return conversation, ""
 
-    def clear(self, request: Any = None) -> tuple[ChatHistory, ChatHistory, str]:
+    def clear(self, request: gr.Request) -> tuple[ChatHistory, ChatHistory, str]:
         session = self._session(request)
         with session.lock:
             session.epoch += 1
@@ -212,10 +213,6 @@ class ChatController:
 def restore(saved: Any) -> ChatHistory:
     """The conversation kept in the browser, shown again after a reload or a theme switch."""
     return clean_history(saved)
-
-
-def save(history: Any) -> ChatHistory:
-    return clean_history(history)
 
 
 def make_chat(engine: Engine) -> Any:
