@@ -139,6 +139,7 @@ def write_browser_notes(folder: Path) -> None:
     write_note(folder, "prices.md", PRICES)
     write_note(folder, "tpu.md", TPU_NOTE)
     write_note(folder, "zebra.md", HOSTILE)
+    (folder / "broken.md").write_bytes(b"# Broken\n\xff\xfe not UTF-8\n")
 
 
 class App:
@@ -153,8 +154,14 @@ class App:
         write_browser_notes(self.notes)
         (root / ".env").write_text("SECRET=do-not-serve\n", encoding="utf-8")
         self.settings = load_settings(
-            {"notes": self.notes, "index": root / "index", "embed_backend": "hash", "fetch_links": False,
-             "port": free_port(), **overrides},
+            {
+                "notes": self.notes,
+                "index": root / "index",
+                "embed_backend": "hash",
+                "fetch_links": False,
+                "port": free_port(),
+                **overrides,
+            },
             env={},
             cwd=root,
         )

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 
-
 def make_chat(engine: Any) -> Any:
     from .chat import make_chat as _make
 

@@ -9,7 +9,6 @@ page loads comes from the app itself.
 
 from __future__ import annotations
 
-import ipaddress
 import sys
 import threading
 import time
@@ -23,11 +22,12 @@ from fastapi import Request
 from fastapi.responses import PlainTextResponse
 
 from ..engine import Engine
-from ..errors import ConfigError, HwqaError
+from ..errors import HwqaError
 from ..settings import Settings
-from . import panels
+from . import panels, reports
 from .chat import ChatController, full_answer, restore
 from .render import NOTE_ROUTE
+from .security import check_bind
 
 QUEUE_SIZE = 64  # questions waiting at most; more get "queue full" at once instead of waiting forever
 CONCURRENCY = 4  # answers computed at the same time
@@ -75,38 +75,10 @@ JS = """
 """
 
 
-def parse_auth(value: str) -> tuple[str, str] | None:
-    """``user:password`` from the ``auth`` setting, or None when it is empty."""
-    if not value:
-        return None
-    user, sep, password = value.partition(":")
-    if not sep or not user or not password:
-        raise ConfigError("auth must be 'user:password' (HWQA_AUTH); fix it and run again")
-    return user, password
-
-
-def is_loopback(host: str) -> bool:
-    if host in ("localhost", "127.0.0.1", "::1"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_bind(settings: Settings) -> tuple[str, str] | None:
-    """Refuse to listen beyond this machine without a password; returns the auth pair, if any."""
-    auth = parse_auth(getattr(settings, "auth", ""))
-    if not is_loopback(settings.host) and auth is None:
-        raise ConfigError(
-            f"refusing to serve on {settings.host} without a password; set HWQA_AUTH=user:password or use --host 127.0.0.1"
-        )
-    return auth
-
-
 def build_app(engine: Engine) -> Any:
     """The Blocks page: chat, prices and index tabs."""
     import gradio as gr
+    from gradio import events
 
     chat = ChatController(engine)
     providers, types = panels.price_choices(engine)
@@ -118,16 +90,28 @@ def build_app(engine: Engine) -> Any:
         with gr.Tabs():
             with gr.Tab("Chat", id="chat"):
                 chatbot = gr.Chatbot(
-                    height=560, label="hwqa", elem_classes=["hwqa-chat"], elem_id="hwqa-chatbot",
-                    sanitize_html=True, render_markdown=True, allow_tags=False, latex_delimiters=[],
-                    buttons=["copy", "copy_all"], feedback_options=None, group_consecutive_messages=False,
+                    height=560,
+                    label="hwqa",
+                    elem_classes=["hwqa-chat"],
+                    elem_id="hwqa-chatbot",
+                    sanitize_html=True,
+                    render_markdown=True,
+                    allow_tags=False,
+                    latex_delimiters=[],
+                    buttons=["copy", "copy_all"],
+                    feedback_options=None,
+                    group_consecutive_messages=False,
                     placeholder="Ask about GPUs, TPUs, CPUs and prices: answers cite your notes and the articles they link to.",
                 )
                 notice = gr.Markdown("", elem_id="hwqa-notice")
                 with gr.Row():
                     box = gr.Textbox(
-                        placeholder="Ask about GPUs, TPUs, CPUs, prices…", show_label=False, scale=8,
-                        elem_id="hwqa-input", submit_btn=False, autofocus=True,
+                        placeholder="Ask about GPUs, TPUs, CPUs, prices…",
+                        show_label=False,
+                        scale=8,
+                        elem_id="hwqa-input",
+                        submit_btn=False,
+                        autofocus=True,
                     )
                     send = gr.Button("Send", variant="primary", scale=1, min_width=80, elem_id="hwqa-send")
                     stop = gr.Button("Stop", variant="stop", scale=1, min_width=80, elem_id="hwqa-stop")
@@ -140,8 +124,12 @@ def build_app(engine: Engine) -> Any:
                     f_provider = gr.Dropdown(providers, multiselect=True, label="Provider", elem_id="hwqa-provider")
                     f_type = gr.Dropdown(types, multiselect=True, label="Type", elem_id="hwqa-type")
                 prices = gr.Dataframe(
-                    value=panels.filtered_prices(engine, [], []), headers=panels.reports.PRICE_COLUMNS,
-                    interactive=False, wrap=True, elem_id="hwqa-prices", elem_classes=["hwqa-table"],
+                    value=panels.filtered_prices(engine, [], []),
+                    headers=reports.PRICE_COLUMNS,
+                    interactive=False,
+                    wrap=False,
+                    elem_id="hwqa-prices",
+                    elem_classes=["hwqa-table"],
                 )
                 with gr.Row():
                     budget = gr.Number(label="Budget (USD)", minimum=0, elem_id="hwqa-budget")
@@ -152,8 +140,11 @@ def build_app(engine: Engine) -> Any:
                 compute = gr.Button("Calculate", variant="primary", elem_id="hwqa-calculate")
                 calc_summary = gr.Markdown(elem_id="hwqa-calc-summary")
                 calc_table = gr.Dataframe(
-                    headers=panels.RESULT_COLUMNS["lookup"], interactive=False, wrap=True,
-                    elem_id="hwqa-calc-table", elem_classes=["hwqa-table"],
+                    headers=panels.RESULT_COLUMNS["lookup"],
+                    interactive=False,
+                    wrap=False,
+                    elem_id="hwqa-calc-table",
+                    elem_classes=["hwqa-table"],
                 )
                 chart = gr.HTML(elem_id="hwqa-chart")
             with gr.Tab("Index", id="index"):
@@ -164,21 +155,43 @@ def build_app(engine: Engine) -> Any:
                 rebuild_result = gr.Markdown(elem_id="hwqa-rebuild-result")
                 gr.Markdown("### Linked articles")
                 link_table = gr.Dataframe(
-                    value=panels.link_rows(engine), headers=panels.LINK_COLUMNS, interactive=False, wrap=True,
-                    elem_id="hwqa-links", elem_classes=["hwqa-table"],
+                    value=panels.link_rows(engine),
+                    headers=panels.LINK_COLUMNS,
+                    interactive=False,
+                    wrap=False,
+                    elem_id="hwqa-links",
+                    elem_classes=["hwqa-table"],
                 )
                 gr.Markdown("### Notes left out or with problems")
                 skipped = gr.Dataframe(
-                    value=panels.skipped_rows(engine), headers=["Note", "Reason"], interactive=False, wrap=True,
-                    elem_id="hwqa-skipped", elem_classes=["hwqa-table"],
+                    value=panels.skipped_rows(engine),
+                    headers=["Note", "Reason"],
+                    interactive=False,
+                    wrap=False,
+                    elem_id="hwqa-skipped",
+                    elem_classes=["hwqa-table"],
                 )
 
         # --- chat events ------------------------------------------------------------------
         def wire(trigger: Any) -> None:
-            ev = trigger(chat.enqueue, [box, chatbot], [box, chatbot, notice], queue=False, trigger_mode="multiple",
-                         api_visibility="private", show_progress="hidden")
-            drained = ev.then(chat.drain, [chatbot], [chatbot], concurrency_limit=CONCURRENCY,
-                              concurrency_id="answers", api_visibility="private", show_progress="minimal")
+            ev = trigger(
+                chat.enqueue,
+                [box, chatbot],
+                [box, chatbot, notice],
+                queue=False,
+                trigger_mode="multiple",
+                api_visibility="private",
+                show_progress="hidden",
+            )
+            drained = ev.then(
+                chat.drain,
+                [chatbot],
+                [chatbot],
+                concurrency_limit=CONCURRENCY,
+                concurrency_id="answers",
+                api_visibility="private",
+                show_progress="minimal",
+            )
             drains.append(drained)
             drained.then(chat.save, [chatbot], [saved, notice], queue=False, api_visibility="private", show_progress="hidden")
 
@@ -216,11 +229,21 @@ def build_app(engine: Engine) -> Any:
                 progress((done, total or None), desc=label)
 
             message = panels.rebuild(engine, step)
-            return (message, panels.index_summary(engine), panels.link_rows(engine, only), panels.skipped_rows(engine),
-                    panels.filtered_prices(engine, [], []))
+            return (
+                message,
+                panels.index_summary(engine),
+                panels.link_rows(engine, only),
+                panels.skipped_rows(engine),
+                panels.filtered_prices(engine, [], []),
+            )
 
-        rebuild.click(do_rebuild, [problems_only], [rebuild_result, summary, link_table, skipped, prices],
-                      concurrency_limit=1, api_name="rebuild")
+        rebuild.click(
+            do_rebuild,
+            [problems_only],
+            [rebuild_result, summary, link_table, skipped, prices],
+            concurrency_limit=1,
+            api_name="rebuild",
+        )
         problems_only.change(lambda only: panels.link_rows(engine, only), [problems_only], [link_table], api_visibility="private")
 
         def refresh_index(only: bool) -> tuple[str, Any, Any]:
@@ -233,20 +256,22 @@ def build_app(engine: Engine) -> Any:
             """Ask hwqa a question; returns the answer with its sources as Markdown."""
             return full_answer(engine, message, history)
 
-        gr.api(answer, api_name="chat", concurrency_limit=CONCURRENCY, concurrency_id="answers")
-        gr.api(lambda: panels.index_summary(engine), api_name="status", api_visibility="undocumented")
+        events.api(answer, api_name="chat", concurrency_limit=CONCURRENCY, concurrency_id="answers")
+        events.api(lambda: panels.index_summary(engine), api_name="status", api_visibility="undocumented")
     demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     return demo
 
 
 def _note_route(app: Any, gradio_app_ref: Callable[[], Any], engine: Engine, auth: tuple[str, str] | None) -> None:
     """``/hwqa/note/<path>``: an indexed note as plain text (only notes in the index; nothing else)."""
-    @app.get(NOTE_ROUTE + "{rel:path}")
+
     def note(rel: str, request: Request) -> PlainTextResponse:
         headers = {"Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff"}
         if auth is not None:
             g = gradio_app_ref()
-            token = request.cookies.get(f"access-token-{g.cookie_id}") or request.cookies.get(f"access-token-unsecure-{g.cookie_id}")
+            token = request.cookies.get(f"access-token-{g.cookie_id}") or request.cookies.get(
+                f"access-token-unsecure-{g.cookie_id}"
+            )
             if g.tokens.get(token) is None:
                 return PlainTextResponse("log in first", status_code=401, headers=headers)
         rel = unquote(rel)
@@ -256,6 +281,8 @@ def _note_route(app: Any, gradio_app_ref: Callable[[], Any], engine: Engine, aut
         if rel not in notes or not path.is_relative_to(root) or not path.is_file():
             return PlainTextResponse("not an indexed note", status_code=404, headers=headers)
         return PlainTextResponse(path.read_text(encoding="utf-8", errors="replace"), headers=headers)
+
+    app.add_api_route(NOTE_ROUTE + "{rel:path}", note, methods=["GET"])
 
 
 def blocked_paths(settings: Settings) -> list[str]:
@@ -279,9 +306,20 @@ def create_server_app(engine: Engine, settings: Settings) -> Any:
 
     _note_route(app, gradio_app, engine, auth)
     return gr.mount_gradio_app(
-        app, demo, path="/", auth=auth, blocked_paths=blocked_paths(settings), allowed_paths=[],
-        footer_links=["api", "settings"], css=CSS, js=JS, show_error=False, ssr_mode=False, pwa=False,
-        mcp_server=False, enable_monitoring=False,
+        app,
+        demo,
+        path="/",
+        auth=auth,
+        blocked_paths=blocked_paths(settings),
+        allowed_paths=[],
+        footer_links=["api", "settings"],
+        css=CSS,
+        js=JS,
+        show_error=False,
+        ssr_mode=False,
+        pwa=False,
+        mcp_server=False,
+        enable_monitoring=False,
     )
 
 
@@ -312,7 +350,6 @@ def start(settings: Settings, engine: Engine | None = None, *, log_level: str = 
     app = create_server_app(engine, settings)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=log_level, ws="none")
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     thread = threading.Thread(target=server.run, name="hwqa-server", daemon=True)
     thread.start()
     while not server.started:

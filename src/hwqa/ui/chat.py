@@ -122,7 +122,10 @@ def answer_stream(engine: Engine, question: str, history: ChatHistory) -> Iterat
         yield list(history)
     except Exception as exc:  # shown in the conversation rather than as a broken page
         log.exception("answering failed")
-        history[-1] = {"role": "assistant", "content": f"⚠️ unexpected error ({safe_markdown(type(exc).__name__)}); see the server log"}
+        history[-1] = {
+            "role": "assistant",
+            "content": f"⚠️ unexpected error ({safe_markdown(type(exc).__name__)}); see the server log",
+        }
         yield list(history)
 
 
@@ -148,7 +151,8 @@ class ChatController:
             waiting = len(session.pending)
         if busy:
             return "", gr.skip(), f"⏳ {waiting} question(s) queued; asked when the current answer is done."
-        shown = clean_history(history) + [
+        shown = [
+            *clean_history(history),
             {"role": "user", "content": safe_markdown(question)},
             {"role": "assistant", "content": WORKING},
         ]

@@ -45,7 +45,13 @@ def result_rows(result: Mapping[str, Any]) -> list[list[str]]:
     mode = str(result.get("mode", "lookup"))
     rows = []
     for o in result.get("options") or []:
-        base = [str(o.get("rank")), str(o.get("hardware")), str(o.get("provider")), str(o.get("pricing")), _fmt(o.get("usd_per_hour"), True)]
+        base = [
+            str(o.get("rank")),
+            str(o.get("hardware")),
+            str(o.get("provider")),
+            str(o.get("pricing")),
+            _fmt(o.get("usd_per_hour"), True),
+        ]
         if mode == "budget":
             base += [_fmt(o.get("hours")), _fmt(o.get("v100_hours"))]
         elif mode == "workload":
@@ -94,8 +100,12 @@ def bar_chart_svg(title: str, values: Sequence[tuple[str, float]]) -> str:
     for i, (name, value) in enumerate(values):
         y = top + i * (bar + gap)
         w = max(1.0, width * value / biggest)
-        parts.append(f'<text x="{left - 6}" y="{y + 16}" font-size="12" text-anchor="end" fill="currentColor">{html.escape(name[:40])}</text>')
-        parts.append(f'<rect x="{left}" y="{y}" width="{w:.1f}" height="{bar}" fill="#f97316" rx="3"><title>{html.escape(name)}: {value:,.4g}</title></rect>')
+        label = html.escape(name[:40])
+        parts.append(f'<text x="{left - 6}" y="{y + 16}" font-size="12" text-anchor="end" fill="currentColor">{label}</text>')
+        parts.append(
+            f'<rect x="{left}" y="{y}" width="{w:.1f}" height="{bar}" fill="#f97316" rx="3">'
+            f"<title>{html.escape(name)}: {value:,.4g}</title></rect>"
+        )
         parts.append(f'<text x="{left + w + 6:.1f}" y="{y + 16}" font-size="12" fill="currentColor">{value:,.4g}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -132,7 +142,9 @@ def calculate(
     table = price_table(engine)
     wanted_p = {p.lower() for p in providers or ()}
     wanted_t = {t.lower() for t in types or ()}
-    rows = [r for r in table.rows if (not wanted_p or r.provider.lower() in wanted_p) and (not wanted_t or r.type.lower() in wanted_t)]
+    rows = [
+        r for r in table.rows if (not wanted_p or r.provider.lower() in wanted_p) and (not wanted_t or r.type.lower() in wanted_t)
+    ]
     args = calculator_arguments(budget, hours, memory, devices, preemptible)
     try:
         result = run_price_calculator(args, PriceTable(rows=rows, problems=list(table.problems)))
@@ -143,13 +155,20 @@ def calculate(
     summary = []
     rec = result.get("recommendation")
     if rec:
-        summary.append(f"**Recommendation:** {rec.get('hardware')} ({rec.get('provider')}, {rec.get('pricing')}) — {rec.get('reason')}.")
+        summary.append(
+            f"**Recommendation:** {rec.get('hardware')} ({rec.get('provider')}, {rec.get('pricing')}) — {rec.get('reason')}."
+        )
     else:
         summary.append("**No option fits** the filters; relax them.")
     excluded = describe_excluded(result)
     if excluded:
         summary.append("**Left out:**\n" + "\n".join(f"- {e}" for e in excluded))
-    return result_rows(result), RESULT_COLUMNS.get(mode, RESULT_COLUMNS["lookup"]), bar_chart_svg(title, values), safe_markdown("\n\n".join(summary))
+    return (
+        result_rows(result),
+        RESULT_COLUMNS.get(mode, RESULT_COLUMNS["lookup"]),
+        bar_chart_svg(title, values),
+        safe_markdown("\n\n".join(summary)),
+    )
 
 
 def index_summary(engine: Engine) -> str:
@@ -182,14 +201,16 @@ def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
     """Rebuild the index with the engine's own model; the next question uses the new generation."""
     labels = {"chunk": "Reading notes", "fetch": "Fetching links", "embed": "Embedding passages", "write": "Writing index"}
     try:
-        report = build_index(engine.settings, embedder=engine.embedder, progress=lambda st, d, t: progress(labels.get(st, st), d, t))
+        report = build_index(
+            engine.settings, embedder=engine.embedder, progress=lambda st, d, t: progress(labels.get(st, st), d, t)
+        )
     except HwqaError as exc:
         return f"⚠️ Rebuild failed: {html.escape(str(exc))}"
     engine.generation()
     counts = report.link_counts()
     what = f"new generation `{report.generation}`" if report.changed else "nothing changed"
     return (
-        f"✅ Rebuilt in {report.seconds:.1f} s: {report.notes_seen} notes, {report.chunks_total} passages "
+        f"Rebuilt in {report.seconds:.1f} s: {report.notes_seen} notes, {report.chunks_total} passages "
         f"({report.chunks_embedded} embedded, {report.chunks_reused} reused); links {counts['fetched']} fetched, "
         f"{counts['failed']} failed, {counts['skipped']} skipped; {what}."
     )

@@ -102,7 +102,8 @@ def render_source(citation: Citation, turn: int) -> str:
     if citation.kind == "article" and citation.linked_from:
         origin = f" · linked from {html.escape(', '.join(citation.linked_from[:3]))}"
     return (
-        f'<details class="hwqa-src" id="{anchor(turn, citation.n)}"><summary>[{citation.n}] {html.escape(citation.label())}</summary>\n\n'
+        f'<details class="hwqa-src" id="{anchor(turn, citation.n)}">'
+        f"<summary>[{citation.n}] {html.escape(citation.label())}</summary>\n\n"
         f'<p class="hwqa-src-where">{link}{origin}</p>\n\n'
         f'<div class="hwqa-passage">\n\n{safe_markdown(citation.text)}\n\n</div>\n\n</details>'
     )
@@ -148,8 +149,10 @@ def answer_text(answer: Answer) -> str:
     if result is not None:
         old = _render_excluded(result)
         if old and old in text:
-            text = text.replace(old, _excluded_sentence(result))
-        text = re.sub(r"… and (\d+) more option\(s\)\.", r"… and \1 more option(s): the calculator step above has the full table.", text)
+            text = text.replace(old, "\n" + _excluded_sentence(result))
+        text = re.sub(
+            r"… and (\d+) more option\(s\)\.", r"… and \1 more option(s): the calculator step above has the full table.", text
+        )
     return text
 
 

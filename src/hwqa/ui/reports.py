@@ -94,7 +94,18 @@ def stale(as_of: str | None, today: dt.date | None = None) -> bool:
     return when is not None and ((today or dt.date.today()) - when).days > 365
 
 
-PRICE_COLUMNS = ["Hardware", "Provider", "Type", "Pricing", "$/h", "Speed (V100=1)", "$/V100-h", "Memory GB", "As of", "Note:line"]
+PRICE_COLUMNS = [
+    "Hardware",
+    "Provider",
+    "Type",
+    "Pricing",
+    "$/h",
+    "Speed (V100=1)",
+    "$/V100-h",
+    "Memory GB",
+    "As of",
+    "Note:line",
+]
 
 
 def _num(value: float | None, money: bool = False) -> str:
@@ -115,11 +126,19 @@ def price_rows(
             continue
         as_of = r.as_of or "–"
         if stale(r.as_of, today):
-            as_of += " ⚠ possibly stale (over a year old)"
+            as_of += " ⚠ possibly stale"
         out.append(
             [
-                r.hardware, r.provider, r.type, r.pricing, _num(r.usd_per_hour, True), _num(r.speed),
-                _num(r.usd_per_v100_hour, True), _num(r.memory_gb), as_of, f"{r.note}:{r.line}",
+                r.hardware,
+                r.provider,
+                r.type,
+                r.pricing,
+                _num(r.usd_per_hour, True),
+                _num(r.speed),
+                _num(r.usd_per_v100_hour, True),
+                _num(r.memory_gb),
+                as_of,
+                f"{r.note}:{r.line}",
             ]
         )
     return out
