@@ -133,7 +133,7 @@ def test_empty_input_does_nothing_and_questions_typed_quickly_are_all_answered(p
     users = [u.inner_text() for u in pg.locator("#hwqa-chatbot .user").all()]
     assert users == ["How much does a V100 cost per hour?", "What is PyTorch/XLA?"]
     text = pg.inner_text("#hwqa-chatbot")
-    assert "⚠️" not in text and "$2.48" in text
+    assert "⚠️" not in text and "$2.48" in text, text
     assert pg.locator("#hwqa-stop").is_visible() and pg.locator("#hwqa-send").is_visible()
 
 
@@ -247,3 +247,33 @@ def test_rebuild_from_the_index_tab_shows_without_restart(page: Page, app: App) 
     pg.wait_for_function("() => document.querySelector('#hwqa-rebuild-result').innerText.includes('Rebuilt')", timeout=60_000)
     assert "4 notes" in pg.inner_text("#hwqa-index-summary")
     screenshot(pg, "index-rebuilt")
+
+
+def test_slow_model_shows_working_keeps_the_box_usable_and_stops(browser: Any, tmp_path: Path) -> None:
+    from tests.fake_openai import FakeOpenAI, text
+
+    script = [text("A slow answer about TPUs.", delay=30)] + [text("PyTorch/XLA runs PyTorch on TPUs [1].")] * 4
+    with FakeOpenAI(script) as fake:
+        slow = App(tmp_path, llm_backend="openai", llm_base_url=fake.base_url, llm_timeout=60)
+        p = Page(browser, slow)
+        try:
+            pg = p.page
+            pg.fill("#hwqa-input textarea", "What did the Colab TPU runtime have?")
+            pg.press("#hwqa-input textarea", "Enter")
+            pg.wait_for_selector("#hwqa-chatbot >> text=Working…")  # from the first moment
+            assert pg.locator("#hwqa-input textarea").is_editable()
+            pg.fill("#hwqa-input textarea", "What is PyTorch/XLA?")  # typed while the model is busy
+            pg.press("#hwqa-input textarea", "Enter")
+            pg.wait_for_selector("#hwqa-notice >> text=queued")
+            assert pg.input_value("#hwqa-input textarea") == ""
+            screenshot(pg, "chat-working")
+            pg.click("#hwqa-stop")
+            pg.wait_for_selector("#hwqa-chatbot >> text=Stopped.")
+            assert pg.input_value("#hwqa-input textarea") == "What is PyTorch/XLA?"  # not lost
+            pg.press("#hwqa-input textarea", "Enter")
+            p.wait_answers(2)
+            assert "PyTorch/XLA runs PyTorch on TPUs" in pg.locator(ANSWER).last.inner_text()
+            assert p.outside_requests() == []
+        finally:
+            p.close()
+            slow.stop()

@@ -191,6 +191,7 @@ def build_app(engine: Engine) -> Any:
                 concurrency_id="answers",
                 api_visibility="private",
                 show_progress="minimal",
+                trigger_mode="multiple",
             )
             drains.append(drained)
             drained.then(chat.save, [chatbot], [saved, notice], queue=False, api_visibility="private", show_progress="hidden")
@@ -201,9 +202,9 @@ def build_app(engine: Engine) -> Any:
         for button, question in zip(example_buttons, EXAMPLES, strict=True):
             ev = button.click(lambda q=question: q, None, [box], queue=False, api_visibility="private")
             wire(ev.then)
-        stop.click(chat.stop, [chatbot], [chatbot, notice], cancels=drains, queue=False, api_visibility="private").then(
-            chat.save, [chatbot], [saved, notice], queue=False, api_visibility="private"
-        )
+        stop.click(
+            chat.stop, [chatbot, box], [chatbot, notice, box], cancels=drains, queue=False, api_visibility="private"
+        ).then(restore, [chatbot], [saved], queue=False, api_visibility="private")
         clear.click(chat.clear, None, [chatbot, saved, notice], cancels=drains, queue=False, api_visibility="private")
         theme.click(None, js="() => window.hwqaToggleTheme && window.hwqaToggleTheme()")
         demo.load(restore, [saved], [chatbot], queue=False, api_visibility="private")

@@ -172,6 +172,8 @@ class ChatController:
             while True:
                 with session.lock:
                     if session.epoch != epoch or not session.pending:
+                        if session.epoch == epoch:
+                            session.running = False  # under the same lock as the check: no question slips by
                         break
                     question = session.pending.pop(0)
                 shown = safe_markdown(question)
@@ -193,17 +195,23 @@ class ChatController:
             waiting = len(session.pending)
         return clean_history(history), (f"⏳ {waiting} question(s) queued." if waiting else "")
 
-    def stop(self, history: Any, request: gr.Request) -> tuple[ChatHistory, str]:
-        """Stop the answer being written and forget the queued questions."""
+    def stop(self, history: Any, box: str, request: gr.Request) -> tuple[ChatHistory, str, Any]:
+        """Stop the answer being written; questions still queued go back into the box, not lost."""
         session = self._session(request)
         with session.lock:
             session.epoch += 1
+            waiting = list(session.pending)
             session.pending.clear()
             session.running = False
         conversation = clean_history(history)
         if conversation and conversation[-1]["role"] == "user":
-            conversation.append({"role": "assistant", "content": "_⏹ Stopped._"})
-        return conversation, ""
+            conversation.append({"role": "assistant", "content": "_Stopped._"})
+        elif conversation and message_text((history or [{}])[-1].get("content")).endswith(" …"):
+            conversation[-1] = {**conversation[-1], "content": conversation[-1]["content"] + " _(stopped)_"}
+        if not waiting:
+            return conversation, "", gr.skip()
+        text = "\n".join([*waiting, box] if (box or "").strip() else waiting)
+        return conversation, "Stopped; the questions that were waiting are back in the box.", text
 
     def clear(self, request: gr.Request) -> tuple[ChatHistory, ChatHistory, str]:
         session = self._session(request)
