@@ -153,3 +153,13 @@ def test_twenty_chat_requests_at_once_all_complete(served: App) -> None:
     assert len(answers) == 20
     assert all("⚠️" not in a and "hwqa-src-1-1" in a for a in answers)
     assert "$2.48" in answers[0] and "$500" in answers[14]
+
+
+def test_with_a_login_the_page_and_the_notes_need_it(tmp_path: Path) -> None:
+    app = App(tmp_path, auth="me:secret")
+    try:
+        assert _status(f"{app.url}/hwqa/note/prices.md") == 401
+        assert _status(f"{app.url}/config") == 401  # the page shows the login form only
+        assert _status(f"{app.url}/gradio_api/info") in (401, 403)
+    finally:
+        app.stop()
