@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser_support import NARROW_CELLS_JS, App, launch_chromium, require_browser, screenshot
+from tests.browser_support import ARTIFACTS, NARROW_CELLS_JS, App, launch_chromium, require_browser, screenshot
 
 sync_api = require_browser()
 
@@ -126,6 +126,7 @@ def test_empty_input_does_nothing_and_questions_typed_quickly_are_all_answered(p
     pg.click("#hwqa-send")
     pg.fill("#hwqa-input textarea", "How much does a V100 cost per hour?")
     pg.click("#hwqa-send")
+    pg.wait_for_selector("#hwqa-chatbot .user >> text=How much does a V100 cost per hour?")
     pg.fill("#hwqa-input textarea", "What is PyTorch/XLA?")  # typed and sent while the first is answered
     pg.press("#hwqa-input textarea", "Enter")
     page.wait_answers(2)
@@ -148,12 +149,15 @@ def test_budget_question_shows_the_calculator_step_with_full_table_and_distinct_
     assert "Computed:" in text and "budget_usd" in text
     assert "TPU v3-8 (GCP, preemptible)" in text  # not to be confused with the on-demand TPU v3-8
     assert "A100 40GB" in text and "Recommendation" in text
-    pg.locator("#hwqa-chatbot", has_text="Left out, and why").locator("text=Left out, and why").last.scroll_into_view_if_needed()
-    screenshot(pg, "chat-calculator-step")
+    screenshot(pg, "chat-calculator-answer")
+    step.screenshot(path=str(ARTIFACTS / "chat-calculator-step.png"))  # the opened step itself
 
 
 def test_conversation_survives_theme_switch_and_reload(page: Page) -> None:
     pg = page.page
+    pg.get_by_role("button", name="What hardware does a Google Colab TPU runtime have?").click()  # an example asks itself
+    page.wait_answers(1)
+    assert pg.locator("#hwqa-chatbot .user").first.inner_text() == "What hardware does a Google Colab TPU runtime have?"
     page.ask("What is PyTorch/XLA?")
     pg.click("#hwqa-theme")
     pg.wait_for_function("() => document.body.classList.contains('dark')")

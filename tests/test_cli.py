@@ -144,3 +144,9 @@ def test_python_dash_m_hwqa_works(hash_env: Settings) -> None:
 
     done = subprocess.run([sys.executable, "-m", "hwqa", "--version"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and done.stdout.startswith("hwqa ")
+
+
+def test_config_hides_the_web_login(hash_env: Settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HWQA_AUTH", "me:s3cret-pw")
+    result = runner.invoke(app, ["config"])
+    assert result.exit_code == 0 and "HWQA_AUTH" in result.stdout and "s3cret-pw" not in result.stdout

@@ -227,7 +227,7 @@ def links(
         if not by_note:
             out.print("No links that were not fetched." if failed else "The notes link to no web pages.")
         out.print(
-            f"links: {counts['fetched']} fetched, {counts['cached']} cached, "
+            f"links: {counts['fetched']} fetched, {counts['not_modified'] + counts['cached']} cached, "
             f"{counts['failed']} failed, {counts['skipped']} skipped"
         )
 
@@ -314,6 +314,8 @@ def config() -> None:
     with user_errors():
         settings = load_settings()
         for name, value, help_text in settings.describe():
+            if name in ("auth", "llm_api_key") and value:
+                value = "(set; hidden)"
             out.print(f"[bold]{name}[/] = {escape(str(value))}  [dim](HWQA_{name.upper()})[/]\n    {escape(help_text)}")
 
 

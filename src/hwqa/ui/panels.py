@@ -182,7 +182,7 @@ def index_summary(engine: Engine) -> str:
         f"**{s['notes']} notes**, **{s['chunks']} passages**, {s['price_rows']} price rows · "
         f"model `{emb.get('model')}` ({emb.get('dim')} dims) · answers: {s['backend']} · "
         f"last build {s['built_at']} (generation `{s['generation']}`) · links: {counts['fetched']} fetched, "
-        f"{counts['cached']} cached, {counts['failed']} failed, {counts['skipped']} skipped"
+        f"{counts['not_modified'] + counts['cached']} cached, {counts['failed']} failed, {counts['skipped']} skipped"
     )
 
 

@@ -53,14 +53,17 @@ def links_by_note(manifest: Mapping[str, Any], *, failed_only: bool = False) -> 
     notes: dict[str, list[dict[str, Any]]] = {}
     for link in links(manifest, failed_only=failed_only):
         for note in link["linked_from"] or ["(unknown note)"]:
-            notes.setdefault(note, []).append({k: link[k] for k in ("url", "outcome", "reason", "chunks")})
+            notes.setdefault(note, []).append({k: link[k] for k in ("url", "status", "outcome", "reason", "chunks")})
     return [{"note": note, "links": items} for note, items in sorted(notes.items())]
 
 
 def link_counts(manifest: Mapping[str, Any]) -> dict[str, int]:
-    counts = {"fetched": 0, "cached": 0, "failed": 0, "skipped": 0}
-    for link in links(manifest):
-        counts[link["outcome"]] = counts.get(link["outcome"], 0) + 1
+    """Links by status, with the key names of ``hwqa index --json`` (fetched, not_modified, cached, failed, skipped)."""
+    keys = {"not-modified": "not_modified", "from-cache": "cached", **{k: k for k in ("fetched", "failed", "skipped")}}
+    counts = dict.fromkeys(keys.values(), 0)
+    for info in (manifest.get("links") or {}).values():
+        key = keys.get(str(info.get("status")), str(info.get("status")))
+        counts[key] = counts.get(key, 0) + 1
     return counts
 
 
