@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser_support import ARTIFACTS, NARROW_CELLS_JS, App, launch_chromium, require_browser, screenshot
+from tests.browser_support import NARROW_CELLS_JS, App, launch_chromium, require_browser, screenshot
 
 sync_api = require_browser()
 
@@ -150,7 +150,8 @@ def test_budget_question_shows_the_calculator_step_with_full_table_and_distinct_
     assert "TPU v3-8 (GCP, preemptible)" in text  # not to be confused with the on-demand TPU v3-8
     assert "A100 40GB" in text and "Recommendation" in text
     screenshot(pg, "chat-calculator-answer")
-    step.screenshot(path=str(ARTIFACTS / "chat-calculator-step.png"))  # the opened step itself
+    step.evaluate("el => el.scrollIntoView({block: 'start'})")  # the opened step itself
+    screenshot(pg, "chat-calculator-step")
 
 
 def test_conversation_survives_theme_switch_and_reload(page: Page) -> None:
