@@ -250,7 +250,7 @@ def build_app(engine: Engine) -> Any:
         def refresh_index(only: bool) -> tuple[str, Any, Any]:
             return panels.index_summary(engine), panels.link_rows(engine, only), panels.skipped_rows(engine)
 
-        demo.load(refresh_index, [problems_only], [summary, link_table, skipped], api_visibility="private")
+        demo.load(refresh_index, [problems_only], [summary, link_table, skipped], queue=False, api_visibility="private")
 
         # --- API for scripts (gradio_client) ------------------------------------------------
         def answer(message: str, history: list[dict[str, Any]] | None = None) -> str:
