@@ -13,8 +13,6 @@ import socket
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -33,8 +31,12 @@ def chromium_path() -> str | None:
     return os.environ.get("HWQA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def require_browser() -> Any:
-    """The playwright sync API, or skip (fail in CI) saying how to install what is missing."""
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def browser_status() -> tuple[Any, str | None]:
+    """(the playwright sync API or None, what is missing and how to install it, or None)."""
     missing = []
     try:
         from playwright import sync_api
@@ -44,11 +46,8 @@ def require_browser() -> Any:
     if chromium_path() is None:
         missing.append("chromium")
     if missing:
-        message = f"browser tests need {' and '.join(missing)}: {INSTALL_HINT}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return sync_api
+        return sync_api, f"browser tests need {' and '.join(missing)}: {INSTALL_HINT}"
+    return sync_api, None
 
 
 def launch_chromium(playwright: Any) -> Any:
