@@ -250,11 +250,17 @@ def test_mobile_tables_scroll_inside_the_message(browser: Any, app: App) -> None
 
 def test_rebuild_from_the_index_tab_shows_without_restart(page: Page, app: App) -> None:
     pg = page.page
-    (Path(app.notes) / "new.md").write_text("# Gaudi\n\nThe Gaudi accelerator from Habana.\n", encoding="utf-8")
+    (Path(app.notes) / "new.md").write_text(
+        "---\ntags: [prices]\n---\n# Gaudi\n\nThe Gaudi accelerator from Habana.\n\n"
+        "| hardware | provider | type | usd_per_hour |\n|---|---|---|---|\n| Gaudi2 | Lambda | gpu | 1.99 |\n",
+        encoding="utf-8",
+    )
     pg.get_by_role("tab", name="Index").click()
     pg.click("#hwqa-rebuild")
     pg.wait_for_function("() => document.querySelector('#hwqa-rebuild-result').innerText.includes('Rebuilt')", timeout=60_000)
     assert "4 notes" in pg.inner_text("#hwqa-index-summary")
+    pg.get_by_role("tab", name="Prices").click()
+    pg.wait_for_selector("#hwqa-prices >> text=Gaudi2")  # the new price row, without a restart
     screenshot(pg, "index-rebuilt")
 
 

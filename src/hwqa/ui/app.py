@@ -225,23 +225,26 @@ def build_app(engine: Engine) -> Any:
         budget.submit(run_calc, calc_inputs, [calc_table, chart, calc_summary], api_visibility="private")
 
         # --- index --------------------------------------------------------------------------
-        def do_rebuild(only: bool, progress: Any = gr.Progress()) -> tuple[str, str, Any, Any, Any]:  # noqa: B008
+        def do_rebuild(only: bool, progress: Any = gr.Progress()) -> tuple[Any, ...]:  # noqa: B008
             def step(label: str, done: int, total: int) -> None:
                 progress((done, total or None), desc=label)
 
             message = panels.rebuild(engine, step)
+            new_providers, new_types = panels.price_choices(engine)
             return (
                 message,
                 panels.index_summary(engine),
                 panels.link_rows(engine, only),
                 panels.skipped_rows(engine),
                 panels.filtered_prices(engine, [], []),
+                gr.update(choices=new_providers, value=[]),
+                gr.update(choices=new_types, value=[]),
             )
 
         rebuild.click(
             do_rebuild,
             [problems_only],
-            [rebuild_result, summary, link_table, skipped, prices],
+            [rebuild_result, summary, link_table, skipped, prices, f_provider, f_type],
             concurrency_limit=1,
             api_name="rebuild",
         )
