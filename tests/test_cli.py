@@ -96,3 +96,57 @@ def test_status_shows_what_the_index_holds(hash_env: Settings) -> None:
     assert data["embedder"]["model"] == "hash-256" and data["backend"] == "builtin"
     text = runner.invoke(app, ["status"]).stdout
     assert "3 notes" in text and "2 price rows" in text
+
+
+def _links_env(hash_env: Settings) -> None:
+    (hash_env.notes / "links.md").write_text(
+        "# Reading\n\nSee [an article](https://example.org/a) and <https://example.org/b>.\n", encoding="utf-8"
+    )
+    assert runner.invoke(app, ["index"]).exit_code == 0
+
+
+def test_links_reports_every_link_per_note(hash_env: Settings) -> None:
+    _links_env(hash_env)
+    result = runner.invoke(app, ["links", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    [note] = [n for n in data["notes"] if n["note"] == "Reading"]
+    assert {link["url"] for link in note["links"]} == {"https://example.org/a", "https://example.org/b"}
+    assert all(link["outcome"] == "skipped" and "fetch_links" in link["reason"] for link in note["links"])
+    assert data["counts"]["skipped"] == 2
+    text = runner.invoke(app, ["links", "--failed"]).stdout
+    assert "Reading" in text and "skipped  https://example.org/a" in text and "2 skipped" in text
+
+
+def test_links_without_an_index_is_one_line_and_exit_1(hash_env: Settings) -> None:
+    result = runner.invoke(app, ["links"])
+    assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1 and "hwqa index" in result.stderr
+
+
+def test_ask_piped_prints_plain_text(hash_env: Settings) -> None:
+    runner.invoke(app, ["index"])
+    result = runner.invoke(app, ["ask", "How much does a TPU v3 cost per hour?"])
+    assert result.exit_code == 0
+    assert "\x1b[" not in result.stdout and result.stdout.count("8.00") >= 1
+    assert result.stdout.index("8.00") < result.stdout.index("Sources")
+
+
+def test_serve_on_a_public_address_without_login_is_refused(hash_env: Settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    result = runner.invoke(app, ["serve", "--host", "0.0.0.0"])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "HWQA_AUTH" in lines[0]
+
+
+def test_python_dash_m_hwqa_works(hash_env: Settings) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "hwqa", "--version"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("hwqa ")
+
+
+def test_config_hides_the_web_login(hash_env: Settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HWQA_AUTH", "me:s3cret-pw")
+    result = runner.invoke(app, ["config"])
+    assert result.exit_code == 0 and "HWQA_AUTH" in result.stdout and "s3cret-pw" not in result.stdout

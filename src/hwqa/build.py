@@ -246,9 +246,16 @@ def build_index(
                 n.rel: {"sha256": n.content_hash, "title": n.title, "draft": n.draft} for n in loaded.notes
             },
             "links": {
-                link.url: {"status": link.status, "reason": link.reason, **link_records.get(link.url, {"chunks": 0})}
+                link.url: {
+                    "status": link.status,
+                    "reason": link.reason,
+                    "linked_from": link.linked_from,
+                    **link_records.get(link.url, {"chunks": 0}),
+                }
                 for link in report.links
             },
+            "notes_skipped": report.notes_skipped,  # for the web chat's index tab
+            "note_warnings": list(loaded.warnings),
             "settings": {"notes": str(settings.notes)},
         }
         progress("write", 0, 4)

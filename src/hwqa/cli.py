@@ -179,21 +179,67 @@ def ask(
         typer.Option("--note", help="Search only this note (path, file name or title) and the articles it links to; repeatable."),
     ] = None,
 ) -> None:
-    """Answer a question from the notes, with numbered sources."""
-    from .answer import render_sources
+    """Answer a question from the notes, with numbered sources (streamed in a terminal)."""
+    from .answer import Answer, render_sources
     from .engine import Engine
     from .retrieve import Filter
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir)
-        answer = Engine.load(settings).ask(question, flt=Filter.of(tag, note))
+        engine = Engine.load(settings)
+        flt = Filter.of(tag, note)
         if as_json:
-            print_json(answer.to_json())
+            print_json(engine.ask(question, flt=flt).to_json())
             return
-        out.print(escape(answer.text))
+        answer: Answer | None = None
+        printed = ""
+        live = out.is_terminal  # piped: the whole answer at once, plain text
+        for item in engine.stream(question, flt=flt):
+            if isinstance(item, Answer):
+                answer = item
+            elif live and item.startswith(printed):
+                sys.stdout.write(item[len(printed) :])
+                sys.stdout.flush()
+                printed = item
+        assert answer is not None
+        if printed != answer.text:
+            if printed:
+                sys.stdout.write("\n")
+            sys.stdout.write(answer.text)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
         if answer.citations:
             out.print("\n[bold]Sources[/]")
             out.print(escape(render_sources(answer)))
+
+
+@app.command()
+def links(
+    failed: Annotated[bool, typer.Option("--failed", help="Only links that were not fetched (failed or skipped).")] = False,
+    index_dir: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Link health per note: every linked URL, what happened to it and why, from the live index."""
+    from .ui import reports
+
+    with user_errors():
+        manifest = reports.live_manifest(settings_from(index=index_dir).index)
+        by_note = reports.links_by_note(manifest, failed_only=failed)
+        counts = reports.link_counts(manifest)
+        if as_json:
+            print_json({"notes": by_note, "counts": counts})
+            return
+        for entry in by_note:
+            out.print(f"[bold]{escape(entry['note'])}[/]")
+            for link in entry["links"]:
+                detail = f" — {link['reason']}" if link["reason"] else f" ({link['chunks']} passages)"
+                out.print(f"  {link['outcome']:<8} {escape(link['url'])}{escape(detail)}")
+        if not by_note:
+            out.print("No links that were not fetched." if failed else "The notes link to no web pages.")
+        out.print(
+            f"links: {counts['fetched']} fetched, {counts['not_modified'] + counts['cached']} cached, "
+            f"{counts['failed']} failed, {counts['skipped']} skipped"
+        )
 
 
 @app.command()
@@ -225,6 +271,9 @@ def serve(
     """Run the web chat."""
     with user_errors():
         settings = settings_from(host=host, port=port, notes=notes, index=index_dir)
+        from .ui.security import check_bind
+
+        check_bind(settings)  # before loading anything: refuse a public address without a login
         from .ui import launch
 
         launch(settings)
@@ -278,6 +327,8 @@ def config() -> None:
     with user_errors():
         settings = load_settings()
         for name, value, help_text in settings.describe():
+            if name in ("auth", "llm_api_key") and value:
+                value = "(set; hidden)"
             out.print(f"[bold]{name}[/] = {escape(str(value))}  [dim](HWQA_{name.upper()})[/]\n    {escape(help_text)}")
 
 

@@ -84,6 +84,9 @@ class Settings:
         "FIFOs, devices and symlink loops are skipped either way.",
     )
     note_max_bytes: int = _f(20_000_000, "Largest note file read, in bytes; a bigger one is skipped with a warning.")
+    auth: str = _f(
+        "", "Web chat login as 'user:password' (HWQA_AUTH); needed to serve on an address other than loopback."
+    )
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied (``None`` values are ignored), validated."""

@@ -1,0 +1,259 @@
+"""The chat tab's functions: queue a question, stream answers, stop, clear, restore.
+
+The text box is never disabled. A question sent while an answer streams is queued for this
+browser session and asked when the answer is done (in order), so nothing typed is dropped.
+Each session keeps its pending questions here, keyed by Gradio's session hash.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gradio as gr
+
+from ..answer import Answer, stream_text
+from ..engine import Engine, Message
+from ..errors import HwqaError
+from .render import answer_messages, plain_sources, render_answer, safe_markdown
+
+log = logging.getLogger("hwqa.ui")
+
+WORKING = "_Working… searching your notes._"
+SOURCES_MARK = "\n\n**Sources**\n\n"
+ChatHistory = list[dict[str, Any]]
+
+
+@dataclass
+class ChatSession:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    pending: list[str] = field(default_factory=list)
+    running: bool = False
+    epoch: int = 0
+
+
+class Sessions:
+    """Per-browser-session state, bounded (the oldest sessions are forgotten first)."""
+
+    def __init__(self, capacity: int = 2000) -> None:
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, ChatSession] = OrderedDict()
+        self.capacity = capacity
+
+    def get(self, key: str) -> ChatSession:
+        with self._lock:
+            session = self._items.get(key)
+            if session is None:
+                session = self._items[key] = ChatSession()
+                while len(self._items) > self.capacity:
+                    self._items.popitem(last=False)
+            self._items.move_to_end(key)
+            return session
+
+
+def message_text(content: Any) -> str:
+    """The text of a chat message's content (Gradio may send a string, a dict or a list of parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(message_text(p) for p in content)
+    if isinstance(content, dict):
+        return str(content.get("text") or content.get("content") or "")
+    return str(content or "")
+
+
+def engine_history(history: Sequence[Message] | None) -> list[Message]:
+    """Earlier turns as plain messages for the engine: no calculator steps, sources or placeholders."""
+    turns: list[Message] = []
+    for m in history or []:
+        if not isinstance(m, dict) or (m.get("metadata") or {}).get("title"):
+            continue
+        text = message_text(m.get("content"))
+        if text == WORKING:
+            continue
+        turns.append({"role": m.get("role", "user"), "content": text.split(SOURCES_MARK, 1)[0]})
+    return turns
+
+
+def answers_so_far(history: Sequence[Message]) -> int:
+    return sum(1 for m in history if m.get("role") == "assistant" and not (m.get("metadata") or {}).get("title"))
+
+
+def clean_history(history: Any) -> ChatHistory:
+    """A stored or sent conversation, checked: role/content messages only, no placeholders."""
+    out: ChatHistory = []
+    for m in history if isinstance(history, list) else []:
+        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
+            continue
+        text = message_text(m.get("content"))
+        if text == WORKING:
+            continue
+        item: dict[str, Any] = {"role": m["role"], "content": text}
+        meta = m.get("metadata") or {}
+        if isinstance(meta, dict) and meta.get("title"):
+            item["metadata"] = {"title": str(meta["title"]), "status": "done"}
+        out.append(item)
+    return out
+
+
+def ask_options() -> dict[str, Any]:
+    """Extra retrieval options for Engine.stream (the spot for tag / note filters when the engine has them)."""
+    return {}
+
+
+def answer_stream(engine: Engine, question: str, history: ChatHistory) -> Iterator[ChatHistory]:
+    """Stream one answer into ``history`` (which ends with the question and a placeholder)."""
+    turn = answers_so_far(history[:-1]) + 1
+    try:
+        for item in engine.stream(question, engine_history(history[:-2]), **ask_options()):
+            if isinstance(item, Answer):
+                history[-1:] = answer_messages(item, turn)
+                yield list(history)
+            else:
+                for prefix in stream_text(item)[:-1]:
+                    history[-1] = {"role": "assistant", "content": safe_markdown(prefix) + " …"}
+                    yield list(history)
+    except HwqaError as exc:
+        history[-1] = {"role": "assistant", "content": f"⚠️ {safe_markdown(str(exc))}"}
+        yield list(history)
+    except Exception as exc:  # shown in the conversation rather than as a broken page
+        log.exception("answering failed")
+        history[-1] = {
+            "role": "assistant",
+            "content": f"⚠️ unexpected error ({safe_markdown(type(exc).__name__)}); see the server log",
+        }
+        yield list(history)
+
+
+class ChatController:
+    """The functions the chat tab's events call."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.sessions = Sessions()
+
+    def _session(self, request: Any) -> ChatSession:
+        return self.sessions.get(str(getattr(request, "session_hash", None) or "default"))
+
+    def enqueue(self, text: str, history: Any, request: gr.Request) -> tuple[Any, Any, Any]:
+        """Take a question from the box: show it at once with a working placeholder, or queue it."""
+        question = (text or "").strip()
+        if not question:
+            return gr.skip(), gr.skip(), gr.skip()
+        session = self._session(request)
+        with session.lock:
+            busy = session.running or bool(session.pending)
+            session.pending.append(question)
+            waiting = len(session.pending)
+        if busy:
+            return "", gr.skip(), f"⏳ {waiting} question(s) queued; asked when the current answer is done."
+        shown = [
+            *clean_history(history),
+            {"role": "user", "content": safe_markdown(question)},
+            {"role": "assistant", "content": WORKING},
+        ]
+        return "", shown, ""
+
+    def drain(self, history: Any, request: gr.Request) -> Iterator[Any]:
+        """Answer this session's queued questions in order, streaming each."""
+        session = self._session(request)
+        with session.lock:
+            if session.running or not session.pending:
+                yield gr.skip()
+                return
+            session.running = True
+            epoch = session.epoch
+        conversation = clean_history(history)
+        try:
+            while True:
+                with session.lock:
+                    if session.epoch != epoch or not session.pending:
+                        if session.epoch == epoch:
+                            session.running = False  # under the same lock as the check: no question slips by
+                        break
+                    question = session.pending.pop(0)
+                shown = safe_markdown(question)
+                if not (conversation and conversation[-1].get("role") == "user" and conversation[-1].get("content") == shown):
+                    conversation.append({"role": "user", "content": shown})
+                conversation.append({"role": "assistant", "content": WORKING})
+                yield list(conversation)
+                yield from answer_stream(self.engine, question, conversation)
+                conversation = clean_history(conversation)
+        finally:
+            with session.lock:
+                if session.epoch == epoch:
+                    session.running = False
+
+    def save(self, history: Any, request: gr.Request) -> tuple[ChatHistory, str]:
+        """Keep the conversation in the browser; say how many questions still wait."""
+        session = self._session(request)
+        with session.lock:
+            waiting = len(session.pending)
+        return clean_history(history), (f"⏳ {waiting} question(s) queued." if waiting else "")
+
+    def stop(self, history: Any, box: str, request: gr.Request) -> tuple[ChatHistory, str, Any]:
+        """Stop the answer being written; questions still queued go back into the box, not lost."""
+        session = self._session(request)
+        with session.lock:
+            session.epoch += 1
+            waiting = list(session.pending)
+            session.pending.clear()
+            session.running = False
+        conversation = clean_history(history)
+        if conversation and conversation[-1]["role"] == "user":
+            conversation.append({"role": "assistant", "content": "_Stopped._"})
+        elif conversation and message_text((history or [{}])[-1].get("content")).endswith(" …"):
+            conversation[-1] = {**conversation[-1], "content": conversation[-1]["content"] + " _(stopped)_"}
+        if not waiting:
+            return conversation, "", gr.skip()
+        text = "\n".join([*waiting, box] if (box or "").strip() else waiting)
+        return conversation, "Stopped; the questions that were waiting are back in the box.", text
+
+    def clear(self, request: gr.Request) -> tuple[ChatHistory, ChatHistory, str]:
+        session = self._session(request)
+        with session.lock:
+            session.epoch += 1
+            session.pending.clear()
+            session.running = False
+        return [], [], ""
+
+
+def restore(saved: Any) -> ChatHistory:
+    """The conversation kept in the browser, shown again after a reload or a theme switch."""
+    return clean_history(saved)
+
+
+def make_chat(engine: Engine) -> Any:
+    """A plain streaming chat function (message, history) -> Markdown, for ``gradio_client`` and tests."""
+
+    def chat(message: str, history: Sequence[Message] | None) -> Iterator[str]:
+        try:
+            for item in engine.stream(message, engine_history(history), **ask_options()):
+                if isinstance(item, Answer):
+                    yield format_answer(item)
+                else:
+                    yield from (safe_markdown(p) for p in stream_text(item)[:-1])
+        except HwqaError as exc:
+            yield f"⚠️ {exc}"
+
+    return chat
+
+
+def format_answer(answer: Answer) -> str:
+    """The answer and its numbered sources as one safe Markdown message (the API's answer)."""
+    text = safe_markdown(answer.text)
+    if not answer.citations:
+        return text
+    return f"{text}\n\n**Sources**\n\n{plain_sources(answer.citations)}"
+
+
+def full_answer(engine: Engine, message: str, history: Sequence[Message] | None = None) -> str:
+    """One complete answer (the rich rendering), for the API endpoint."""
+    try:
+        return render_answer(engine.ask(message, engine_history(history), **ask_options()), 1)
+    except HwqaError as exc:
+        return f"⚠️ {exc}"

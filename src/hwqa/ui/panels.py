@@ -1,0 +1,216 @@
+"""The prices and index tabs: what they compute, separate from the Gradio layout."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..calc import run_price_calculator
+from ..engine import Engine, build_index
+from ..errors import HwqaError
+from ..prices import PriceTable
+from . import reports
+from .render import describe_excluded, safe_markdown
+
+RESULT_COLUMNS = {
+    "budget": ["#", "Hardware", "Provider", "Pricing", "$/h", "Hours", "V100-hours"],
+    "workload": ["#", "Hardware", "Provider", "Pricing", "$/h", "Cost", "Wall time (h)"],
+    "rent": ["#", "Hardware", "Provider", "Pricing", "$/h", "Cost", "V100-hours"],
+    "lookup": ["#", "Hardware", "Provider", "Pricing", "$/h", "Speed (V100=1)", "$/V100-h"],
+}
+LINK_COLUMNS = ["URL", "Outcome", "Reason", "Linked from", "Passages"]
+
+
+def price_table(engine: Engine) -> PriceTable:
+    return engine.price_table(engine.generation())
+
+
+def price_choices(engine: Engine) -> tuple[list[str], list[str]]:
+    rows = price_table(engine).rows
+    return sorted({r.provider for r in rows}), sorted({r.type for r in rows})
+
+
+def filtered_prices(engine: Engine, providers: Sequence[str] | None, types: Sequence[str] | None) -> list[list[str]]:
+    return reports.price_rows(price_table(engine).rows, providers=providers or (), types=types or ())
+
+
+def _fmt(value: Any, money: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"${float(value):,.2f}" if money else f"{float(value):,.4g}"
+
+
+def result_rows(result: Mapping[str, Any]) -> list[list[str]]:
+    mode = str(result.get("mode", "lookup"))
+    rows = []
+    for o in result.get("options") or []:
+        base = [
+            str(o.get("rank")),
+            str(o.get("hardware")),
+            str(o.get("provider")),
+            str(o.get("pricing")),
+            _fmt(o.get("usd_per_hour"), True),
+        ]
+        if mode == "budget":
+            base += [_fmt(o.get("hours")), _fmt(o.get("v100_hours"))]
+        elif mode == "workload":
+            base += [_fmt(o.get("cost"), True), _fmt(o.get("wall_hours"))]
+        elif mode == "rent":
+            base += [_fmt(o.get("cost"), True), _fmt(o.get("v100_hours"))]
+        else:
+            base += [_fmt(o.get("speed")), _fmt(o.get("usd_per_v100_hour"), True)]
+        rows.append(base)
+    return rows
+
+
+def chart_values(result: Mapping[str, Any]) -> tuple[str, list[tuple[str, float]]]:
+    """What the bar chart shows: V100-hours (or hours) for a budget, cost for a workload, $/V100-h otherwise."""
+    mode = str(result.get("mode", "lookup"))
+    options = list(result.get("options") or [])
+
+    def label(o: Mapping[str, Any]) -> str:
+        return f"{o.get('hardware')} ({o.get('provider')}, {o.get('pricing')})"
+
+    def pick(key: str) -> list[tuple[str, float]]:
+        return [(label(o), float(o[key])) for o in options if o.get(key) is not None]
+
+    if mode == "budget":
+        values = pick("v100_hours")
+        return ("V100-hours for the budget", values) if values else ("Hours for the budget", pick("hours"))
+    if mode in ("workload", "rent"):
+        return "Cost in US dollars", pick("cost")
+    values = pick("usd_per_v100_hour")
+    return ("US dollars per V100-hour", values) if values else ("US dollars per hour", pick("usd_per_hour"))
+
+
+def bar_chart_svg(title: str, values: Sequence[tuple[str, float]]) -> str:
+    """A horizontal bar chart as inline SVG (drawn here: no scripts, no assets from anywhere)."""
+    if not values:
+        return '<p class="hwqa-chart-empty">No option to chart.</p>'
+    bar, gap, left, width = 22, 8, 250, 560
+    top = 30
+    height = top + len(values) * (bar + gap) + 10
+    biggest = max(v for _, v in values) or 1.0
+    parts = [
+        f'<svg class="hwqa-chart" role="img" aria-label="{html.escape(title)}" viewBox="0 0 {left + width + 90} {height}" '
+        f'width="100%" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="0" y="18" font-size="14" font-weight="bold" fill="currentColor">{html.escape(title)}</text>',
+    ]
+    for i, (name, value) in enumerate(values):
+        y = top + i * (bar + gap)
+        w = max(1.0, width * value / biggest)
+        label = html.escape(name[:40])
+        parts.append(f'<text x="{left - 6}" y="{y + 16}" font-size="12" text-anchor="end" fill="currentColor">{label}</text>')
+        parts.append(
+            f'<rect x="{left}" y="{y}" width="{w:.1f}" height="{bar}" fill="#f97316" rx="3">'
+            f"<title>{html.escape(name)}: {value:,.4g}</title></rect>"
+        )
+        parts.append(f'<text x="{left + w + 6:.1f}" y="{y + 16}" font-size="12" fill="currentColor">{value:,.4g}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def calculator_arguments(
+    budget: float | None, hours: float | None, memory: float | None, devices: float | None, preemptible: bool
+) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    if budget:
+        args["budget_usd"] = float(budget)
+    if hours:
+        args["hours"] = float(hours)
+    if memory:
+        args["min_memory_gb"] = float(memory)
+    if devices and int(devices) > 1:
+        args["devices"] = int(devices)
+    if preemptible:
+        args["allow_preemptible"] = True
+    return args
+
+
+def calculate(
+    engine: Engine,
+    providers: Sequence[str] | None,
+    types: Sequence[str] | None,
+    budget: float | None,
+    hours: float | None,
+    memory: float | None,
+    devices: float | None,
+    preemptible: bool,
+) -> tuple[list[list[str]], list[str], str, str]:
+    """(result rows, their column names, the chart as SVG, a Markdown summary) for the prices tab."""
+    table = price_table(engine)
+    wanted_p = {p.lower() for p in providers or ()}
+    wanted_t = {t.lower() for t in types or ()}
+    rows = [
+        r for r in table.rows if (not wanted_p or r.provider.lower() in wanted_p) and (not wanted_t or r.type.lower() in wanted_t)
+    ]
+    args = calculator_arguments(budget, hours, memory, devices, preemptible)
+    try:
+        result = run_price_calculator(args, PriceTable(rows=rows, problems=list(table.problems)))
+    except HwqaError as exc:
+        return [], RESULT_COLUMNS["lookup"], "", f"⚠️ {html.escape(str(exc))}"
+    mode = str(result.get("mode"))
+    title, values = chart_values(result)
+    summary = []
+    rec = result.get("recommendation")
+    if rec:
+        summary.append(
+            f"**Recommendation:** {rec.get('hardware')} ({rec.get('provider')}, {rec.get('pricing')}) — {rec.get('reason')}."
+        )
+    else:
+        summary.append("**No option fits** the filters; relax them.")
+    excluded = describe_excluded(result)
+    if excluded:
+        summary.append("**Left out:**\n" + "\n".join(f"- {e}" for e in excluded))
+    return (
+        result_rows(result),
+        RESULT_COLUMNS.get(mode, RESULT_COLUMNS["lookup"]),
+        bar_chart_svg(title, values),
+        safe_markdown("\n\n".join(summary)),
+    )
+
+
+def index_summary(engine: Engine) -> str:
+    try:
+        s = engine.status()
+    except HwqaError as exc:
+        return f"⚠️ {html.escape(str(exc))}"
+    emb = s.get("embedder") or {}
+    counts = reports.link_counts(engine.generation().manifest)
+    return (
+        f"**{s['notes']} notes**, **{s['chunks']} passages**, {s['price_rows']} price rows · "
+        f"model `{emb.get('model')}` ({emb.get('dim')} dims) · answers: {s['backend']} · "
+        f"last build {s['built_at']} (generation `{s['generation']}`) · links: {counts['fetched']} fetched, "
+        f"{counts['not_modified'] + counts['cached']} cached, {counts['failed']} failed, {counts['skipped']} skipped"
+    )
+
+
+def link_rows(engine: Engine, problems_only: bool = False) -> list[list[str]]:
+    return [
+        [r["url"], r["outcome"], r["reason"], ", ".join(r["linked_from"]), str(r["chunks"])]
+        for r in reports.links(engine.generation().manifest, failed_only=problems_only)
+    ]
+
+
+def skipped_rows(engine: Engine) -> list[list[str]]:
+    return [[r["note"], r["reason"]] for r in reports.skipped_notes(engine.generation().manifest)]
+
+
+def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
+    """Rebuild the index with the engine's own model; the next question uses the new generation."""
+    labels = {"chunk": "Reading notes", "fetch": "Fetching links", "embed": "Embedding passages", "write": "Writing index"}
+    try:
+        report = build_index(
+            engine.settings, embedder=engine.embedder, progress=lambda st, d, t: progress(labels.get(st, st), d, t)
+        )
+    except HwqaError as exc:
+        return f"⚠️ Rebuild failed: {html.escape(str(exc))}"
+    engine.generation()
+    counts = report.link_counts()
+    what = f"new generation `{report.generation}`" if report.changed else "nothing changed"
+    return (
+        f"Rebuilt in {report.seconds:.1f} s: {report.notes_seen} notes, {report.chunks_total} passages "
+        f"({report.chunks_embedded} embedded, {report.chunks_reused} reused); links {counts['fetched']} fetched, "
+        f"{counts['failed']} failed, {counts['skipped']} skipped; {what}."
+    )

@@ -1,0 +1,147 @@
+"""Tables for people from the live index's manifest: link health, notes left out, price rows.
+
+No Gradio here: ``hwqa links`` uses these too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import index as store
+from ..errors import IndexMissingError
+from ..prices import PriceRow
+
+OUTCOMES = {"fetched": "fetched", "not-modified": "cached", "from-cache": "cached", "failed": "failed", "skipped": "skipped"}
+PROBLEMS = ("failed", "skipped")
+
+
+def live_manifest(index_dir: Path) -> dict[str, Any]:
+    """The manifest of the live generation, without loading the model (one-line error if none)."""
+    gen_dir = store.current_generation_dir(index_dir)
+    if gen_dir is None:
+        raise IndexMissingError(f"no index in {index_dir}; run 'hwqa index' first")
+    return store.read_manifest(gen_dir)
+
+
+def links(manifest: Mapping[str, Any], *, failed_only: bool = False) -> list[dict[str, Any]]:
+    """Every linked URL: its outcome (fetched, cached, failed, skipped), the reason, the notes linking to it."""
+    out = []
+    for url, info in (manifest.get("links") or {}).items():
+        outcome = OUTCOMES.get(str(info.get("status")), str(info.get("status")))
+        if failed_only and outcome not in PROBLEMS:
+            continue
+        out.append(
+            {
+                "url": url,
+                "outcome": outcome,
+                "status": info.get("status"),
+                "reason": info.get("reason") or "",
+                "linked_from": list(info.get("linked_from") or info.get("notes") or []),
+                "chunks": int(info.get("chunks") or 0),
+            }
+        )
+    order = {"failed": 0, "skipped": 1, "cached": 2, "fetched": 3}
+    return sorted(out, key=lambda r: (order.get(r["outcome"], 9), r["url"]))
+
+
+def links_by_note(manifest: Mapping[str, Any], *, failed_only: bool = False) -> list[dict[str, Any]]:
+    """The link-health report per note: each note (by title) with its links and their outcomes."""
+    notes: dict[str, list[dict[str, Any]]] = {}
+    for link in links(manifest, failed_only=failed_only):
+        for note in link["linked_from"] or ["(unknown note)"]:
+            notes.setdefault(note, []).append({k: link[k] for k in ("url", "status", "outcome", "reason", "chunks")})
+    return [{"note": note, "links": items} for note, items in sorted(notes.items())]
+
+
+def link_counts(manifest: Mapping[str, Any]) -> dict[str, int]:
+    """Links by status, with the key names of ``hwqa index --json`` (fetched, not_modified, cached, failed, skipped)."""
+    keys = {"not-modified": "not_modified", "from-cache": "cached", **{k: k for k in ("fetched", "failed", "skipped")}}
+    counts = dict.fromkeys(keys.values(), 0)
+    for info in (manifest.get("links") or {}).values():
+        key = keys.get(str(info.get("status")), str(info.get("status")))
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def skipped_notes(manifest: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Notes that could not be read or parsed, with the reason, and other warnings about notes."""
+    rows = [{"note": str(s.get("note")), "reason": str(s.get("reason"))} for s in manifest.get("notes_skipped") or []]
+    skipped = {r["note"] for r in rows}
+    for warning in manifest.get("note_warnings") or []:
+        note, _, reason = str(warning).partition(": ")
+        if note not in skipped:
+            rows.append({"note": note, "reason": reason or str(warning)})
+    for problem in (manifest.get("prices") or {}).get("problems") or []:
+        rows.append({"note": str(problem).split(":", 1)[0], "reason": f"price table: {problem}"})
+    return rows
+
+
+def parse_as_of(text: str | None) -> dt.date | None:
+    """'2024-05-01', '2024-05' or '2024' as a date (the first day of the period), else None."""
+    m = re.match(r"^\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", text or "")
+    if not m:
+        return None
+    try:
+        return dt.date(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
+    except ValueError:
+        return None
+
+
+def stale(as_of: str | None, today: dt.date | None = None) -> bool:
+    """True when a price's 'as of' date is more than a year old."""
+    when = parse_as_of(as_of)
+    return when is not None and ((today or dt.date.today()) - when).days > 365
+
+
+PRICE_COLUMNS = [
+    "Hardware",
+    "Provider",
+    "Type",
+    "Pricing",
+    "$/h",
+    "Speed (V100=1)",
+    "$/V100-h",
+    "Memory GB",
+    "As of",
+    "Note:line",
+]
+
+
+def _num(value: float | None, money: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"${value:,.2f}" if money else f"{value:g}"
+
+
+def price_rows(
+    rows: Iterable[PriceRow], *, providers: Iterable[str] = (), types: Iterable[str] = (), today: dt.date | None = None
+) -> list[list[str]]:
+    """The price table as rows of text, filtered by provider and type; old prices flagged."""
+    wanted_p = {p.lower() for p in providers}
+    wanted_t = {t.lower() for t in types}
+    out = []
+    for r in rows:
+        if (wanted_p and r.provider.lower() not in wanted_p) or (wanted_t and r.type.lower() not in wanted_t):
+            continue
+        as_of = r.as_of or "–"
+        if stale(r.as_of, today):
+            as_of += " ⚠ possibly stale"
+        out.append(
+            [
+                r.hardware,
+                r.provider,
+                r.type,
+                r.pricing,
+                _num(r.usd_per_hour, True),
+                _num(r.speed),
+                _num(r.usd_per_v100_hour, True),
+                _num(r.memory_gb),
+                as_of,
+                f"{r.note}:{r.line}",
+            ]
+        )
+    return out
