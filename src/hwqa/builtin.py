@@ -38,10 +38,6 @@ from .spans import Span, cell_text, column_label, spans_of
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|[a-zA-Z/]+))?")
 _VERSIONISH = re.compile(r"\b(?:version|v?\d+\.\d+(?:\.\d+)?)\b", re.I)
 _PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
-# Names as code writes them: CamelCase types, snake_case and UPPER_CASE names, dotted paths, --flags, %j directives.
-_CODE = re.compile(
-    r"(?<![\w-])(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z]\w*_\w+|[a-z_]\w*(?:\.[a-z_]\w*)+|--?[a-z][\w-]+|%[a-zA-Z])(?![\w])"
-)
 _SOURCE_TRAILER = re.compile(r"\s+Source:\s[^.]{0,120}\.?$")  # a note's "Source: <link text>" after a fact
 _SCALE = {"kw": 1000.0, "tb": 1000.0, "mb": 0.001}  # to the base unit of the family (W, GB)
 _QUANTITY = re.compile(r"(?P<prefix>\$)?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>[a-zA-Z%/]+)?")
@@ -158,7 +154,6 @@ def _score(q: Question, pool: list[_Candidate]) -> None:
     terms = [t.folded for t in q.terms]
     families = {_family(t) for t in terms if _family(t)}
     unit_re = _unit_pattern(q.units)
-    asked_code = set(_CODE.findall(q.text))
     for cand, stems, context in zip(pool, stems_of, context_of, strict=True):
         span = cand.span
         # A list answers "what are the types of X" through its lead-in and heading, not its items' words.
@@ -185,8 +180,6 @@ def _score(q: Question, pool: list[_Candidate]) -> None:
             score += 0.08
         if q.entity and q.entity in stems:
             score += 0.04
-        if q.wants in ("entity", "any") and _CODE.search(span.text) and (set(_CODE.findall(span.text)) - asked_code):
-            score += 0.06  # "which exception / flag / constant": a span naming one in code answers it
         words = len(span.text.split())
         if words < 4 and span.kind == "sentence":
             score -= 0.2
