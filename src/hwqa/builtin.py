@@ -317,7 +317,8 @@ def _comparison(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, s
         return None
     chosen: list[tuple[_Candidate, str]] = []
     for term in terms[:3]:
-        naming = [c for c in pool if term in _span_idents(c.span.text) or term in fold(c.span.text)]
+        # The span must name the term itself ("T3"), not a longer name that contains it ("T3X").
+        naming = [c for c in pool if term in _span_idents(c.span.text)] or [c for c in pool if term in fold(c.span.text)]
         if not naming:
             return None
         best = max(naming, key=lambda c: c.score)
