@@ -165,6 +165,20 @@ def _units(text: str, budget: int, overlap: int, count: TokenCounter) -> list[st
     return units
 
 
+def join_units(units: list[str]) -> str:
+    """Units back into Markdown: a blank line between paragraphs, none inside a table or a list."""
+    out = ""
+    for i, unit in enumerate(units):
+        if i:
+            prev = units[i - 1].lstrip()
+            tight = (prev.startswith("|") and unit.lstrip().startswith("|")) or (
+                _LIST_ITEM.match(prev) is not None and _LIST_ITEM.match(unit) is not None
+            )
+            out += "\n" if tight else "\n\n"
+        out += unit
+    return out
+
+
 def pack(text: str, budget: int, overlap: int, count: TokenCounter) -> list[str]:
     """Greedily pack a section's units into pieces of at most ``budget`` tokens, with overlap."""
     if count(text) <= budget:
@@ -173,19 +187,19 @@ def pack(text: str, budget: int, overlap: int, count: TokenCounter) -> list[str]
     pieces: list[str] = []
     current: list[str] = []
     for unit in units:
-        candidate = "\n".join([*current, unit])
+        candidate = join_units([*current, unit])
         if current and count(candidate) > budget:
-            pieces.append("\n".join(current))
+            pieces.append(join_units(current))
             carry: list[str] = []
             for prev in reversed(current):
-                if count("\n".join([prev, *carry, unit])) > budget or count("\n".join([prev, *carry])) > overlap:
+                if count(join_units([prev, *carry, unit])) > budget or count(join_units([prev, *carry])) > overlap:
                     break
                 carry.insert(0, prev)
             current = [*carry, unit]
         else:
             current.append(unit)
     if current:
-        pieces.append("\n".join(current))
+        pieces.append(join_units(current))
     return pieces
 
 
