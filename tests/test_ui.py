@@ -196,3 +196,16 @@ def test_filter_choices_are_the_tags_and_notes_of_the_live_index(settings: Setti
     (settings.notes / "gaudi.md").write_text("---\ntags: [habana]\n---\n# Gaudi\n\nThe Gaudi accelerator.\n", encoding="utf-8")
     build_index(settings)
     assert "habana" in filter_choices(engine).tags
+
+
+def test_chat_api_takes_tag_and_note_filters(served: App) -> None:
+    from gradio_client import Client
+
+    client = Client(served.url + "/", verbose=False)
+    question = "Which accelerator has zebra stripes, and what did the Colab TPU runtime have?"
+    everything = client.predict(question, None, None, None, api_name="/chat")
+    assert "Zebra accelerator" in everything and "TPU notes" in everything
+    tagged = client.predict(question, None, ["tpu"], None, api_name="/chat")
+    assert "TPU notes" in tagged and "Zebra" not in tagged
+    named = client.predict(question, None, None, ["zebra.md"], api_name="/chat")
+    assert "Zebra accelerator" in named and "TPU notes" not in named
