@@ -115,7 +115,7 @@ Prices I looked up for training jobs.
 HOSTILE = """
 ---
 title: Zebra accelerator
-tags: [hostile]
+tags: [hostile, "<img src=x onerror=window.__hwqa_pwned='tag'>"]
 ---
 # Zebra accelerator
 

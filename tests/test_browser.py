@@ -251,7 +251,7 @@ def test_mobile_tables_scroll_inside_the_message(browser: Any, app: App) -> None
 def test_rebuild_from_the_index_tab_shows_without_restart(page: Page, app: App) -> None:
     pg = page.page
     (Path(app.notes) / "new.md").write_text(
-        "---\ntags: [prices]\n---\n# Gaudi\n\nThe Gaudi accelerator from Habana.\n\n"
+        "---\ntags: [prices, habana]\n---\n# Gaudi\n\nThe Gaudi accelerator from Habana.\n\n"
         "| hardware | provider | type | usd_per_hour |\n|---|---|---|---|\n| Gaudi2 | Lambda | gpu | 1.99 |\n",
         encoding="utf-8",
     )
@@ -261,6 +261,10 @@ def test_rebuild_from_the_index_tab_shows_without_restart(page: Page, app: App) 
     assert "4 notes" in pg.inner_text("#hwqa-index-summary")
     pg.get_by_role("tab", name="Prices").click()
     pg.wait_for_selector("#hwqa-prices >> text=Gaudi2")  # the new price row, without a restart
+    pg.get_by_role("tab", name="Chat").click()
+    pg.click("#hwqa-filter-tags input")
+    pg.get_by_role("option", name="habana", exact=True).wait_for()  # the new note's tag is a filter choice
+    pg.keyboard.press("Escape")
     screenshot(pg, "index-rebuilt")
 
 
@@ -292,3 +296,31 @@ def test_slow_model_shows_working_keeps_the_box_usable_and_stops(browser: Any, t
         finally:
             p.close()
             slow.stop()
+
+
+def test_tag_filter_limits_the_sources_and_its_choices_are_text(page: Page) -> None:
+    pg = page.page
+    question = "Which accelerator has zebra stripes, and what did the Colab TPU runtime have?"
+
+    def sources(answer: Any) -> list[str]:
+        return [s.inner_text() for s in answer.locator("details.hwqa-src summary").all()]
+
+    everything = sources(page.ask(question))
+    assert any("Zebra accelerator" in s for s in everything) and any("TPU notes" in s for s in everything)
+    pg.click("#hwqa-filter-tags input")
+    options = pg.get_by_role("option")
+    options.first.wait_for()
+    labels = [o.inner_text() for o in options.all()]
+    assert "tpu" in labels and "hostile" in labels
+    assert "<img src=x onerror=window.__hwqa_pwned='tag'>" in labels  # a note's tag, shown as text
+    assert pg.locator("#hwqa-filter-tags img").count() == 0
+    pg.get_by_role("option", name="tpu", exact=True).click()
+    pg.keyboard.press("Escape")
+    assert "tpu" in pg.inner_text("#hwqa-filter-tags")
+    pg.click("#hwqa-filter-notes input")
+    pg.get_by_role("option", name="Zebra accelerator", exact=True).wait_for()  # notes by title
+    pg.keyboard.press("Escape")
+    filtered = sources(page.ask(question))
+    assert filtered and all("TPU notes" in s for s in filtered), filtered
+    assert pg.evaluate("() => window.__hwqa_pwned") is None
+    screenshot(pg, "chat-tag-filter")

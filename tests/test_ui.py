@@ -163,3 +163,49 @@ def test_with_a_login_the_page_and_the_notes_need_it(tmp_path: Path) -> None:
         assert _status(f"{app.url}/gradio_api/info") in (401, 403)
     finally:
         app.stop()
+
+
+# --- the chat tab's tag / note filters ---------------------------------------------------------
+
+
+def test_chat_with_a_tag_filter_cites_only_notes_with_that_tag(settings: Settings) -> None:
+    build_index(settings)
+    chat = make_chat(Engine.load(settings))
+    question = "What runs on a TPU v3?"
+    unfiltered = list(chat(question, []))[-1].split("**Sources**")[1]
+    assert "GPU prices" in unfiltered and "TPU notes" in unfiltered
+    final = list(chat(question, [], ["tpu"], []))[-1]
+    sources = final.split("**Sources**")[1]
+    assert "TPU notes" in sources and "GPU prices" not in sources
+    by_note = list(chat(question, [], [], ["prices.md"]))[-1].split("**Sources**")[1]
+    assert "GPU prices" in by_note and "TPU notes" not in by_note
+
+
+def test_filter_choices_are_the_tags_and_notes_of_the_live_index(settings: Settings) -> None:
+    from hwqa.ui.filters import filter_choices, kept, search_filter
+
+    build_index(settings)
+    engine = Engine.load(settings)
+    choices = filter_choices(engine)
+    assert {"prices", "cloud", "tpu"} <= set(choices.tags)
+    assert ("TPU notes", "tpu.md") in choices.notes and ("GPU prices", "prices.md") in choices.notes
+    assert search_filter([], []) is None and search_filter(None, None) is None
+    assert kept(["tpu", "gone"], choices.tags) == ["tpu"]
+    assert kept(["tpu.md", "gone.md"], choices.notes) == ["tpu.md"]
+    # a rebuild with a new tagged note shows up without a restart
+    (settings.notes / "gaudi.md").write_text("---\ntags: [habana]\n---\n# Gaudi\n\nThe Gaudi accelerator.\n", encoding="utf-8")
+    build_index(settings)
+    assert "habana" in filter_choices(engine).tags
+
+
+def test_chat_api_takes_tag_and_note_filters(served: App) -> None:
+    from gradio_client import Client
+
+    client = Client(served.url + "/", verbose=False)
+    question = "Which accelerator has zebra stripes, and what did the Colab TPU runtime have?"
+    everything = client.predict(question, None, None, None, api_name="/chat")
+    assert "Zebra accelerator" in everything and "TPU notes" in everything
+    tagged = client.predict(question, None, ["tpu"], None, api_name="/chat")
+    assert "TPU notes" in tagged and "Zebra" not in tagged
+    named = client.predict(question, None, None, ["zebra.md"], api_name="/chat")
+    assert "Zebra accelerator" in named and "TPU notes" not in named

@@ -26,6 +26,7 @@ from ..errors import HwqaError
 from ..settings import Settings
 from . import panels, reports
 from .chat import ChatController, full_answer, restore
+from .filters import filter_choices, kept, search_filter
 from .render import NOTE_ROUTE
 from .security import check_bind
 
@@ -49,6 +50,7 @@ CSS = """
 .hwqa-table table td, .hwqa-table table th { word-break: normal !important; overflow-wrap: normal !important; }
 .hwqa-chart { max-width: 900px; }
 #hwqa-notice:empty { display: none; }
+.hwqa-filters { gap: 0.5em; }
 @media (max-width: 480px) { .hwqa-chat .message-content table { font-size: 0.85em; } }
 """
 
@@ -82,6 +84,7 @@ def build_app(engine: Engine) -> Any:
 
     chat = ChatController(engine)
     providers, types = panels.price_choices(engine)
+    choices = filter_choices(engine)
     with gr.Blocks(title="hwqa") as demo:
         with gr.Row():
             gr.Markdown("## hwqa — ask your ML hardware notes")
@@ -115,6 +118,25 @@ def build_app(engine: Engine) -> Any:
                     )
                     send = gr.Button("Send", variant="primary", scale=1, min_width=80, elem_id="hwqa-send")
                     stop = gr.Button("Stop", variant="stop", scale=1, min_width=80, elem_id="hwqa-stop")
+                with gr.Row(elem_classes=["hwqa-filters"]):
+                    f_tags = gr.Dropdown(
+                        choices.tags,
+                        value=[],
+                        multiselect=True,
+                        label="Only notes tagged",
+                        info="Empty: search everything.",
+                        elem_id="hwqa-filter-tags",
+                        scale=1,
+                    )
+                    f_notes = gr.Dropdown(
+                        choices.notes,
+                        value=[],
+                        multiselect=True,
+                        label="Only these notes",
+                        info="And the articles they link to.",
+                        elem_id="hwqa-filter-notes",
+                        scale=1,
+                    )
                 with gr.Row():
                     example_buttons = [gr.Button(q, size="sm", elem_classes=["hwqa-example"]) for q in EXAMPLES]
                     clear = gr.Button("Clear chat", size="sm", elem_id="hwqa-clear")
@@ -176,7 +198,7 @@ def build_app(engine: Engine) -> Any:
         def wire(trigger: Any) -> None:
             ev = trigger(
                 chat.enqueue,
-                [box, chatbot],
+                [box, chatbot, f_tags, f_notes],
                 [box, chatbot, notice],
                 queue=False,
                 trigger_mode="multiple",
@@ -225,12 +247,13 @@ def build_app(engine: Engine) -> Any:
         budget.submit(run_calc, calc_inputs, [calc_table, chart, calc_summary], api_visibility="private")
 
         # --- index --------------------------------------------------------------------------
-        def do_rebuild(only: bool, progress: Any = gr.Progress()) -> tuple[Any, ...]:  # noqa: B008
+        def do_rebuild(only: bool, tags: Any, notes: Any, progress: Any = gr.Progress()) -> tuple[Any, ...]:  # noqa: B008
             def step(label: str, done: int, total: int) -> None:
                 progress((done, total or None), desc=label)
 
             message = panels.rebuild(engine, step)
             new_providers, new_types = panels.price_choices(engine)
+            new = filter_choices(engine)
             return (
                 message,
                 panels.index_summary(engine),
@@ -239,12 +262,14 @@ def build_app(engine: Engine) -> Any:
                 panels.filtered_prices(engine, [], []),
                 gr.update(choices=new_providers, value=[]),
                 gr.update(choices=new_types, value=[]),
+                gr.update(choices=new.tags, value=kept(tags, new.tags)),
+                gr.update(choices=new.notes, value=kept(notes, new.notes)),
             )
 
         rebuild.click(
             do_rebuild,
-            [problems_only],
-            [rebuild_result, summary, link_table, skipped, prices, f_provider, f_type],
+            [problems_only, f_tags, f_notes],
+            [rebuild_result, summary, link_table, skipped, prices, f_provider, f_type, f_tags, f_notes],
             concurrency_limit=1,
             api_name="rebuild",
         )
@@ -255,10 +280,25 @@ def build_app(engine: Engine) -> Any:
 
         demo.load(refresh_index, [problems_only], [summary, link_table, skipped], queue=False, api_visibility="private")
 
+        def refresh_filters() -> tuple[Any, Any]:  # an index rebuilt by `hwqa build` or the watcher
+            new = filter_choices(engine)
+            return gr.update(choices=new.tags), gr.update(choices=new.notes)
+
+        demo.load(refresh_filters, None, [f_tags, f_notes], queue=False, api_visibility="private")
+
         # --- API for scripts (gradio_client) ------------------------------------------------
-        def answer(message: str, history: list[dict[str, Any]] | None = None) -> str:
-            """Ask hwqa a question; returns the answer with its sources as Markdown."""
-            return full_answer(engine, message, history)
+        def answer(
+            message: str,
+            history: list[dict[str, Any]] | None = None,
+            tags: list[str] | None = None,
+            notes: list[str] | None = None,
+        ) -> str:
+            """Ask hwqa a question; returns the answer with its sources as Markdown.
+
+            tags / notes: search only notes with one of these tags / these notes (path, file name,
+            stem or title) and the articles they link to; empty searches everything.
+            """
+            return full_answer(engine, message, history, search_filter(tags, notes))
 
         events.api(answer, api_name="chat", concurrency_limit=CONCURRENCY, concurrency_id="answers")
         events.api(lambda: panels.index_summary(engine), api_name="status", api_visibility="undocumented")

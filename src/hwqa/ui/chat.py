@@ -2,6 +2,7 @@
 
 The text box is never disabled. A question sent while an answer streams is queued for this
 browser session and asked when the answer is done (in order), so nothing typed is dropped.
+Each question keeps the search filter (tags / notes) chosen when it was sent.
 Each session keeps its pending questions here, keyed by Gradio's session hash.
 """
 
@@ -19,6 +20,8 @@ import gradio as gr
 from ..answer import Answer, stream_text
 from ..engine import Engine, Message
 from ..errors import HwqaError
+from ..retrieve import Filter
+from .filters import search_filter
 from .render import answer_messages, plain_sources, render_answer, safe_markdown
 
 log = logging.getLogger("hwqa.ui")
@@ -31,7 +34,7 @@ ChatHistory = list[dict[str, Any]]
 @dataclass
 class ChatSession:
     lock: threading.Lock = field(default_factory=threading.Lock)
-    pending: list[str] = field(default_factory=list)
+    pending: list[tuple[str, Filter | None]] = field(default_factory=list)  # question, its search filter
     running: bool = False
     epoch: int = 0
 
@@ -100,16 +103,18 @@ def clean_history(history: Any) -> ChatHistory:
     return out
 
 
-def ask_options() -> dict[str, Any]:
-    """Extra retrieval options for Engine.stream (the spot for tag / note filters when the engine has them)."""
-    return {}
+def ask_options(flt: Filter | None = None) -> dict[str, Any]:
+    """Extra retrieval options for Engine.stream: the tag / note filter, when one is chosen."""
+    return {"flt": flt} if flt else {}
 
 
-def answer_stream(engine: Engine, question: str, history: ChatHistory) -> Iterator[ChatHistory]:
+def answer_stream(
+    engine: Engine, question: str, history: ChatHistory, flt: Filter | None = None
+) -> Iterator[ChatHistory]:
     """Stream one answer into ``history`` (which ends with the question and a placeholder)."""
     turn = answers_so_far(history[:-1]) + 1
     try:
-        for item in engine.stream(question, engine_history(history[:-2]), **ask_options()):
+        for item in engine.stream(question, engine_history(history[:-2]), **ask_options(flt)):
             if isinstance(item, Answer):
                 history[-1:] = answer_messages(item, turn)
                 yield list(history)
@@ -139,15 +144,18 @@ class ChatController:
     def _session(self, request: Any) -> ChatSession:
         return self.sessions.get(str(getattr(request, "session_hash", None) or "default"))
 
-    def enqueue(self, text: str, history: Any, request: gr.Request) -> tuple[Any, Any, Any]:
-        """Take a question from the box: show it at once with a working placeholder, or queue it."""
+    def enqueue(self, text: str, history: Any, tags: Any, notes: Any, request: gr.Request) -> tuple[Any, Any, Any]:
+        """Take a question from the box: show it at once with a working placeholder, or queue it.
+
+        ``tags`` / ``notes``: the chat tab's filters (empty: search everything), kept with the question.
+        """
         question = (text or "").strip()
         if not question:
             return gr.skip(), gr.skip(), gr.skip()
         session = self._session(request)
         with session.lock:
             busy = session.running or bool(session.pending)
-            session.pending.append(question)
+            session.pending.append((question, search_filter(tags, notes)))
             waiting = len(session.pending)
         if busy:
             return "", gr.skip(), f"⏳ {waiting} question(s) queued; asked when the current answer is done."
@@ -175,13 +183,13 @@ class ChatController:
                         if session.epoch == epoch:
                             session.running = False  # under the same lock as the check: no question slips by
                         break
-                    question = session.pending.pop(0)
+                    question, flt = session.pending.pop(0)
                 shown = safe_markdown(question)
                 if not (conversation and conversation[-1].get("role") == "user" and conversation[-1].get("content") == shown):
                     conversation.append({"role": "user", "content": shown})
                 conversation.append({"role": "assistant", "content": WORKING})
                 yield list(conversation)
-                yield from answer_stream(self.engine, question, conversation)
+                yield from answer_stream(self.engine, question, conversation, flt)
                 conversation = clean_history(conversation)
         finally:
             with session.lock:
@@ -200,7 +208,7 @@ class ChatController:
         session = self._session(request)
         with session.lock:
             session.epoch += 1
-            waiting = list(session.pending)
+            waiting = [question for question, _ in session.pending]
             session.pending.clear()
             session.running = False
         conversation = clean_history(history)
@@ -228,11 +236,16 @@ def restore(saved: Any) -> ChatHistory:
 
 
 def make_chat(engine: Engine) -> Any:
-    """A plain streaming chat function (message, history) -> Markdown, for ``gradio_client`` and tests."""
+    """A plain streaming chat function (message, history[, tags, notes]) -> Markdown, for scripts and tests.
 
-    def chat(message: str, history: Sequence[Message] | None) -> Iterator[str]:
+    ``tags`` / ``notes`` restrict the search like the chat tab's filters (empty: search everything).
+    """
+
+    def chat(
+        message: str, history: Sequence[Message] | None, tags: Any = None, notes: Any = None
+    ) -> Iterator[str]:
         try:
-            for item in engine.stream(message, engine_history(history), **ask_options()):
+            for item in engine.stream(message, engine_history(history), **ask_options(search_filter(tags, notes))):
                 if isinstance(item, Answer):
                     yield format_answer(item)
                 else:
@@ -251,9 +264,11 @@ def format_answer(answer: Answer) -> str:
     return f"{text}\n\n**Sources**\n\n{plain_sources(answer.citations)}"
 
 
-def full_answer(engine: Engine, message: str, history: Sequence[Message] | None = None) -> str:
+def full_answer(
+    engine: Engine, message: str, history: Sequence[Message] | None = None, flt: Filter | None = None
+) -> str:
     """One complete answer (the rich rendering), for the API endpoint."""
     try:
-        return render_answer(engine.ask(message, engine_history(history), **ask_options()), 1)
+        return render_answer(engine.ask(message, engine_history(history), **ask_options(flt)), 1)
     except HwqaError as exc:
         return f"⚠️ {exc}"
