@@ -251,6 +251,8 @@ def chunk_markdown(
         probe = Chunk(kind, source, title, heading, "", section.line, 0)
         budget = max(16, max_tokens - count_tokens(probe.embed_text) - 2)
         extra = section_meta(section.heading_path) if section_meta else {}
+        if count_tokens(section.text) > budget:  # split: a piece starting mid-table gets the header again
+            budget = max(16, budget - table_header_cost(section.text, count_tokens))
         for piece in with_table_headers(section.text, pack(section.text, budget, overlap, count_tokens)):
             chunks.append(
                 Chunk(kind, source, title, heading, piece, section.line, len(chunks), url, {**(meta or {}), **extra})
@@ -259,6 +261,16 @@ def chunk_markdown(
 
 
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def table_header_cost(section: str, count: TokenCounter) -> int:
+    """Tokens of the longest table header (header and separator rows) in ``section``; 0 without a table."""
+    if "|" not in section:
+        return 0
+    lines = section.splitlines()
+    heads = [f"{lines[i]}\n{lines[i + 1]}" for i in range(len(lines) - 1)
+             if lines[i].lstrip().startswith("|") and _TABLE_SEPARATOR.match(lines[i + 1])]
+    return max((count(h) + 1 for h in heads), default=0)
 
 
 def with_table_headers(section: str, pieces: list[str]) -> list[str]:

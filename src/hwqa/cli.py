@@ -327,8 +327,6 @@ def config() -> None:
     with user_errors():
         settings = load_settings()
         for name, value, help_text in settings.describe():
-            if name in ("auth", "llm_api_key") and value:
-                value = "(set; hidden)"
             out.print(f"[bold]{name}[/] = {escape(str(value))}  [dim](HWQA_{name.upper()})[/]\n    {escape(help_text)}")
 
 

@@ -24,6 +24,9 @@ def _f(default: Any, help: str) -> Any:
     return field(default=default, metadata={"help": help})
 
 
+SECRETS = frozenset({"llm_api_key", "auth"})  # settings never printed: not in repr, masked by describe()
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything hwqa can be configured with. Field names map to ``HWQA_<NAME>`` variables."""
@@ -84,8 +87,10 @@ class Settings:
         "FIFOs, devices and symlink loops are skipped either way.",
     )
     note_max_bytes: int = _f(20_000_000, "Largest note file read, in bytes; a bigger one is skipped with a warning.")
-    auth: str = _f(
-        "", "Web chat login as 'user:password' (HWQA_AUTH); needed to serve on an address other than loopback."
+    auth: str = field(  # never shown: not in repr, masked by describe()
+        default="",
+        repr=False,
+        metadata={"help": "Web chat login as 'user:password' (HWQA_AUTH); needed to serve on an address other than loopback."},
     )
 
     def replace(self, **changes: Any) -> Settings:
@@ -95,11 +100,11 @@ class Settings:
 
     def describe(self) -> list[tuple[str, Any, str]]:
         """(name, value, description) for every field, for ``hwqa config`` and the docs."""
-        return [
-            (f.name, "(set, hidden)" if f.name.endswith("api_key") and getattr(self, f.name) else getattr(self, f.name),
-             f.metadata["help"])
-            for f in fields(self)
-        ]
+        def shown(name: str) -> Any:
+            value = getattr(self, name)
+            return "(set, hidden)" if name in SECRETS and value else value
+
+        return [(f.name, shown(f.name), f.metadata["help"]) for f in fields(self)]
 
     @property
     def fetch_cache(self) -> Path:
