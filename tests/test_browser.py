@@ -215,7 +215,8 @@ def test_hostile_note_renders_as_text_and_loads_nothing(page: Page) -> None:
         summary.click()
     chat = pg.locator("#hwqa-chatbot")
     text = chat.inner_text()
-    assert "Zebra" in text and "<script>" in text and "<iframe" in text  # shown as text
+    # The engine strips raw HTML from answers and passages (hwqa.safety); what is left shows as text.
+    assert "Zebra" in text and "zebra stripes" in text.lower()
     for tag in ("img", "iframe", "script", "style", "form", "svg", "object", "embed"):
         assert chat.locator(f".message-content {tag}").count() == 0, tag
     links = chat.locator(".message-content a")
@@ -223,9 +224,9 @@ def test_hostile_note_renders_as_text_and_loads_nothing(page: Page) -> None:
     blocked = chat.locator(".message-content a[href='#blocked-link']")
     if blocked.count():
         blocked.first.click()
-    diagram = chat.locator(".message-content a", has_text="image: Zebra accelerator diagram")
-    assert diagram.count() >= 1  # the Markdown image is a link to click, not a picture loaded from its host
-    assert diagram.first.get_attribute("href") == "http://outside.invalid/diagram.png"
+    # The Markdown image of an outside host is neither loaded nor linked: its alt text stays, as text.
+    assert "image: Zebra accelerator diagram" in text
+    assert chat.locator(".message-content a[href*='outside.invalid']").count() == 0
     assert pg.evaluate("() => window.__hwqa_pwned") is None
     screenshot(pg, "hostile-note")
     assert page.outside_requests() == []
