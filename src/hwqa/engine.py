@@ -10,11 +10,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import index as store
 from .answer import Answer, BuiltinAnswerer, Citation, ToolCall, compose_price_answer
-from .build import BuildReport, build_index
 from .calc import PRICE_CALCULATOR_TOOL, render_price_result, run_price_calculator
 from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError, IndexCorruptError, PriceTableError, ToolArgumentError
@@ -24,9 +23,22 @@ from .prices import PriceTable
 from .retrieve import Hit, retrieve
 from .settings import Settings, load_settings
 
+if TYPE_CHECKING:
+    from .build import BuildReport, build_index
+
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
 
 __all__ = ["BuildReport", "Engine", "build_index", "load_settings"]
+
+
+def __getattr__(name: str) -> Any:
+    """``build_index`` and ``BuildReport`` import the build stack (fetcher, HTML extraction) when first asked for,
+    so answering a question never loads it."""
+    if name in ("BuildReport", "build_index"):
+        from . import build
+
+        return getattr(build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 PRICE_TOOL = "price_calculator"
