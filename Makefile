@@ -33,8 +33,13 @@ lint: install
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 
-bench: install
-	$(PY) bench/incremental.py
+# The benchmark's peer (txtai) and chart (matplotlib) come from the `bench` extra, installed here only.
+bench: install $(VENV)/.bench-installed
+	$(PY) bench/run.py
+
+$(VENV)/.bench-installed: pyproject.toml
+	$(PY) -m pip install --quiet -e ".[bench]"
+	@touch $@
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
