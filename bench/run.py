@@ -110,6 +110,8 @@ def child(cmd: list[str], env: dict[str, str], what: str = "") -> tuple[float, f
 
 
 HWQA = [sys.executable, "-m", "hwqa.cli"]
+SIZES: list[int] = []
+PEER_RUNS: int | None = None
 PEER = [sys.executable, str(REPO / "bench" / "peer.py")]
 
 
@@ -200,14 +202,14 @@ def bench_settings(notes: Path, index: Path) -> Any:
 
 
 def hwqa_size(size: int, work: Path, site: LoopbackSite, runs: int, timed: TimedEmbedder, roof: float,
-              peer: bool, web: bool) -> dict[str, Any]:
+              peer: bool, web: bool, single_build_from: int = 5000) -> dict[str, Any]:
     from hwqa.build import build_index
     from hwqa.engine import Engine
 
     notes = work / f"notes-{size}"
     make_corpus(notes, size, site)
     result: dict[str, Any] = {"notes": size}
-    big = size >= 5000
+    big = size >= single_build_from
     build_runs = 1 if big else runs
 
     walls, rss = [], []
@@ -225,7 +227,7 @@ def hwqa_size(size: int, work: Path, site: LoopbackSite, runs: int, timed: Timed
     result["full_build_runs"] = build_runs
     result["build_peak_rss_mb"] = max(rss)
 
-    if not big:  # the embedding stage, in-process (the model already loaded), fresh index each run
+    if not big or size == min(SIZES):  # the embedding stage, in-process (the model already loaded), fresh index each run
         stages = []
         for r in range(runs):
             tmp_index = work / f"index-{size}-inproc"
@@ -339,13 +341,13 @@ def txtai_peer(size: int, work: Path, settings: Any, build_walls: list[float], e
     ids = export_chunks(settings, chunks_file)
     out = work / f"txtai-{size}"
     index_walls, rss = [], []
-    for r in range(runs):
+    for r in range(PEER_RUNS or runs):
         shutil.rmtree(out, ignore_errors=True)
         wall, mb, _ = child([*PEER, "index", str(chunks_file), str(out)], os.environ | {"HF_HUB_OFFLINE": "1"},
                          f"txtai index {size}")
         index_walls.append(wall)
         rss.append(mb)
-        log(f"txtai {size}: index {r + 1}/{runs}: {wall:.1f} s, {mb:.0f} MB")
+        log(f"txtai {size}: index {r + 1}/{PEER_RUNS or runs}: {wall:.1f} s, {mb:.0f} MB")
     edit_s = []
     for change in edits:
         change["delete"] = [i for i in ids if i.startswith(change["source"] + "#")]
@@ -594,7 +596,13 @@ def main() -> None:
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results.json")
     parser.add_argument("--no-readme", action="store_true")
+    parser.add_argument("--single-build-from", type=int, default=5000,
+                        help="corpora this large get one full build (not --runs) and no in-process embedding-stage runs")
+    parser.add_argument("--peer-runs", type=int, default=None, help="txtai index runs (default --runs)")
     args = parser.parse_args()
+    global PEER_RUNS
+    SIZES.extend(args.sizes)
+    PEER_RUNS = args.peer_runs
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from hwqa.embed import SentenceTransformerEmbedder
 
@@ -616,7 +624,9 @@ def main() -> None:
         for size in sorted(args.sizes):
             peer = not args.no_peer and size == min(args.sizes)
             web = size == max(args.sizes)
-            results["sizes"][str(size)] = hwqa_size(size, work, site, args.runs, timed, roof["gflops"], peer, web)
+            results["sizes"][str(size)] = hwqa_size(size, work, site, args.runs, timed, roof["gflops"], peer, web,
+                                                    args.single_build_from)
+            args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")  # partial, in case of a stop
         results["hit_at_5"] = hit_at_5(work, timed) if not args.no_peer else None
     results["machine"]["load_average_at_end"] = os.getloadavg()
     results["child_cpu_s_median"] = {k: median(v) for k, v in CPU.items()}  # robust to a busy machine

@@ -83,26 +83,31 @@ class Unsupported(Exception):
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """Every tensor of a ``.safetensors`` file as a float32 (or int) numpy array."""
+    """Every weight of a ``.safetensors`` file as a numpy array.
+
+    float32 tensors are read-only views of a memory map of the file (no copy, and only the rows of
+    the vocabulary that are used become resident); other float types are converted to float32.
+    """
     with open(path, "rb") as fh:
         (size,) = struct.unpack("<Q", fh.read(8))
         header = json.loads(fh.read(size))
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            base = 8 + size
-            out: dict[str, np.ndarray] = {}
-            for name, spec in header.items():
-                if name == "__metadata__":
-                    continue
-                start, end = spec["data_offsets"]
-                dtype = spec["dtype"]
-                if dtype == "I64":
-                    continue  # position_ids buffers: not weights
-                if dtype not in _DTYPES:
-                    raise Unsupported(f"weights in {dtype} are not supported")
-                raw = np.frombuffer(mm, dtype=_DTYPES[dtype], count=(end - start) // np.dtype(_DTYPES[dtype]).itemsize,
-                                    offset=base + start)
-                out[name] = raw.reshape(spec["shape"]).astype(np.float32)  # a copy: the map closes below
-                del raw
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)  # stays open while any view is alive
+    base = 8 + size
+    out: dict[str, np.ndarray] = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = spec["data_offsets"]
+        dtype = spec["dtype"]
+        if dtype == "I64":
+            continue  # position_ids buffers: not weights
+        if dtype not in _DTYPES:
+            raise Unsupported(f"weights in {dtype} are not supported")
+        kind = np.dtype(_DTYPES[dtype])
+        if end > len(mm) - base or (end - start) != kind.itemsize * int(np.prod(spec["shape"])):
+            raise Unsupported(f"model.safetensors is truncated or inconsistent at {name}")
+        raw = np.frombuffer(mm, dtype=kind, count=(end - start) // kind.itemsize, offset=base + start)
+        out[name] = raw.reshape(spec["shape"]) if kind == np.float32 else raw.reshape(spec["shape"]).astype(np.float32)
     return out
 
 
