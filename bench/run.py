@@ -88,25 +88,32 @@ def hwqa_env(notes: Path, index: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+
+
 CPU: dict[str, list[float]] = {}  # CPU seconds (user + sys) of each new process, by what it measured
+_SPAWNER: subprocess.Popen[str] | None = None
+
+
+def start_spawner() -> None:
+    """Start bench/spawn.py while this process is still small (see its docstring)."""
+    global _SPAWNER
+    _SPAWNER = subprocess.Popen([sys.executable, str(REPO / "bench" / "spawn.py")], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
 
 
 def child(cmd: list[str], env: dict[str, str], what: str = "") -> tuple[float, float, str]:
     """(wall seconds, peak RSS MB, stdout) of one new process; its CPU seconds go to ``CPU[what]``."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=REPO)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        text, problems = out.read().decode(), err.read().decode()
+    if _SPAWNER is None:
+        start_spawner()
+    assert _SPAWNER is not None and _SPAWNER.stdin is not None and _SPAWNER.stdout is not None
+    _SPAWNER.stdin.write(json.dumps({"cmd": cmd, "env": dict(env), "cwd": str(REPO)}) + "\n")
+    _SPAWNER.stdin.flush()
+    reply = json.loads(_SPAWNER.stdout.readline())
     if what:
-        CPU.setdefault(what, []).append(usage.ru_utime + usage.ru_stime)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])} failed ({proc.returncode}): {problems[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, text
+        CPU.setdefault(what, []).append(reply["cpu"])
+    if reply["rc"] != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])} failed ({reply['rc']}): {reply['stderr']}")
+    return reply["wall"], reply["maxrss_kb"] / 1024, reply["stdout"]
 
 
 HWQA = [sys.executable, "-m", "hwqa.cli"]
@@ -604,6 +611,7 @@ def main() -> None:
     SIZES.extend(args.sizes)
     PEER_RUNS = args.peer_runs
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    start_spawner()
     from hwqa.embed import SentenceTransformerEmbedder
 
     began = time.perf_counter()
