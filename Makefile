@@ -43,8 +43,13 @@ lint: install
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 
-bench: install
-	$(PY) bench/incremental.py
+# The benchmark's peer (txtai) and chart (matplotlib) come from the `bench` extra, installed here only.
+bench: install $(VENV)/.bench-installed
+	$(PY) bench/run.py
+
+$(VENV)/.bench-installed: pyproject.toml
+	$(PY) -m pip install --quiet -e ".[bench]"
+	@touch $@
 
 # The answer-quality evaluation (eval/*.yaml). The Python-docs set needs Debian's python3.11-doc.
 PYDOCS := /usr/share/doc/python3.11/html

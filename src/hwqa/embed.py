@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -116,19 +117,31 @@ class SentenceTransformerEmbedder(_Base):
     For a local model folder of the common shape (transformer, pooling, optional normalise) the
     dimension, the window and the fast tokenizer are read from its files and the model itself is
     loaded on the first :meth:`embed`; so a rebuild that embeds nothing never pays for loading it.
+
+    ``runtime="auto"`` runs a BERT-style model with numpy (:mod:`hwqa.light`): the same vectors
+    without importing torch, so a question or a one-note rebuild starts in a fraction of a second.
+    A model the light path cannot reproduce runs on sentence-transformers (torch), with a one-line
+    notice on stderr. ``runtime="torch"`` always uses sentence-transformers (the reference).
+    Either way the index records backend ``sentence-transformers``: the vectors are the model's.
     """
 
     backend = "sentence-transformers"
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32, *, runtime: str = "auto") -> None:
+        if runtime not in ("auto", "torch"):
+            raise ConfigError(f"unknown embedding runtime '{runtime}'; use 'auto' or 'torch'")
         self.model, self._target = resolve_model(model)
         self.batch_size = batch_size
         self._st: Any = None
+        self._light: Any = None
         self._lock = threading.Lock()
+        self.runtime = "torch"
         light = _read_local_model(Path(self._target))
         if light is not None:
             self.dim, self.max_tokens, self._tokenizer = light
             self._count = self._count_fast
+            if runtime == "auto":
+                self.runtime = "numpy"  # weights are read on the first embed; a failure falls back to torch
         else:
             st = self._model()
             dim = st.get_embedding_dimension()
@@ -137,11 +150,33 @@ class SentenceTransformerEmbedder(_Base):
             self.dim, self.max_tokens = int(dim), int(st.max_seq_length or 256)
             self._tokenizer = st.tokenizer
             self._count = self._count_hf
+        if runtime == "auto" and self.runtime == "torch":
+            _notice(self._target, "it is not a local sentence-transformers folder of the usual shape")
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "runtime": self.runtime}
 
     def _model(self) -> Any:
         if self._st is None:
             self._st = _load_sentence_transformer(self._target, bundled=self.model == DEFAULT_MODEL)
         return self._st
+
+    def _light_model(self) -> Any:
+        """The numpy model, or None (and runtime 'torch' from now on) if it cannot reproduce this one."""
+        with self._lock:
+            if self._light is None and self.runtime == "numpy":
+                from .light import Unsupported, load_light_model
+
+                try:
+                    light = load_light_model(Path(self._target))
+                    if light.dim != self.dim or light.max_tokens != self.max_tokens:
+                        raise Unsupported("its pooled size or window differs from its configuration")
+                except Unsupported as exc:
+                    _notice(self._target, str(exc))
+                    self.runtime = "torch"
+                    return None
+                self._light = light
+            return self._light
 
     def _count_fast(self, text: str) -> int:
         return len(self._tokenizer.encode(text).ids)
@@ -155,18 +190,33 @@ class SentenceTransformerEmbedder(_Base):
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        parts = []
-        with self._lock:  # one model, one inference at a time
-            model = self._model()
-            for start in range(0, len(texts), self.batch_size):
-                batch = list(texts[start : start + self.batch_size])
-                parts.append(model.encode(batch, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False))
-                if progress is not None:
-                    progress(len(batch))
-        vectors = _normalise(np.vstack(parts))
+        light = self._light_model()
+        if light is not None:
+            vectors = _normalise(light.encode(list(texts), batch_size=self.batch_size, progress=progress))
+        else:
+            parts = []
+            with self._lock:  # one model, one inference at a time
+                model = self._model()
+                for start in range(0, len(texts), self.batch_size):
+                    batch = list(texts[start : start + self.batch_size])
+                    parts.append(model.encode(batch, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False))
+                    if progress is not None:
+                        progress(len(batch))
+            vectors = _normalise(np.vstack(parts))
         if vectors.shape[1] != self.dim:
             raise HwqaError(f"model {self.model} gave {vectors.shape[1]}-dimensional vectors, expected {self.dim}")
         return vectors
+
+
+_NOTICED: set[str] = set()
+
+
+def _notice(target: str, why: str) -> None:
+    """Say once per model and process that it runs on torch (slower to start), and why."""
+    if target in _NOTICED:
+        return
+    _NOTICED.add(target)
+    sys.stderr.write(f"hwqa: embedding with sentence-transformers (torch) because the light path cannot run {target}: {why}\n")
 
 
 def _read_local_model(folder: Path) -> tuple[int, int, Any] | None:

@@ -10,11 +10,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import index as store
 from .answer import Answer, Answerer, not_covered
-from .build import BuildReport, build_index
 from .builtin import BuiltinAnswerer
 from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError, IndexCorruptError
@@ -26,11 +25,24 @@ from .retrieve import Filter, Hit, missing_terms, retrieve
 from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
 
+if TYPE_CHECKING:
+    from .build import BuildReport, build_index
+
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
 
 __all__ = ["BuildReport", "Engine", "build_index", "load_settings"]
 
 install_log_redaction()  # no API-key-shaped string from notes or pages reaches a log
+
+
+def __getattr__(name: str) -> Any:
+    """``build_index`` and ``BuildReport`` import the build stack (fetcher, HTML extraction) when first asked for,
+    so answering a question never loads it."""
+    if name in ("BuildReport", "build_index"):
+        from . import build
+
+        return getattr(build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 CAVEAT_QUERY = "caveats: TPUs need XLA-compatible code; GPUs are more versatile; prices vary by region and change"
