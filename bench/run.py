@@ -627,7 +627,7 @@ def main() -> None:
     parser.add_argument("--no-readme", action="store_true")
     parser.add_argument("--single-build-from", type=int, default=5000,
                         help="corpora this large get one full build (not --runs) and no in-process embedding-stage runs")
-    parser.add_argument("--peer-runs", type=int, default=None, help="txtai index runs (default --runs)")
+    parser.add_argument("--peer-runs", type=int, default=2, help="txtai index runs (each takes minutes)")
     args = parser.parse_args()
     global PEER_RUNS
     SIZES.extend(args.sizes)
