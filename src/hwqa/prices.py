@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .notes import Note
+from .spans import split_row
 
 __all__ = [
     "HARDWARE_TYPES",
@@ -236,35 +237,10 @@ def normalize_column(header: str) -> str:
     return re.sub(r"[\s_\-*`]+", "", header).lower()
 
 
-def _split_cells(line: str) -> list[str]:
-    text = line.strip()
-    if text.startswith("|"):
-        text = text[1:]
-    if text.endswith("|") and not text.endswith("\\|"):
-        text = text[:-1]
-    cells: list[str] = []
-    current: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] == "|":
-            current.append("|")
-            i += 2
-            continue
-        if ch == "|":
-            cells.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-        i += 1
-    cells.append("".join(current).strip())
-    return cells
-
-
 def _is_delimiter_row(line: str) -> bool:
     if "-" not in line:
         return False
-    cells = _split_cells(line)
+    cells = split_row(line)
     return bool(cells) and all(_DELIM_CELL_RE.match(c) for c in cells)
 
 
@@ -372,8 +348,8 @@ def _find_tables(lines: Sequence[str]) -> tuple[list[_Table], list[tuple[int, st
             i += 1
             continue
         if "|" in line and not line.lstrip().startswith(">") and i + 1 < n and _is_delimiter_row(lines[i + 1]):
-            header = _split_cells(line)
-            delim = _split_cells(lines[i + 1])
+            header = split_row(line)
+            delim = split_row(lines[i + 1])
             if len(header) != len(delim):
                 problems.append(
                     (
@@ -385,7 +361,7 @@ def _find_tables(lines: Sequence[str]) -> tuple[list[_Table], list[tuple[int, st
             body: list[tuple[int, list[str]]] = []
             j = i + 2
             while j < n and lines[j].strip() and "|" in lines[j] and not _FENCE_RE.match(lines[j]):
-                body.append((j, _split_cells(lines[j])))
+                body.append((j, split_row(lines[j])))
                 j += 1
             if len(header) == len(delim):
                 tables.append(_Table(header_index=i, header=header, rows=body))
