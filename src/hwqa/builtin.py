@@ -26,7 +26,6 @@ from typing import Any
 
 from .answer import Answer, CitationList, ToolCall, compose_price_answer, make_citation, not_covered, similar
 from .calc import render_price_result
-from .embed import Embedder
 from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold, identifiers
 from .llm import Tool
@@ -76,8 +75,7 @@ class BuiltinAnswerer:
 
     name = "builtin"
 
-    def __init__(self, embedder: Embedder, *, min_score: float, max_sentences: int) -> None:
-        self.embedder = embedder
+    def __init__(self, *, min_score: float, max_sentences: int) -> None:
         self.min_score = min_score
         self.max_sentences = max_sentences
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -297,9 +297,3 @@ def with_table_headers(section: str, pieces: list[str]) -> list[str]:
         header = headers.get(first) if first is not None else None
         out.append(piece.replace(first, f"{header}\n{first}", 1) if header and first and header not in piece else piece)
     return out
-
-
-def iter_sentences(text: str) -> Iterator[str]:
-    """Sentences of a chunk's text across its blocks (used by the builtin answerer)."""
-    for block in _blocks(text):
-        yield from split_sentences(" ".join(line.strip() for line in block.splitlines()))

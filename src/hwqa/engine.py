@@ -48,10 +48,10 @@ def __getattr__(name: str) -> Any:
 CAVEAT_QUERY = "caveats: TPUs need XLA-compatible code; GPUs are more versatile; prices vary by region and change"
 
 
-def make_answerer(settings: Settings, embedder: Embedder) -> Answerer:
+def make_answerer(settings: Settings) -> Answerer:
     """The answer backend the settings name (``llm_backend``)."""
     backends: dict[str, Callable[[], Answerer]] = {
-        "builtin": lambda: BuiltinAnswerer(embedder, min_score=settings.min_score, max_sentences=settings.answer_sentences),
+        "builtin": lambda: BuiltinAnswerer(min_score=settings.min_score, max_sentences=settings.answer_sentences),
         "openai": lambda: OpenAIAnswerer.from_settings(settings, timeout=settings.llm_timeout),
     }
     if settings.llm_backend not in backends:
@@ -68,8 +68,8 @@ class Engine:
         self._lock = threading.Lock()
         self._generation: store.Generation | None = None
         self._prices: tuple[str, PriceTable] | None = None
-        self.answerer = make_answerer(settings, self.embedder)
-        self.caveats = BuiltinAnswerer(self.embedder, min_score=settings.min_score, max_sentences=2)
+        self.answerer = make_answerer(settings)
+        self.caveats = BuiltinAnswerer(min_score=settings.min_score, max_sentences=2)
 
     @classmethod
     def load(cls, settings: Settings | None = None, **overrides: Any) -> Engine:

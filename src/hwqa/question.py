@@ -101,10 +101,6 @@ class Question:
     comparison: bool = False
     terms: tuple[Term, ...] = field(default=())  # distinctive terms: what a passage must name
 
-    @property
-    def quantity(self) -> bool:
-        return self.wants in ("number", "version")
-
 
 def parse_question(text: str) -> Question:
     lower = text.lower().strip()
