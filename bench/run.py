@@ -547,6 +547,8 @@ def table(results: dict[str, Any]) -> str:
          f"({fmt(emb.get('roofline_fraction_per_cpu_s'), '%')} per CPU-second)", "≥ 85 %"),
         (f"full build wall ({small['notes']:,} / {large['notes']:,} notes, new process)",
          f"{fmt(small['full_build_s'], 's', 1)} / {fmt(large['full_build_s'], 's', 1)}", ""),
+        ("first web-chat answer after `hwqa serve` says ready", f"{fmt((large.get('web_app') or {}).get('first_answer_s'), 's')} "
+         f"(ready after {fmt((large.get('web_app') or {}).get('ready_s'), 's', 1)}, model and index loaded)", "≤ 2 s"),
         (f"peak RSS: build / web app ({large['notes']:,} notes)",
          f"{fmt(large['build_peak_rss_mb'], 'MB', 0)} / {fmt((large.get('web_app') or {}).get('peak_rss_mb'), 'MB', 0)}",
          "≤ 1.5 GB"),
