@@ -144,3 +144,18 @@ def test_price_lookup_understands_the_providers_long_name(bundled: Settings) -> 
 def test_most_memory_comes_from_the_price_tables_memory_column(bundled: Settings) -> None:
     answer = Engine.load(bundled).ask("Which GPU has the most memory?")
     assert "80 GB" in answer.text.split("[1]")[0]
+
+
+def test_the_calculator_tool_checks_provider_names() -> None:
+    from hwqa.calc import run_price_calculator
+    from hwqa.errors import ToolArgumentError
+    from hwqa.notes import load_notes
+    from hwqa.prices import load_price_table
+
+    table = load_price_table(load_notes(REPO / "notes").notes)
+    result = run_price_calculator({"hardware": "V100", "providers": ["azure"]}, table)
+    assert {o["provider"] for o in result["options"]} == {"Azure"}
+    with pytest.raises(ToolArgumentError, match=r"unknown provider 'Oracle'; the price table has: AWS, Azure, GCP"):
+        run_price_calculator({"providers": ["Oracle"]}, table)
+    with pytest.raises(ToolArgumentError, match="providers must be a list"):
+        run_price_calculator({"providers": "AWS"}, table)

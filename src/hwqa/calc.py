@@ -689,6 +689,18 @@ def _number(args: Mapping[str, object], key: str, maximum: float, *, positive: b
     return number
 
 
+def _name_list(args: Mapping[str, object], key: str, wrong_type: str) -> Sequence[object]:
+    """The list argument ``key`` (empty when absent); ``wrong_type`` is the error for a non-list."""
+    value = args.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ToolArgumentError(wrong_type)
+    if len(value) > MAX_COMPARE:
+        raise ToolArgumentError(f"{key} lists too many names (at most {MAX_COMPARE})")
+    return value
+
+
 def _hardware_name(value: object, key: str, table: PriceTable) -> str:
     if not isinstance(value, str):
         raise ToolArgumentError(f"{key} must be a hardware name string, not {type(value).__name__}")
@@ -750,14 +762,8 @@ def validate_arguments(arguments: Mapping[str, object], table: PriceTable) -> Ca
     hardware: str | None = None
     if arguments.get("hardware") is not None:
         hardware = _hardware_name(arguments["hardware"], "hardware", table)
-    compare: tuple[str, ...] = ()
-    raw_compare = arguments.get("compare")
-    if raw_compare is not None:
-        if isinstance(raw_compare, str) or not isinstance(raw_compare, Sequence):
-            raise ToolArgumentError("compare must be a list of hardware names")
-        if len(raw_compare) > MAX_COMPARE:
-            raise ToolArgumentError(f"compare lists too many names (at most {MAX_COMPARE})")
-        compare = tuple(_hardware_name(v, "compare", table) for v in raw_compare)
+    raw_compare = _name_list(arguments, "compare", "compare must be a list of hardware names")
+    compare = tuple(_hardware_name(v, "compare", table) for v in raw_compare)
 
     types: tuple[str, ...] = HARDWARE_TYPES
     raw_types = arguments.get("types")
@@ -774,19 +780,13 @@ def validate_arguments(arguments: Mapping[str, object], table: PriceTable) -> Ca
                 chosen.append(item.strip().lower())
         types = tuple(t for t in HARDWARE_TYPES if t in chosen)
 
-    providers: tuple[str, ...] = ()
-    raw_providers = arguments.get("providers")
-    if raw_providers is not None:
-        if isinstance(raw_providers, str) or not isinstance(raw_providers, Sequence):
-            raise ToolArgumentError('providers must be a list such as ["AWS", "GCP"]')
-        if len(raw_providers) > MAX_COMPARE:
-            raise ToolArgumentError(f"providers lists too many names (at most {MAX_COMPARE})")
-        known = {row.provider.casefold(): row.provider for row in table.rows}
-        for item in raw_providers:
-            if not isinstance(item, str) or item.strip().casefold() not in known:
-                listed = ", ".join(sorted(set(known.values())))
-                raise ToolArgumentError(f"unknown provider {str(item)[:40]!r}; the price table has: {listed}")
-        providers = tuple(dict.fromkeys(known[str(item).strip().casefold()] for item in raw_providers))
+    raw_providers = _name_list(arguments, "providers", 'providers must be a list such as ["AWS", "GCP"]')
+    known = {row.provider.casefold(): row.provider for row in table.rows}
+    for item in raw_providers:
+        if not isinstance(item, str) or item.strip().casefold() not in known:
+            listed = ", ".join(sorted(set(known.values())))
+            raise ToolArgumentError(f"unknown provider {str(item)[:40]!r}; the price table has: {listed}")
+    providers = tuple(dict.fromkeys(known[str(item).strip().casefold()] for item in raw_providers))
 
     return CalcRequest(
         budget_usd=budget,
