@@ -263,14 +263,28 @@ def chunk_markdown(
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
+def _table_headers(section: str) -> tuple[list[str], dict[str, str]]:
+    """The header (header and separator lines) of every table in ``section``, and each row line -> its header."""
+    heads: list[str] = []
+    rows: dict[str, str] = {}
+    lines = section.splitlines()
+    current: str | None = None
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            current = None
+        elif i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+            current = f"{line}\n{lines[i + 1]}"
+            heads.append(current)
+        elif current is not None and not _TABLE_SEPARATOR.match(line):
+            rows.setdefault(line, current)
+    return heads, rows
+
+
 def table_header_cost(section: str, count: TokenCounter) -> int:
     """Tokens of the longest table header (header and separator rows) in ``section``; 0 without a table."""
     if "|" not in section:
         return 0
-    lines = section.splitlines()
-    heads = [f"{lines[i]}\n{lines[i + 1]}" for i in range(len(lines) - 1)
-             if lines[i].lstrip().startswith("|") and _TABLE_SEPARATOR.match(lines[i + 1])]
-    return max((count(h) + 1 for h in heads), default=0)
+    return max((count(h) + 1 for h in _table_headers(section)[0]), default=0)
 
 
 def with_table_headers(section: str, pieces: list[str]) -> list[str]:
@@ -281,16 +295,7 @@ def with_table_headers(section: str, pieces: list[str]) -> list[str]:
     """
     if len(pieces) < 2 or "|" not in section:
         return pieces
-    headers: dict[str, str] = {}  # row line -> the header and separator lines of its table
-    lines = section.splitlines()
-    current: str | None = None
-    for i, line in enumerate(lines):
-        if not line.lstrip().startswith("|"):
-            current = None
-        elif i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
-            current = f"{line}\n{lines[i + 1]}"
-        elif current is not None and not _TABLE_SEPARATOR.match(line):
-            headers.setdefault(line, current)
+    headers = _table_headers(section)[1]
     out = []
     for piece in pieces:
         first = next((ln for ln in piece.splitlines() if ln.lstrip().startswith("|")), None)

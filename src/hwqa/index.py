@@ -186,15 +186,18 @@ class Generation:
         hits = [(int(r[0]), -float(r[1])) for r in rows if allowed is None or int(r[0]) in allowed]
         return hits[:k]
 
-    def has_term(self, term: str, column: str | None = None) -> bool:
-        """Whether any passage holds ``term`` (a word, or with ``column='idents'`` a folded identifier)."""
-        quoted = '"' + term.replace('"', '""') + '"'
-        query = f"{column} : {quoted}" if column else quoted
+    def _matches(self, query: str) -> bool:
+        """Whether any passage matches the FTS5 ``query`` (a query FTS5 cannot parse matches nothing)."""
         try:
             row = self._db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (query,)).fetchone()
         except sqlite3.OperationalError:
             return False
         return row is not None
+
+    def has_term(self, term: str, column: str | None = None) -> bool:
+        """Whether any passage holds ``term`` (a word, or with ``column='idents'`` a folded identifier)."""
+        quoted = '"' + term.replace('"', '""') + '"'
+        return self._matches(f"{column} : {quoted}" if column else quoted)
 
     def has_phrase(self, text: str) -> bool:
         """Whether any passage holds the words of ``text`` in a row (any column, stemmed like the index)."""
@@ -204,14 +207,7 @@ class Generation:
     def has_near(self, first: str, second: str, distance: int = 12) -> bool:
         """Whether one passage holds the words of ``first`` and of ``second`` within ``distance`` words."""
         a, b = (" ".join(re.findall(r"[^\W_]+", t)) for t in (first, second))
-        if not a or not b:
-            return False
-        query = f'NEAR("{a}" "{b}", {distance})'
-        try:
-            row = self._db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (query,)).fetchone()
-        except sqlite3.OperationalError:
-            return False
-        return row is not None
+        return bool(a and b) and self._matches(f'NEAR("{a}" "{b}", {distance})')
 
     def vectors(self, ids: Sequence[int]) -> np.ndarray:
         """The stored vectors of ``ids``, one row each."""

@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
 # A run of letters/digits joined by - _ . / + (not at the ends), or a --flag.
 _RAW = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.\-+/]*[A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9_.\-+/]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$")  # a dotted name (module.function), not a version
+DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$")  # a dotted name (module.function), not a version
 _VERSIONISH = re.compile(r"^(?:v?\d[\w.]*|[a-z]?\d+[a-z]?)$", re.I)
 
 
@@ -63,7 +63,7 @@ def identifiers(text: str) -> list[str]:
         token = token.rstrip(".")
         if is_identifier(token):
             out.setdefault(fold(token), None)
-            if _DOTTED.match(token):  # functools.lru_cache is also found as lru_cache
+            if DOTTED.match(token):  # functools.lru_cache is also found as lru_cache
                 out.setdefault(fold(token.rsplit(".", 1)[1]), None)
         if i + 1 < len(raw):
             nxt = raw[i + 1].rstrip(".")

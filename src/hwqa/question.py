@@ -7,6 +7,7 @@ memory) over spans that only mention the topic, and to notice names the index ne
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -50,7 +51,6 @@ _LIST = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:are|were)\b|\blist\b|\
                    r"\bwhich\s+\w+s\b")
 _CAPITAL_WORD = re.compile(r"(?<![\w./-])([A-Z][a-zA-Z]{2,}|[A-Z]{2,}[a-z]*)(?![\w/-])")
 _TOKEN = re.compile(r"[a-z0-9]+")
-_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 
 
 def stem(word: str) -> str:
@@ -102,6 +102,7 @@ class Question:
     terms: tuple[Term, ...] = field(default=())  # distinctive terms: what a passage must name
 
 
+@functools.lru_cache(maxsize=256)  # the engine, the not-covered check and the answerer all read it
 def parse_question(text: str) -> Question:
     lower = text.lower().strip()
     stems = tuple(dict.fromkeys(content_stems(text)))
