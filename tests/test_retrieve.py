@@ -168,6 +168,19 @@ def test_missing_terms_name_what_the_index_never_mentions(ident_settings: Settin
     assert answer.citations, "the closest notes are listed"
 
 
+def test_missing_terms_catch_lower_case_names(ident_settings: Settings) -> None:
+    """A name written in lower case ("pytest", "tenstorrent") is still a name the notes must hold."""
+    engine = Engine.load(ident_settings)
+    gen = engine.generation()
+    assert missing_terms(gen, "How do I share a pytest fixture across a session?") == ["pytest"]
+    assert missing_terms(gen, "is tenstorrent cheaper than the H100?") == ["tenstorrent"]
+    # Dictionary words, inflected or not, are never names; words the notes hold are present.
+    assert missing_terms(gen, "Which kernels are compiled for the cheapest Hopper cards?") == []
+    assert missing_terms(gen, "what does the linker produce for the release binaries?") == []
+    answer = engine.ask("How do I share a pytest fixture across a session?")
+    assert not answer.covered and "pytest" in answer.text
+
+
 def test_filters_restrict_the_search_to_tags_and_notes(ident_settings: Settings) -> None:
     engine = Engine.load(ident_settings)
     question = "Which build flags and targets do I need?"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 
 from .keywords import STOPWORDS, fold, identifiers, is_identifier
 
@@ -100,6 +101,7 @@ class Question:
     entity: str | None = None  # the noun of "which X" ("gpu", "chip", "option")
     comparison: bool = False
     terms: tuple[Term, ...] = field(default=())  # distinctive terms: what a passage must name
+    coined: tuple[str, ...] = ()  # lower-case words no dictionary knows ("pytest"): names too
 
 
 @functools.lru_cache(maxsize=256)  # the engine, the not-covered check and the answerer all read it
@@ -154,7 +156,43 @@ def parse_question(text: str) -> Question:
         entity=entity,
         comparison=bool(_COMPARE.search(lower)) and len(idents) + len(_names(text)) >= 2,
         terms=tuple(_distinctive(text)),
+        coined=tuple(_coined(text)),
     )
+
+
+@functools.cache
+def _dictionary() -> frozenset[str]:
+    """Common English words (see data/words.txt): a question word outside it is probably a name."""
+    text = resources.files("hwqa").joinpath("data/words.txt").read_text(encoding="utf-8")
+    return frozenset(w for w in text.split() if not w.startswith("#"))
+
+
+# Endings to take off (and what to put back) before looking a word up: "cheapest" -> "cheap".
+_INFLECTIONS = (
+    ("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"), ("er", ""), ("ers", ""),
+    ("ly", ""), ("ies", "y"), ("ied", "y"), ("est", ""), ("iest", "y"), ("ier", "y"),
+)
+
+
+def _known(word: str) -> bool:
+    known = _dictionary()
+    if word in known or stem(word) in known:
+        return True
+    return any(word.endswith(suffix) and word[:-len(suffix)] + repl in known for suffix, repl in _INFLECTIONS)
+
+
+def _coined(text: str) -> list[str]:
+    """Lower-case words of four or more letters that no dictionary knows: "pytest", "tenstorrent".
+
+    Written in lower case they are not caught as capitalised names, yet they name a thing just the
+    same; a passage must hold them for the question to be answerable.
+    """
+    out: list[str] = []
+    for m in re.finditer(r"(?<![\w.\-/])([a-z]{4,})(?![\w.\-/])", text):
+        word = m.group(1)
+        if word not in STOPWORDS and not _known(word):
+            out.append(word)
+    return list(dict.fromkeys(out))
 
 
 def _names(text: str) -> list[str]:

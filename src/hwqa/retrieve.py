@@ -192,6 +192,7 @@ def missing_terms(generation: Generation, question: str) -> list[str]:
     for name in q.names:
         if not generation.has_phrase(name):
             missing.append(name)
+    missing.extend(word for word in q.coined if not generation.has_term(word))
     return missing
 
 
