@@ -9,7 +9,7 @@ own ``status`` keeps the fetcher's values (``not-modified``, ``from-cache``, ...
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 # A fetch outcome (per-URL ``status``) -> the LinkCounts field that counts it.
@@ -70,10 +70,10 @@ class IndexStatus:
     built_at: str | None
     notes: int
     chunks: int
+    links: LinkCounts
     price_rows: int
+    embedder: dict[str, Any]  # backend, model, dim, ... of the embedder that built the index
     backend: str  # the answer backend the engine uses
-    embedder: dict[str, Any] = field(default_factory=dict)  # backend, model, dim, ... that built the index
-    links: LinkCounts = field(default_factory=LinkCounts)
 
     @classmethod
     def from_manifest(cls, generation: str, manifest: Mapping[str, Any], *, chunks: int, backend: str) -> IndexStatus:
@@ -91,16 +91,7 @@ class IndexStatus:
 
     def to_json(self) -> dict[str, Any]:
         """The ``hwqa status --json`` object."""
-        return {
-            "generation": self.generation,
-            "built_at": self.built_at,
-            "notes": self.notes,
-            "chunks": self.chunks,
-            "links": self.links.to_json(),
-            "price_rows": self.price_rows,
-            "embedder": dict(self.embedder),
-            "backend": self.backend,
-        }
+        return asdict(self)
 
     def summary(self) -> str:
         """One line for people (``hwqa status``)."""
