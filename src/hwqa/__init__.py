@@ -54,14 +54,16 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name from its module the first time it is asked for."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
+if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name is still an error
+
+    def __getattr__(name: str) -> Any:
+        """Import a public name from its module the first time it is asked for."""
+        module = _WHERE.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(import_module(f".{module}", __name__), name)
+        globals()[name] = value  # the next lookup is a plain attribute
+        return value
 
 
 def __dir__() -> list[str]:
