@@ -65,8 +65,8 @@ def test_every_page_of_a_55_page_site_is_indexed_without_boilerplate(tmp_path: P
     settings = site_settings(tmp_path, site)
     report = build_index(settings)
     by_status = report.link_counts()
-    assert by_status["fetched"] == 55
-    assert by_status["skipped"] == 1
+    assert by_status.fetched == 55
+    assert by_status.skipped == 1
     skipped = next(link for link in report.links if link.status == "skipped")
     assert skipped.url.endswith("/private/secret") and "robots.txt" in (skipped.reason or "")
     assert site.count("/private/secret") == 0
@@ -107,7 +107,7 @@ def test_reindexing_unchanged_sends_only_conditional_requests_and_embeds_nothing
     again = site.requests[seen:]
     assert len(again) == 56  # 55 articles and robots.txt, nothing else
     assert all("if-none-match" in r.headers for r in again), [r.path for r in again if "if-none-match" not in r.headers]
-    assert second.link_counts()["not-modified"] == 55
+    assert second.link_counts().not_modified == 55
     assert second.chunks_embedded == 0 and second.chunks_total == first.chunks_total
     assert second.changed is False
 
@@ -128,7 +128,7 @@ def test_offline_uses_the_cache_only(tmp_path: Path, site: LoopbackSite) -> None
     seen = len(site.requests)
     report = build_index(settings.replace(offline=True))
     assert len(site.requests) == seen
-    assert report.link_counts()["from-cache"] == 55 and report.chunks_embedded == 0
+    assert report.link_counts().cached == 55 and report.chunks_embedded == 0
 
 
 def test_unlinking_an_article_removes_it(tmp_path: Path, site: LoopbackSite) -> None:

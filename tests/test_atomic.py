@@ -245,3 +245,16 @@ def test_a_renamed_note_reuses_its_embeddings(settings: Settings) -> None:
     assert report.chunks_embedded == 0 and report.chunks_reused == first.chunks_total
     sources = {c.source for c in Engine(settings).generation().all_chunks()}
     assert "hardware/tensor-units.md" in sources and "tpu.md" not in sources
+
+
+def test_write_atomic_replaces_whole_files_and_a_failed_write_leaves_the_old_one(tmp_path: Path) -> None:
+    from hwqa.atomic import write_atomic
+
+    target = tmp_path / "cache" / "page.json"
+    write_atomic(target, b"first")  # the folder is made as needed
+    write_atomic(target, b"second")
+    assert target.read_bytes() == b"second"
+    with pytest.raises(TypeError):
+        write_atomic(target, "not bytes")  # type: ignore[arg-type]
+    assert target.read_bytes() == b"second"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["page.json"]  # no temporary file left behind

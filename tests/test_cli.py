@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 from hwqa.cli import app
 from hwqa.settings import Settings
 
+from .helpers_http import LoopbackSite, Reply
+
 runner = CliRunner()
 
 
@@ -116,6 +118,34 @@ def test_links_reports_every_link_per_note(hash_env: Settings) -> None:
     assert data["counts"]["skipped"] == 2
     text = runner.invoke(app, ["links", "--failed"]).stdout
     assert "Reading" in text and "skipped  https://example.org/a" in text and "2 skipped" in text
+
+
+LINK_COUNT_KEYS = {"fetched", "not_modified", "cached", "failed", "skipped"}
+
+
+def test_every_json_output_counts_links_with_the_same_keys(hash_env: Settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    page = "<html><head><title>V100</title></head><body><article><p>The V100 has 32 GB of HBM2.</p></article></body></html>"
+    with LoopbackSite({"/ok": Reply(200, page)}) as site:
+        (hash_env.notes / "links.md").write_text(
+            f"# Reading\n\nSee [one]({site.url('/ok')}), [two]({site.url('/gone')}) and [three](ftp://example.org/x).\n",
+            encoding="utf-8",
+        )
+        for key, value in {"FETCH_LINKS": "true", "ALLOW_PRIVATE_HOSTS": "true", "FETCH_HOST_DELAY": "0"}.items():
+            monkeypatch.setenv(f"HWQA_{key}", value)
+        built = json.loads(runner.invoke(app, ["index", "--json"]).stdout)["links"]
+    counts = {k: v for k, v in built.items() if k in LINK_COUNT_KEYS}
+    assert counts == {"fetched": 1, "not_modified": 0, "cached": 0, "failed": 1, "skipped": 1}
+    assert {u["status"] for u in built["urls"]} == {"fetched", "failed", "skipped"}  # per-URL values unchanged
+    status = json.loads(runner.invoke(app, ["status", "--json"]).stdout)["links"]
+    listed = json.loads(runner.invoke(app, ["links", "--json"]).stdout)["counts"]
+    assert status == listed == counts
+    assert "links: 1 fetched, 0 cached, 1 failed, 1 skipped" in runner.invoke(app, ["status"]).stdout
+    monkeypatch.setenv("HWQA_OFFLINE", "true")  # the page again, from the cache
+    again = json.loads(runner.invoke(app, ["index", "--json"]).stdout)["links"]
+    assert {k: v for k, v in again.items() if k in LINK_COUNT_KEYS} == {
+        "fetched": 0, "not_modified": 0, "cached": 1, "failed": 0, "skipped": 2,
+    }
+    assert {u["status"] for u in again["urls"]} == {"from-cache", "skipped"}
 
 
 def test_links_without_an_index_is_one_line_and_exit_1(hash_env: Settings) -> None:

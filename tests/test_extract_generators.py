@@ -280,7 +280,7 @@ def test_a_site_of_generator_pages_is_indexed_without_chrome(tmp_path: Path) -> 
             env={}, cwd=tmp_path,
         )
         report = build_index(settings)
-    assert report.link_counts()["fetched"] == len(names)
+    assert report.link_counts().fetched == len(names)
     chunks = [c for c in Engine(settings).generation().all_chunks() if c.kind == "article"]
     by_page = {name: [c for c in chunks if c.source.endswith(f"/{name}.html")] for name in names}
     assert all(by_page[name] for name in names), [name for name in names if not by_page[name]]

@@ -26,7 +26,8 @@ from hwqa.calc import PRICE_CALCULATOR_TOOL
 from hwqa.cli import app
 from hwqa.engine import Engine, build_index
 from hwqa.index import StoredChunk
-from hwqa.llm import CANARY, WITHHELD, OpenAIAnswerer, Tool
+from hwqa.llm import OpenAIAnswerer, Tool
+from hwqa.prompt import CANARY, WITHHELD
 from hwqa.retrieve import Hit
 from hwqa.settings import Settings, load_settings
 

@@ -14,7 +14,8 @@ import pytest
 from hwqa.answer import Answer
 from hwqa.errors import DependencyMissingError, LLMError, ToolArgumentError
 from hwqa.index import StoredChunk
-from hwqa.llm import OpenAIAnswerer, Tool, renumber
+from hwqa.llm import OpenAIAnswerer, Tool
+from hwqa.prompt import renumber
 from hwqa.retrieve import Hit
 
 from .fake_openai import FakeOpenAI, Reply, error, text, tool_calls

@@ -31,6 +31,7 @@ from .links import find_all_urls
 from .notes import Note, load_notes
 from .prices import load_price_table
 from .settings import Settings
+from .status import LinkCounts
 
 LOCK = "build.lock"
 
@@ -65,21 +66,13 @@ class BuildReport:
     links: list[LinkReport] = field(default_factory=list)
     seconds: float = 0.0
 
-    def link_counts(self) -> dict[str, int]:
-        counts = {"fetched": 0, "not-modified": 0, "from-cache": 0, "failed": 0, "skipped": 0}
-        for link in self.links:
-            counts[link.status] = counts.get(link.status, 0) + 1
-        return counts
+    def link_counts(self) -> LinkCounts:
+        return LinkCounts.of(link.status for link in self.links)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        counts = self.link_counts()
         data["links"] = {
-            "fetched": counts["fetched"],
-            "not_modified": counts["not-modified"],
-            "cached": counts["from-cache"],
-            "failed": counts["failed"],
-            "skipped": counts["skipped"],
+            **self.link_counts().to_json(),
             "hidden_dropped": sum(link.hidden_dropped for link in self.links),
             "urls": [asdict(link) for link in self.links],
         }

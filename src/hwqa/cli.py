@@ -152,13 +152,11 @@ def print_build_summary(report: Any) -> None:
                 f"… {len(report.links) - len(shown)} more links ({len(problems) - len(shown)} of them not fetched); "
                 "'hwqa index --json' lists every URL with its outcome"
             )
-    counts = report.link_counts()
     what = "unchanged" if not report.changed else f"generation {report.generation}"
     out.print(
         f"Indexed {report.notes_seen} notes: {report.chunks_total} chunks "
         f"({report.chunks_embedded} embedded, {report.chunks_reused} reused, {report.chunks_removed} removed); "
-        f"links: {counts['fetched']} fetched, {counts['not-modified'] + counts['from-cache']} cached, "
-        f"{counts['failed']} failed, {counts['skipped']} skipped; {what}; {report.seconds:.1f} s"
+        f"links: {report.link_counts().summary()}; {what}; {report.seconds:.1f} s"
     )
     if report.full_rebuild and report.chunks_embedded:
         out.print(f"Full rebuild: {report.full_rebuild}.")
@@ -220,14 +218,15 @@ def links(
     as_json: JsonOpt = False,
 ) -> None:
     """Link health per note: every linked URL, what happened to it and why, from the live index."""
+    from .status import LinkCounts
     from .ui import reports
 
     with user_errors():
         manifest = reports.live_manifest(settings_from(index=index_dir).index)
         by_note = reports.links_by_note(manifest, failed_only=failed)
-        counts = reports.link_counts(manifest)
+        counts = LinkCounts.from_manifest(manifest)
         if as_json:
-            print_json({"notes": by_note, "counts": counts})
+            print_json({"notes": by_note, "counts": counts.to_json()})
             return
         for entry in by_note:
             out.print(f"[bold]{escape(entry['note'])}[/]")
@@ -236,10 +235,7 @@ def links(
                 out.print(f"  {link['outcome']:<8} {escape(link['url'])}{escape(detail)}")
         if not by_note:
             out.print("No links that were not fetched." if failed else "The notes link to no web pages.")
-        out.print(
-            f"links: {counts['fetched']} fetched, {counts['not_modified'] + counts['cached']} cached, "
-            f"{counts['failed']} failed, {counts['skipped']} skipped"
-        )
+        out.print(f"links: {counts.summary()}")
 
 
 @app.command()
@@ -250,15 +246,9 @@ def status(notes: NotesOpt = None, index_dir: IndexOpt = None, as_json: JsonOpt 
     with user_errors():
         info = Engine.load(settings_from(notes=notes, index=index_dir)).status()
         if as_json:
-            print_json(info)
+            print_json(info.to_json())
             return
-        links = ", ".join(f"{n} {k}" for k, n in sorted(info["links"].items())) or "none"
-        emb = info["embedder"]
-        out.print(
-            f"Index {info['generation']} (built {info['built_at']}): {info['notes']} notes, {info['chunks']} passages, "
-            f"{info['price_rows']} price rows; links: {links}; model {emb.get('model')} ({emb.get('dim')} dims); "
-            f"answers: {info['backend']}"
-        )
+        out.print(escape(info.summary()))
 
 
 @app.command()

@@ -24,6 +24,7 @@ from .question import parse_question
 from .retrieve import Filter, Hit, missing_terms, retrieve
 from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
+from .status import IndexStatus
 
 if TYPE_CHECKING:
     from .build import BuildReport, build_index
@@ -114,24 +115,10 @@ class Engine:
 
         return [PriceTool.over(self.price_table(gen), gen.section_at, caveats)]
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> IndexStatus:
         """What the index holds, for the web chat's header and ``hwqa status``."""
         gen = self.generation()
-        m = gen.manifest
-        links = m.get("links", {})
-        by_status: dict[str, int] = {}
-        for info in links.values():
-            by_status[info.get("status", "?")] = by_status.get(info.get("status", "?"), 0) + 1
-        return {
-            "generation": gen.name,
-            "built_at": m.get("built_at"),
-            "notes": len(m.get("notes", {})),
-            "chunks": gen.size,
-            "links": by_status,
-            "price_rows": len(m.get("prices", {}).get("rows", [])),
-            "embedder": m.get("embedder", {}),
-            "backend": self.answerer.name,
-        }
+        return IndexStatus.from_manifest(gen.name, gen.manifest, chunks=gen.size, backend=self.answerer.name)
 
     def search(
         self, question: str, k: int | None = None, *, flt: Filter | None = None, retriever: str | None = None

@@ -383,11 +383,9 @@ def run_set(
         started = time.perf_counter()
         report = build_index(settings, embedder=embedder)
         build_s = time.perf_counter() - started
-        counts = report.link_counts()
         progress(
             f"[{qs.name}] {report.chunks_total} passages ({report.chunks_embedded} embedded), "
-            f"links: {counts['fetched'] + counts['not-modified'] + counts['from-cache']} fetched or cached, "
-            f"{counts['failed']} failed; {build_s:.1f} s"
+            f"links: {report.link_counts().summary()}; {build_s:.1f} s"
         )
         shared = SharedEmbeddings(embedder)
         shared.inner.embed(["warm up"])  # load the model now, not inside the first timed answer

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
+from .atomic import fsync_dir, write_atomic
 from .chunk import Chunk
 from .errors import IndexCorruptError, IndexMismatchError, IndexMissingError
 from .keywords import fts_query, idents_column
@@ -83,28 +84,9 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _fsync_file(path: Path) -> None:
     with open(path, "rb") as fh:
         os.fsync(fh.fileno())
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file, fsync and rename."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
 
 
 @dataclass(frozen=True)
@@ -289,12 +271,22 @@ def read_manifest(gen_dir: Path, formats: Sequence[int] = (FORMAT,)) -> dict[str
     return manifest
 
 
-def check_compatible(manifest: dict[str, Any], embedder: dict[str, Any], chunking: dict[str, Any]) -> str | None:
-    """Why an index built with ``manifest`` cannot serve these settings, or None if it can."""
+def embedder_mismatch(manifest: dict[str, Any], embedder: dict[str, Any]) -> tuple[str, Any, Any] | None:
+    """The first of backend, model, dim where the embedder that built ``manifest`` differs from ``embedder``:
+    (key, built with, configured), or None when they agree."""
     built = manifest.get("embedder", {})
     for key in ("backend", "model", "dim"):
         if built.get(key) != embedder.get(key):
-            return f"it was built with embedding {key} {built.get(key)!r}, the settings say {embedder.get(key)!r}"
+            return key, built.get(key), embedder.get(key)
+    return None
+
+
+def check_compatible(manifest: dict[str, Any], embedder: dict[str, Any], chunking: dict[str, Any]) -> str | None:
+    """Why an index built with ``manifest`` cannot serve these settings, or None if it can."""
+    differs = embedder_mismatch(manifest, embedder)
+    if differs:
+        key, built, wanted = differs
+        return f"it was built with embedding {key} {built!r}, the settings say {wanted!r}"
     if manifest.get("chunking") != chunking:
         return f"it was built with chunking {manifest.get('chunking')}, the settings say {chunking}"
     return None
@@ -309,14 +301,13 @@ def open_generation(
     passes :data:`READABLE_FORMATS`, queries need the current one.
     """
     manifest = read_manifest(gen_dir, formats)
-    if embedder is not None:
-        built = manifest.get("embedder", {})
-        for key in ("backend", "model", "dim"):
-            if built.get(key) != embedder.get(key):
-                raise IndexMismatchError(
-                    f"the index was built with embedding {key} {built.get(key)!r} but the settings say "
-                    f"{embedder.get(key)!r}; run 'hwqa index' to rebuild it for the new model"
-                )
+    differs = embedder_mismatch(manifest, embedder) if embedder is not None else None
+    if differs:
+        key, built, wanted = differs
+        raise IndexMismatchError(
+            f"the index was built with embedding {key} {built!r} but the settings say {wanted!r}; "
+            "run 'hwqa index' to rebuild it for the new model"
+        )
     files = manifest.get("files", {})
     for name in (VECTORS, DOCSTORE):
         path = gen_dir / name
@@ -433,7 +424,7 @@ def write_generation(
     write_atomic(tmp / MANIFEST, json.dumps(full, indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8"))
     final = index_dir / name
     os.replace(tmp, final)
-    _fsync_dir(index_dir)
+    fsync_dir(index_dir)
     step(3)
     return final
 

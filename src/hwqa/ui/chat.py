@@ -20,6 +20,7 @@ import gradio as gr
 from ..answer import Answer, stream_text
 from ..engine import Engine, Message
 from ..errors import HwqaError
+from ..prompt import flatten_content
 from ..retrieve import Filter
 from .filters import search_filter
 from .render import answer_messages, plain_sources, render_answer, safe_markdown
@@ -58,24 +59,13 @@ class Sessions:
             return session
 
 
-def message_text(content: Any) -> str:
-    """The text of a chat message's content (Gradio may send a string, a dict or a list of parts)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(message_text(p) for p in content)
-    if isinstance(content, dict):
-        return str(content.get("text") or content.get("content") or "")
-    return str(content or "")
-
-
 def engine_history(history: Sequence[Message] | None) -> list[Message]:
     """Earlier turns as plain messages for the engine: no calculator steps, sources or placeholders."""
     turns: list[Message] = []
     for m in history or []:
         if not isinstance(m, dict) or (m.get("metadata") or {}).get("title"):
             continue
-        text = message_text(m.get("content"))
+        text = flatten_content(m.get("content"))
         if text == WORKING:
             continue
         turns.append({"role": m.get("role", "user"), "content": text.split(SOURCES_MARK, 1)[0]})
@@ -92,7 +82,7 @@ def clean_history(history: Any) -> ChatHistory:
     for m in history if isinstance(history, list) else []:
         if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
             continue
-        text = message_text(m.get("content"))
+        text = flatten_content(m.get("content"))
         if text == WORKING:
             continue
         item: dict[str, Any] = {"role": m["role"], "content": text}
@@ -214,7 +204,7 @@ class ChatController:
         conversation = clean_history(history)
         if conversation and conversation[-1]["role"] == "user":
             conversation.append({"role": "assistant", "content": "_Stopped._"})
-        elif conversation and message_text((history or [{}])[-1].get("content")).endswith(" …"):
+        elif conversation and flatten_content((history or [{}])[-1].get("content")).endswith(" …"):
             conversation[-1] = {**conversation[-1], "content": conversation[-1]["content"] + " _(stopped)_"}
         if not waiting:
             return conversation, "", gr.skip()

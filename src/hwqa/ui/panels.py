@@ -176,13 +176,11 @@ def index_summary(engine: Engine) -> str:
         s = engine.status()
     except HwqaError as exc:
         return f"⚠️ {html.escape(str(exc))}"
-    emb = s.get("embedder") or {}
-    counts = reports.link_counts(engine.generation().manifest)
+    emb = s.embedder
     return (
-        f"**{s['notes']} notes**, **{s['chunks']} passages**, {s['price_rows']} price rows · "
-        f"model `{emb.get('model')}` ({emb.get('dim')} dims) · answers: {s['backend']} · "
-        f"last build {s['built_at']} (generation `{s['generation']}`) · links: {counts['fetched']} fetched, "
-        f"{counts['not_modified'] + counts['cached']} cached, {counts['failed']} failed, {counts['skipped']} skipped"
+        f"**{s.notes} notes**, **{s.chunks} passages**, {s.price_rows} price rows · "
+        f"model `{emb.get('model')}` ({emb.get('dim')} dims) · answers: {s.backend} · "
+        f"last build {s.built_at} (generation `{s.generation}`) · links: {s.links.summary()}"
     )
 
 
@@ -207,10 +205,9 @@ def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
     except HwqaError as exc:
         return f"⚠️ Rebuild failed: {html.escape(str(exc))}"
     engine.generation()
-    counts = report.link_counts()
     what = f"new generation `{report.generation}`" if report.changed else "nothing changed"
     return (
         f"Rebuilt in {report.seconds:.1f} s: {report.notes_seen} notes, {report.chunks_total} passages "
-        f"({report.chunks_embedded} embedded, {report.chunks_reused} reused); links {counts['fetched']} fetched, "
-        f"{counts['failed']} failed, {counts['skipped']} skipped; {what}."
+        f"({report.chunks_embedded} embedded, {report.chunks_reused} reused); links: {report.link_counts().summary()}; "
+        f"{what}."
     )

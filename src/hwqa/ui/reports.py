@@ -57,16 +57,6 @@ def links_by_note(manifest: Mapping[str, Any], *, failed_only: bool = False) -> 
     return [{"note": note, "links": items} for note, items in sorted(notes.items())]
 
 
-def link_counts(manifest: Mapping[str, Any]) -> dict[str, int]:
-    """Links by status, with the key names of ``hwqa index --json`` (fetched, not_modified, cached, failed, skipped)."""
-    keys = {"not-modified": "not_modified", "from-cache": "cached", **{k: k for k in ("fetched", "failed", "skipped")}}
-    counts = dict.fromkeys(keys.values(), 0)
-    for info in (manifest.get("links") or {}).values():
-        key = keys.get(str(info.get("status")), str(info.get("status")))
-        counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
 def skipped_notes(manifest: Mapping[str, Any]) -> list[dict[str, str]]:
     """Notes that could not be read or parsed, with the reason, and other warnings about notes."""
     rows = [{"note": str(s.get("note")), "reason": str(s.get("reason"))} for s in manifest.get("notes_skipped") or []]
