@@ -328,9 +328,10 @@ class Fetcher:
                 try:
                     if left <= 0:
                         raise LinkDeadlineReached(deadline.seconds)
-                    reply = self._exchange(
+                    reply = exchange(
                         current, scheme, host, port, addresses, headers, min(budget, left), page=page,
-                        deadline=deadline if left < budget else None,
+                        cap=cfg.max_bytes if page else cfg.robots_max_bytes, tls=self._tls,
+                        timed_out=self._timeout_error(deadline if left < budget else None),
                     )
                 finally:
                     budget -= time.monotonic() - started
@@ -367,32 +368,16 @@ class Fetcher:
             raise InvalidURL("invalid URL: bad port") from None
         self.policy.checked_addresses(parts.hostname, port)
 
-    def _exchange(
-        self,
-        url: str,
-        scheme: str,
-        host: str,
-        port: int,
-        addresses: list[str],
-        headers: dict[str, str],
-        budget: float,
-        *,
-        page: bool,
-        deadline: Deadline | None = None,
-    ) -> Reply:
-        """One request/response within ``budget``; ``deadline`` is given when the link's deadline,
-        not ``timeout_s``, sets ``budget``."""
-        cfg = self.config
+    def _timeout_error(self, deadline: Deadline | None) -> Callable[[], FetchError]:
+        """What running out of time is called: the link's deadline when ``deadline`` (not
+        ``timeout_s``) set the budget, else a time-out after ``timeout_s``."""
 
         def timed_out() -> FetchError:
             if deadline is not None:
                 return LinkDeadlineReached(deadline.seconds)
-            return FetchTimeout(f"timed out after {fmt_s(cfg.timeout_s)} s")
+            return FetchTimeout(f"timed out after {fmt_s(self.config.timeout_s)} s")
 
-        cap = cfg.max_bytes if page else cfg.robots_max_bytes
-        return exchange(
-            url, scheme, host, port, addresses, headers, budget, page=page, cap=cap, tls=self._tls, timed_out=timed_out
-        )
+        return timed_out
 
     # ---------------------------------------------------------------- politeness
 

@@ -16,32 +16,6 @@ from typing import Any
 
 from ..errors import FetchError
 
-__all__ = [
-    "BadContentType",
-    "BadEncoding",
-    "FetchError",
-    "FetchOutcome",
-    "FetchStatus",
-    "FetchTimeout",
-    "HTTPStatusError",
-    "IPAddress",
-    "InvalidAddress",
-    "InvalidURL",
-    "LinkDeadlineReached",
-    "NetworkError",
-    "RedirectError",
-    "RefusedAddress",
-    "ResolveError",
-    "Resolver",
-    "RobotsDisallowed",
-    "RobotsUnavailable",
-    "SchemeNotAllowed",
-    "TooLarge",
-    "fmt_s",
-    "prefixed",
-    "status_of",
-]
-
 Resolver = Callable[[str, int], list[str]]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
