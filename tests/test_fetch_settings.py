@@ -16,7 +16,7 @@ from hwqa.fetch import FetchConfig, FetchStatus, InvalidAddress, RefusedAddress,
 from hwqa.settings import Settings, load_settings
 
 from .conftest import write_note
-from .helpers_http import LoopbackSite, Reply
+from .helpers_http import LoopbackSite, Reply, Route
 
 ARTICLE = "<html><head><title>TPU notes</title></head><body><p>TPU v3 costs $8.00/hr.</p></body></html>"
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -56,7 +56,7 @@ def test_max_page_size_setting_fails_a_bigger_page(tmp_path: Path) -> None:
 
 
 def test_redirect_limit_setting_from_the_config_file(tmp_path: Path) -> None:
-    routes = {"/old": Reply(status=301, headers={"Location": "/new"}), "/new": Reply(body=ARTICLE)}
+    routes: dict[str, Route] = {"/old": Reply(status=301, headers={"Location": "/new"}), "/new": Reply(body=ARTICLE)}
     (tmp_path / "strict").mkdir()
     (tmp_path / "strict" / "hwqa.toml").write_text("[hwqa]\nfetch_max_redirects = 0\n")
     with LoopbackSite(routes) as site:

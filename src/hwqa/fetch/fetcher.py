@@ -1,16 +1,7 @@
 """The :class:`Fetcher`: one link from robots.txt through retries and redirects to the cache.
 
-Politeness
-    A User-Agent naming hwqa and its version; robots.txt is respected (4xx: everything allowed;
-    5xx, 429 or unreachable: everything disallowed) and cached per origin for the lifetime of the
-    :class:`Fetcher`, the host in one spelling (:func:`~hwqa.fetch.address.host_key`); at most
-    ``per_host_concurrency`` requests are in flight per host, with ``per_host_delay_s`` (or the
-    site's Crawl-delay, capped) between their starts; 429 and 5xx are retried with exponential
-    backoff honouring ``Retry-After``; other 4xx are never retried.
-
-One link has a wall-clock deadline (``link_deadline_s``) over robots.txt, every attempt, retry wait
-and redirect hop. Cached copies obey the address policy: the URL, the final URL and the addresses
-recorded when it was fetched are re-checked before a copy is used.
+Politeness (robots.txt, the per-host gate, retries) and the link's wall-clock deadline are
+described in :mod:`hwqa.fetch`; the address policy is applied to every hop and to cached copies.
 """
 
 from __future__ import annotations
