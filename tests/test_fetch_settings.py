@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -53,6 +54,8 @@ def test_max_page_size_setting_fails_a_bigger_page(tmp_path: Path) -> None:
         default = build(tmp_path / "default", site, "/a", {})
     assert [(link.status, link.reason) for link in small.links] == [("failed", "body over 40 bytes")]
     assert [link.status for link in default.links] == ["fetched"]
+    assert small.links[0].status is FetchStatus.FAILED  # typed as the enum, shown as the same string
+    assert '"status": "failed"' in json.dumps(small.to_json())
 
 
 def test_redirect_limit_setting_from_the_config_file(tmp_path: Path) -> None:

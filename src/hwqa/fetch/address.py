@@ -165,6 +165,7 @@ class AddressPolicy:
         self._allowed_networks = [ipaddress.ip_network(n, strict=False) for n in config.allow_networks]
 
     def host_allowed_private(self, host: str) -> bool:
+        """Whether ``host`` may resolve to non-public addresses (allow_private_hosts, allow_hosts)."""
         if self.config.allow_private_hosts:
             return True
         name = host_key(host)  # compared in one spelling (IDNA, canonical IP), like robots.txt
