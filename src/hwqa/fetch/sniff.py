@@ -5,13 +5,14 @@ used to be indexed as pages of garbage (1 MB of random bytes gave 1,890 chunks).
 :func:`binary_reason` about every body it would index; a non-``None`` answer skips the link with
 that reason. :func:`looks_like_html_document` lets an HTML document served as ``text/plain`` be
 extracted as HTML (its hidden text, scripts and navigation dropped) rather than indexed as markup.
+:func:`sniff_content_type` guesses the type of a body sent without one (or with a generic one).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["BINARY_CHAR_SHARE", "binary_reason", "looks_like_html_document"]
+__all__ = ["BINARY_CHAR_SHARE", "binary_reason", "looks_like_html_document", "sniff_content_type"]
 
 # (prefix, what it is). Checked on the first bytes of the decoded (Content-Encoding removed) body.
 _MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -89,3 +90,37 @@ def binary_reason(body: bytes | None, text: str, label: str) -> str | None:
 def looks_like_html_document(text: str) -> bool:
     """True if ``text`` starts like an HTML document (a doctype or an ``<html>`` tag)."""
     return _HTML_DOC_RE.match(text[:4096]) is not None
+
+
+# Content-type sniffing, for a body sent without a type or with a generic one
+_SNIFF_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"%PDF-", "application/pdf"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"PK\x03\x04", "application/zip"),
+    (b"\x1f\x8b", "application/gzip"),
+    (b"OggS", "audio/ogg"),
+    (b"ID3", "audio/mpeg"),
+)
+_HTML_SNIFF_RE = re.compile(
+    rb"^\s*(?:<!doctype\s+html|<html|<head|<body|<title|<meta|<div|<p[\s>]|<h[1-6]|<!--|<table)",
+    re.I,
+)
+
+
+def sniff_content_type(data: bytes) -> str:
+    """Guess a content type from the first bytes (when the server sent none, or a generic one)."""
+    head = data[:1024]
+    for magic, mime in _SNIFF_MAGIC:
+        if head.startswith(magic):
+            return mime
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    stripped = head.lstrip(b"\xef\xbb\xbf")
+    if _HTML_SNIFF_RE.match(stripped):
+        return "text/html"
+    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "application/octet-stream"
+    return "text/plain"

@@ -4,11 +4,11 @@ Three passes over the parsed page, each guarded so that it cannot take the artic
 
 1. Structure: scripts, styles, forms, frames, ``<nav>``, ``<aside>``, buttons, dialogs, ARIA
    landmarks that are not content (``navigation``, ``banner``, ``contentinfo``, ``search``,
-   ``dialog`` ...), site headers and footers, and hidden text (see :mod:`hwqa.extract_hidden`);
+   ``dialog`` ...), site headers and footers, and hidden text (see :mod:`hwqa.extract.hidden`);
    hidden text is counted.
 2. Names: the chrome of documentation generators and blog platforms by their class/id names
    (mdBook, Sphinx and its themes, MkDocs Material, Docusaurus, GitBook, Hugo themes, Medium,
-   WordPress: see :mod:`hwqa.extract_names`), then generic boilerplate names (sidebar, cookie,
+   WordPress: see :mod:`hwqa.extract.names`), then generic boilerplate names (sidebar, cookie,
    breadcrumbs, toc, comments ...). An ``id`` that is only the slug of the element's heading (Sphinx's
    ``<section id="related-work">``) is not a name. Generic names are trusted less: such an
    element holding most of the page's text stays unless it is mostly links or lies outside the
@@ -29,8 +29,8 @@ from typing import Literal
 from bs4 import BeautifulSoup
 from bs4.element import Comment, NavigableString, PageElement, PreformattedString, Tag
 
-from .extract_hidden import INVISIBLE_RE, HiddenRules
-from .extract_names import (
+from .hidden import INVISIBLE_RE, HiddenRules
+from .names import (
     BOILER_SUBSTRINGS,
     BOILER_TOKENS,
     CHROME_LINK_RE,

@@ -1,7 +1,7 @@
 """The names and words of site chrome: class/id names of documentation generators and blog
 platforms, generic boilerplate names, and the texts of links and blocks that are page furniture.
 
-Used by :mod:`hwqa.extract_clean`. Names are matched lower-case with "_" read as "-".
+Used by :mod:`hwqa.extract.boilerplate`. Names are matched lower-case with "_" read as "-".
 """
 
 from __future__ import annotations

@@ -1,0 +1,264 @@
+"""The renderer: cleaned HTML to Markdown blocks in reading order.
+
+``#`` headings, paragraphs, ``-`` / ``1.`` list items, Markdown tables (layout tables are read as
+ordinary content), fenced code and ``>`` quotes. The renderer remembers which heading tags it
+wrote, so a URL fragment's section can be found in its output.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bs4.element import NavigableString, PageElement, PreformattedString, Tag
+
+from .boilerplate import HEADINGS, attr_text, has_descendant
+
+__all__ = ["Renderer", "collapse", "escape_para"]
+
+
+# # What the renderer treats as inline text and as blocks
+
+_INLINE = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "kbd",
+        "label",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "tt",
+        "u",
+        "var",
+        "del",
+        "ins",
+        "strike",
+        "big",
+        "wbr",
+        "img",
+        "picture",
+        "source",
+        "nobr",
+        "acronym",
+    }
+)
+_BLOCKISH = frozenset({"p", "div", "ul", "ol", "table", "pre", "blockquote", "section", "dl", *HEADINGS})
+# A table whose cells hold headings or tables lays out a page; one whose cells hold a paragraph
+# or a short list (Sphinx writes <td><p>..</p></td>) is data.
+_LAYOUT_CELL = frozenset({"table", *HEADINGS})
+_CELL_BLOCKS = frozenset({"p", "ul", "ol", "pre", "blockquote", "div", "dl"})
+
+
+def collapse(text: str) -> str:
+    """Runs of whitespace as one space, trimmed."""
+    return " ".join(text.split())
+
+
+def escape_para(text: str) -> str:
+    return "\\" + text if text.startswith("#") else text
+
+
+def _nearest_table(tag: Tag) -> Tag | None:
+    parent = tag.parent
+    while parent is not None and parent.name != "table":
+        parent = parent.parent
+    return parent
+
+
+def _is_layout_cell(cell: Tag) -> bool:
+    """A cell that holds a page section rather than a value: headings, nested tables, or a lot
+    of text in several blocks."""
+    if has_descendant(cell, _LAYOUT_CELL):
+        return True
+    blocks = [c for c in cell.children if isinstance(c, Tag) and c.name in _CELL_BLOCKS]
+    return len(blocks) >= 3 or (len(blocks) >= 2 and len(collapse(cell.get_text(" "))) > 400)
+
+
+class Renderer:
+    """Renders cleaned HTML to Markdown blocks, remembering which heading tags it wrote."""
+
+    def __init__(self) -> None:
+        self.headings: dict[int, str] = {}
+        self.heading_order: list[str] = []
+
+    def render(self, root: Tag) -> str:
+        return "\n\n".join(self.blocks(root))
+
+    def blocks(self, root: Tag) -> list[str]:
+        """The Markdown blocks (heading, paragraph, list, table, code, quote) in reading order."""
+        out: list[str] = []
+        self._children(root, out)
+        return [b for b in out if b.strip()]
+
+    # -- inline
+
+    def _inline(self, node: PageElement) -> str:
+        if isinstance(node, PreformattedString):
+            return ""
+        if isinstance(node, NavigableString):
+            return str(node)
+        if not isinstance(node, Tag):
+            return ""
+        if node.name == "br":
+            return " "
+        if node.name in ("img", "picture", "source", "wbr"):
+            return ""
+        if node.name == "code":  # (<pre> is rendered as a block, never inline)
+            text = collapse(node.get_text())
+            return f"`{text}`" if text else ""
+        return "".join(self._inline(c) for c in node.children)
+
+    def _has_block(self, tag: Tag) -> bool:
+        return has_descendant(tag, _BLOCKISH)
+
+    # -- blocks
+
+    def _children(self, node: Tag, out: list[str]) -> None:
+        buf: list[str] = []
+
+        def flush() -> None:
+            text = collapse("".join(buf))
+            buf.clear()
+            if text:
+                out.append(escape_para(text))
+
+        for child in node.children:
+            if isinstance(child, PreformattedString):
+                continue
+            if isinstance(child, NavigableString):
+                buf.append(str(child))
+                continue
+            if not isinstance(child, Tag):
+                continue
+            if child.name in _INLINE and not self._has_block(child):
+                buf.append(self._inline(child))
+                continue
+            flush()
+            self._block(child, out)
+        flush()
+
+    def _block(self, tag: Tag, out: list[str]) -> None:
+        name = tag.name
+        if name in HEADINGS:
+            text = collapse(self._inline(tag))
+            if text:
+                out.append("#" * int(name[1]) + " " + text)
+                self.headings[id(tag)] = text
+                self.heading_order.append(text)
+        elif name in ("ul", "ol"):
+            block = self._list(tag)
+            if block:
+                out.append(block)
+        elif name == "table":
+            self._table(tag, out)
+        elif name == "pre":
+            text = tag.get_text().strip("\n")
+            if text.strip():
+                fence = "````" if "```" in text else "```"
+                lang = ""
+                code = tag.find("code")
+                for cls in (attr_text(code, "class") if isinstance(code, Tag) else "").split() + attr_text(
+                    tag, "class"
+                ).split():
+                    if cls.startswith(("language-", "lang-")):
+                        lang = cls.split("-", 1)[1]
+                        break
+                out.append(f"{fence}{lang}\n{text}\n{fence}")
+        elif name == "blockquote":
+            inner: list[str] = []
+            self._children(tag, inner)
+            if inner:
+                text = "\n\n".join(inner)
+                out.append("\n".join("> " + ln if ln else ">" for ln in text.splitlines()))
+        elif name == "hr":
+            return
+        else:
+            self._children(tag, out)
+
+    def _list(self, tag: Tag, depth: int = 0) -> str:
+        ordered = tag.name == "ol"
+        try:
+            number = int(attr_text(tag, "start") or 1)
+        except ValueError:
+            number = 1
+        lines: list[str] = []
+        items = [li for li in tag.children if isinstance(li, Tag) and li.name == "li"]
+        if not items:  # malformed list: render whatever is inside as blocks
+            blocks: list[str] = []
+            self._children(tag, blocks)
+            return "\n\n".join(blocks)
+        for li in items:
+            marker = f"{number}." if ordered else "-"
+            number += 1
+            parts: list[str] = []
+            self._children(li, parts)
+            if not parts:
+                continue
+            pad = " " * (len(marker) + 1)
+            first, *rest = parts
+            first_lines = first.splitlines()
+            lines.append(f"{marker} {first_lines[0]}")
+            lines.extend(pad + ln for ln in first_lines[1:])
+            for part in rest:
+                lines.extend(pad + ln if ln else "" for ln in part.splitlines())
+        return "\n".join(lines)
+
+    def _cell_text(self, cell: Tag) -> str:
+        """One line for a data cell: its paragraphs and list items joined by spaces."""
+        if not self._has_block(cell):
+            return collapse(self._inline(cell))
+        parts: list[str] = []
+        self._children(cell, parts)
+        lines = (ln for part in parts for ln in part.splitlines() if not ln.startswith("```"))
+        return collapse(" ".join(re.sub(r"^\s*(?:-|\d+\.|>)\s+", "", ln) for ln in lines))
+
+    def _table(self, table: Tag, out: list[str]) -> None:
+        rows = [tr for tr in table.find_all("tr") if _nearest_table(tr) is table]
+        cells_by_row = [[c for c in tr.children if isinstance(c, Tag) and c.name in ("th", "td")] for tr in rows]
+        cells_by_row = [r for r in cells_by_row if r]
+        caption = next((c for c in table.children if isinstance(c, Tag) and c.name == "caption"), None)
+        layout = any(_is_layout_cell(c) for row in cells_by_row for c in row)
+        layout = layout or (bool(cells_by_row) and max(len(r) for r in cells_by_row) == 1)
+        if layout or not cells_by_row:
+            self._children(table, out)  # a layout table: its cells are ordinary content
+            return
+        if isinstance(caption, Tag):
+            text = collapse(self._inline(caption))
+            if text:
+                out.append(escape_para(text))
+        grid: list[list[str]] = []
+        for row in cells_by_row:
+            values: list[str] = []
+            for cell in row:
+                text = self._cell_text(cell).replace("|", "\\|")
+                values.append(text)
+                try:
+                    span = int(attr_text(cell, "colspan") or 1)
+                except ValueError:
+                    span = 1
+                values.extend([""] * (min(span, 50) - 1))
+            grid.append(values)
+        width = max(len(r) for r in grid)
+        grid = [r + [""] * (width - len(r)) for r in grid]
+        if all(not v for r in grid for v in r):
+            return
+        lines = ["| " + " | ".join(grid[0]) + " |", "|" + "|".join([" --- "] * width) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in grid[1:]]
+        out.append("\n".join(lines))
