@@ -62,7 +62,7 @@ def test_fetches_a_page_names_itself_and_caches_json_plus_body(tmp_path: Path) -
     meta = json.loads(metas[0].read_text())
     assert meta["url"] == site.url("/a") and meta["content_type"] == "text/html"
     assert bodies[0].read_text() == ARTICLE
-    assert not list(tmp_path.glob(".tmp-*"))  # atomic writes leave no temp files
+    assert not list(tmp_path.glob(".*.tmp"))  # atomic writes leave no temp files
     summary = outcome.to_json()
     assert summary["status"] == "fetched" and summary["chars"] == len(ARTICLE)
     json.dumps(summary)

@@ -6,14 +6,13 @@ body whose hash does not match its metadata is ignored. No pickle.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from ..atomic import write_atomic
 
 __all__ = ["Cache", "CacheEntry"]
 
@@ -78,26 +77,12 @@ class Cache:
         except (KeyError, TypeError, ValueError):
             return None
 
-    def _write_atomic(self, path: Path, data: bytes) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-
     def store(self, entry: CacheEntry, *, body_changed: bool = True) -> None:
         meta_path, body_path = self._paths(entry.url)
         body = entry.text.encode("utf-8")
         entry.body_sha256 = hashlib.sha256(body).hexdigest()
         if body_changed:
-            self._write_atomic(body_path, body)
+            write_atomic(body_path, body)
         meta = asdict(entry)
         del meta["text"]
-        self._write_atomic(meta_path, json.dumps(meta, indent=1).encode("utf-8"))
+        write_atomic(meta_path, json.dumps(meta, indent=1).encode("utf-8"))
