@@ -159,3 +159,71 @@ def test_the_calculator_tool_checks_provider_names() -> None:
         run_price_calculator({"providers": ["Oracle"]}, table)
     with pytest.raises(ToolArgumentError, match="providers must be a list"):
         run_price_calculator({"providers": "AWS"}, table)
+
+
+MIXED_NOTE = """
+---
+title: Accelerator memory
+---
+# Accelerator memory
+
+## Inference cards
+
+| card | memory_gb | power_w |
+|---|---|---|
+| L4 | 24 | 72 |
+| T4 | 16 | 70 |
+
+## Big parts
+
+The AMD MI300X carries 192 GB of HBM3 memory on one package.
+"""
+
+FORMATS_NOTE = """
+---
+title: Export tool
+---
+# Export tool
+
+## Formats
+
+The export tool writes these file formats:
+
+- ONNX graphs with external weights for models over two gigabytes in size
+- TorchScript archives that load without the Python class definitions
+- TensorFlow SavedModel folders with their signatures and assets
+- Core ML packages for Apple devices with the neural engine enabled
+- TensorRT engines built for one GPU model and one TensorRT version
+- OpenVINO intermediate representation files for Intel CPUs and GPUs
+- GGUF files with quantized weights for llama.cpp and its servers
+"""
+
+
+def _engine(tmp_path: Path, name: str, text: str, **extra: object) -> Engine:
+    notes = tmp_path / "notes"
+    write_note(notes, name, text)
+    settings = load_settings(
+        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False, "min_score": 0.0, **extra},
+        env={},
+        cwd=tmp_path,
+    )
+    build_index(settings)
+    return Engine.load(settings)
+
+
+def test_superlative_weighs_the_prose_against_the_table(tmp_path: Path) -> None:
+    """A table of small cards does not hide the bigger part a sentence states, in the same unit."""
+    answer = _engine(tmp_path, "memory.md", MIXED_NOTE).ask("Which accelerator has the most memory?")
+    assert "192 GB" in answer.text.split("[1]")[0]
+    # Power: no sentence states watts, so the table alone answers.
+    answer = _engine(tmp_path / "b", "memory.md", MIXED_NOTE).ask("Which card draws the least power?")
+    assert answer.text.startswith("T4") and "70 W" in answer.text
+
+
+def test_a_list_cut_between_chunks_is_quoted_whole(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "formats.md", FORMATS_NOTE, chunk_tokens=64, chunk_overlap=8)
+    chunks = [h.chunk for h in engine.search("Which file formats does the export tool write?", 10)]
+    assert len({c.ordinal for c in chunks}) > 1, "the list must span chunks for this test to mean anything"
+    answer = engine.ask("Which file formats does the export tool write?")
+    for fmt in ("ONNX graphs", "TensorRT engines", "GGUF files"):
+        assert fmt in answer.text, fmt

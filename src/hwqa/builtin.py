@@ -32,7 +32,7 @@ from .llm import Tool
 from .pricetool import PriceTool
 from .question import Question, content_stems, parse_question, stem
 from .retrieve import Hit
-from .spans import Span, cell_text, column_label, spans_of
+from .spans import Span, cell_text, column_label, spans_of, unit_of
 
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|[a-zA-Z/]+))?")
 _VERSIONISH = re.compile(r"\b(?:version|v?\d+\.\d+(?:\.\d+)?)\b", re.I)
@@ -122,11 +122,9 @@ class BuiltinAnswerer:
     def _best(self, q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, str]]:
         ranked = sorted(pool, key=lambda c: (-c.score, c.rank, c.span.position))
         best = ranked[0]
-        if best.span.kind == "sentence" and best.span.text.endswith(":"):
-            # A lead-in ("The SDK supports these versions:") answers through the list it introduces.
-            following = [c for c in pool if c.hit is best.hit and c.span.kind == "item" and c.span.lead == best.span.text]
-            if following:
-                return _whole_list(following[0], pool)
+        following = _introduced(best, pool)
+        if following:  # a lead-in ("The SDK supports these versions:") answers through the list it introduces
+            return _whole_list(following[0], pool)
         if q.wants == "list" and best.span.kind == "item":
             return _whole_list(best, pool)
         chosen: list[tuple[_Candidate, str]] = []
@@ -136,6 +134,10 @@ class BuiltinAnswerer:
                 break
             if per_chunk.get(cand.hit.chunk.id, 0) >= 2 or any(similar(cand.span.text, t) for _, t in chosen):
                 continue
+            items = _introduced(cand, pool)
+            if items:  # a lead-in quoted alone ("... supports these versions:") says nothing: quote its list
+                chosen.extend(_whole_list(items[0], pool))
+                break
             chosen.append((cand, _quote(cand, pool)))
             per_chunk[cand.hit.chunk.id] = per_chunk.get(cand.hit.chunk.id, 0) + 1
         return chosen
@@ -212,10 +214,37 @@ def _quote(cand: _Candidate, pool: Sequence[_Candidate]) -> str:
     return text
 
 
+def _introduced(cand: _Candidate, pool: Sequence[_Candidate]) -> list[_Candidate]:
+    """The list items a lead-in sentence ("... these versions:") introduces, if ``cand`` is one."""
+    span = cand.span
+    if span.kind != "sentence" or not span.text.endswith(":"):
+        return []
+    return [c for c in pool if c.hit is cand.hit and c.span.kind == "item" and c.span.lead == span.text]
+
+
+def _continuation(last: _Candidate, pool: Sequence[_Candidate]) -> list[_Candidate]:
+    """The items of a list cut at the end of its chunk, from the section's next chunk if it was retrieved."""
+    chunk = last.hit.chunk
+    if any(c.hit is last.hit and c.span.position > last.span.position for c in pool):
+        return []  # the list ends inside its chunk
+    nxt = [c for c in pool if c.hit.chunk.source == chunk.source and c.hit.chunk.heading == chunk.heading
+           and c.hit.chunk.ordinal == chunk.ordinal + 1]
+    nxt.sort(key=lambda c: c.span.position)
+    out = []
+    for c in nxt:
+        if c.span.kind != "item":
+            break
+        out.append(c)
+    return out
+
+
 def _whole_list(best: _Candidate, pool: Sequence[_Candidate]) -> list[tuple[_Candidate, str]]:
-    """A list answer: its lead-in and its items, as one quote."""
+    """A list answer: its lead-in and its items, as one quote (continued from the next chunk if cut)."""
     items = [c for c in pool if c.hit is best.hit and c.span.kind == "item" and c.span.list_id == best.span.list_id]
     items.sort(key=lambda c: c.span.position)
+    if items:
+        seen = {c.span.text for c in items}
+        items += [c for c in _continuation(items[-1], pool) if c.span.text not in seen]
     shown = items[:12]
     body = "; ".join(_SOURCE_TRAILER.sub("", c.span.text).rstrip(".;") for c in shown)
     if len(items) > len(shown):
@@ -259,16 +288,33 @@ def _superlative(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, 
         if math.isnan(value):
             continue
         scored.append((value, cand, column))
-    if scored:
-        return _extremes(q, [(v, c, _row_sentence(q, c, col)) for v, c, col in _dedupe_rows(scored)])
-    if not q.units:
+    from_rows = [(v, c, _row_sentence(q, c, col)) for v, c, col in _dedupe_rows(scored)]
+    if from_rows and not _comparable(q, [col for _, _, col in scored]):
+        return _extremes(q, from_rows)
+    stated = _stated(q, pool) if q.units else []
+    if not from_rows and not stated:
         return None
-    found = [(max(vals) if q.superlative == "max" else min(vals), c) for c in pool if (vals := _quantities(c.span, q.units))]
+    return _extremes(q, from_rows + stated)  # a table and the prose may both state the quantity: the extreme of all
+
+
+def _comparable(q: Question, columns: Sequence[str]) -> bool:
+    """Whether a table's column holds the quantity in the question's unit, so prose figures compare with it.
+
+    Prices stay with the table: a price table is the authority, and prose prices are of other things
+    (electricity per kWh, a whole workstation).
+    """
+    if not q.units or "$" in q.units:
+        return False
+    return all((unit_of(col)[1].strip().lower() or "?") in q.units for col in columns)
+
+
+def _stated(q: Question, pool: Sequence[_Candidate]) -> list[tuple[float, _Candidate, str]]:
+    """The extreme quantity in the question's unit that each prose span states."""
+    found = [(max(vals) if q.superlative == "max" else min(vals), c)
+             for c in pool if c.span.kind != "row" and (vals := _quantities(c.span, q.units))]
     found = [(v, c) for v, c in found if c.score > 0.15 and (not q.entity or q.entity in set(content_stems(c.span.text)) or
                                                              _span_idents(c.span.text))]
-    if not found:
-        return None
-    return _extremes(q, [(v, c, _quote(c, pool)) for v, c in found])
+    return [(v, c, _quote(c, pool)) for v, c in found]
 
 
 def _dedupe_rows(scored: list[tuple[float, _Candidate, str]]) -> list[tuple[float, _Candidate, str]]:

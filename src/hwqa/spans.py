@@ -58,7 +58,7 @@ class Span:
     lead: str = ""  # a list's lead-in line
 
 
-def _unit_of(column: str) -> tuple[str, str]:
+def unit_of(column: str) -> tuple[str, str]:
     """(prefix, suffix) to show a cell of ``column`` with its unit: memory_gb 80 -> '80 GB'."""
     name = column.strip().lower().replace(" ", "_")
     if name.startswith("usd") or name in ("price", "cost") or name.endswith("_usd"):
@@ -79,7 +79,7 @@ def column_label(column: str) -> str:
 
 
 def cell_text(column: str, value: str) -> str:
-    prefix, suffix = _unit_of(column)
+    prefix, suffix = unit_of(column)
     clean = clean_markdown(value)
     if not clean or not re.fullmatch(r"[\d.,]+", clean):
         return clean
