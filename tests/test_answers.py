@@ -227,3 +227,47 @@ def test_a_list_cut_between_chunks_is_quoted_whole(tmp_path: Path) -> None:
     answer = engine.ask("Which file formats does the export tool write?")
     for fmt in ("ONNX graphs", "TensorRT engines", "GGUF files"):
         assert fmt in answer.text, fmt
+
+
+CODES_NOTE = """
+---
+title: Packing formats
+---
+# Packing formats
+
+## Format characters
+
+| format | C type | size |
+|---|---|---|
+| h | short | 2 |
+| H | unsigned short | 2 |
+| i | int | 4 |
+| I | unsigned int | 4 |
+
+## Byte order
+
+| character | byte order |
+|---|---|
+| < | little-endian |
+| > | big-endian |
+| ! | network (big-endian) |
+
+## FAQ
+
+Q: Does the T4 support bf16?
+
+A: No. It lacks bf16 tensor cores, so train in fp16 with loss scaling instead.
+"""
+
+
+def test_a_row_keyed_by_a_short_code_is_found_by_its_code(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "codes.md", CODES_NOTE)
+    first = engine.ask("Which C type does the format character H stand for?").text.split("[1]")[0]
+    assert "unsigned short" in first and "int" not in first
+    first = engine.ask("What byte order does a format starting with '!' use?").text.split("[1]")[0]
+    assert "network" in first
+
+
+def test_a_question_in_the_notes_is_quoted_with_its_answer(tmp_path: Path) -> None:
+    answer = _engine(tmp_path, "codes.md", CODES_NOTE).ask("Does the T4 support bf16?")
+    assert "fp16 with loss scaling" in answer.text

@@ -32,7 +32,7 @@ from .llm import Tool
 from .pricetool import PriceTool
 from .question import Question, content_stems, parse_question, stem
 from .retrieve import Hit
-from .spans import Span, cell_text, column_label, spans_of, unit_of
+from .spans import Span, cell_text, clean_markdown, column_label, spans_of, unit_of
 
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|[a-zA-Z/]+))?")
 _VERSIONISH = re.compile(r"\b(?:version|v?\d+\.\d+(?:\.\d+)?)\b", re.I)
@@ -169,6 +169,8 @@ def _score(q: Question, pool: list[_Candidate]) -> None:
             siblings = {i for i in mine if _family(i) in families and i not in terms}
             if siblings and not found:
                 score -= 0.25
+        if q.keys and span.kind == "row" and clean_markdown(next(iter(span.cells.values()), "")) in q.keys:
+            score += 0.35  # the row keyed by the code the question names ("format character H")
         has_number = bool(_NUMBER.search(span.text))
         if q.wants == "number":
             score += 0.08 if has_number else -0.05
@@ -209,6 +211,16 @@ def _quote(cand: _Candidate, pool: Sequence[_Candidate]) -> str:
         before = [c for c in pool if c.hit is cand.hit and c.span.position == span.position - 1 and c.span.kind == "sentence"]
         if before:
             return f"{before[0].span.text} {text}"
+    if span.kind == "sentence" and span.text.endswith("?"):
+        # A question in the text (an FAQ, "Q: ... A: ...") is answered by what follows it.
+        answer: list[str] = []  # the next sentences, until they say something ("A: Maybe not." is not enough)
+        for pos in range(span.position + 1, span.position + 3):
+            after = [c for c in pool if c.hit is cand.hit and c.span.position == pos and c.span.kind == "sentence"]
+            if not after or len(" ".join(answer).split()) >= 8:
+                break
+            answer.append(after[0].span.text)
+        if answer:
+            return " ".join([text, *answer])
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
         return f"{span.lead} {text}"
     return text

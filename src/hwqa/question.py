@@ -102,6 +102,7 @@ class Question:
     comparison: bool = False
     terms: tuple[Term, ...] = field(default=())  # distinctive terms: what a passage must name
     coined: tuple[str, ...] = ()  # lower-case words no dictionary knows ("pytest"): names too
+    keys: tuple[str, ...] = ()  # short codes a table row may be keyed by: 'H', "!", `%j`
 
 
 @functools.lru_cache(maxsize=256)  # the engine, the not-covered check and the answerer all read it
@@ -157,7 +158,19 @@ def parse_question(text: str) -> Question:
         comparison=bool(_COMPARE.search(lower)) and len(idents) + len(_names(text)) >= 2,
         terms=tuple(_distinctive(text)),
         coined=tuple(_coined(text)),
+        keys=tuple(_keys(text)),
     )
+
+
+def _keys(text: str) -> list[str]:
+    """Short codes the question names: quoted ('!', "%j", `H`) or a lone capital letter ("character H").
+
+    Too short to be identifiers, they still name one row of a table keyed by such codes (format
+    characters, directives, flags).
+    """
+    out = [m.group(2) for m in re.finditer(r"(['\"`])([^'\"`\s]{1,3})\1", text)]
+    out += [m.group(1) for m in re.finditer(r"(?<=\w )([B-HJ-Z])(?=[\s?.,!])", text)]
+    return list(dict.fromkeys(out))
 
 
 @functools.cache
