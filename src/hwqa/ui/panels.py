@@ -6,10 +6,10 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..calc import run_price_calculator
 from ..engine import Engine, build_index
 from ..errors import HwqaError
 from ..prices import PriceTable
+from ..prices.tool import run_price_calculator
 from . import reports
 from .render import describe_excluded, safe_markdown
 
