@@ -7,13 +7,19 @@ from collections.abc import Iterable
 from .fmt import cell, money, number
 from .request import CalcRequest
 from .result import CalcResult, PriceOption
-from .table import HARDWARE_TYPES, PriceTable
+from .table import HARDWARE_TYPES, PriceTable, round_figures
 
 __all__ = ["render_excluded", "render_price_result", "render_price_table"]
 
 
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def _figure(value: float | None, as_money: bool = False) -> str:
+    """A computed figure as the result's JSON gives it (six significant figures), so an answer and
+    the web page's calculator step (shown from that JSON) write the same digits."""
+    return cell(round_figures(value), as_money)
 
 
 def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
@@ -62,15 +68,15 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
             cells.append(row.pricing)
         cells.append(cell(row.usd_per_hour, as_money=True))
         if mode == "budget":
-            cells += [cell(option.hours), cell(option.v100_hours)]
+            cells += [_figure(option.hours), _figure(option.v100_hours)]
         elif mode == "workload":
-            cells += [cell(option.cost, as_money=True), cell(option.wall_hours)]
+            cells += [_figure(option.cost, as_money=True), _figure(option.wall_hours)]
         elif mode == "rent":
-            cells += [cell(option.cost, as_money=True), cell(option.v100_hours)]
+            cells += [_figure(option.cost, as_money=True), _figure(option.v100_hours)]
         else:
-            cells += ["–" if row.speed is None else f"{row.speed:g}", cell(option.usd_per_v100_hour, as_money=True)]
+            cells += ["–" if row.speed is None else f"{row.speed:g}", _figure(option.usd_per_v100_hour, as_money=True)]
         if show_break_even:
-            cells.append(cell(option.break_even_hours))
+            cells.append(_figure(option.break_even_hours))
         lines.append("| " + " | ".join(cells) + " |")
     if len(options) > max_rows:
         lines.append(f"\n… and {len(options) - max_rows} more option(s).")
@@ -108,7 +114,7 @@ def _describe_price(option: PriceOption) -> str:
     if row.speed is not None and option.usd_per_v100_hour is not None:
         text += (
             f" At {row.speed:g}× the speed of a V100 that is "
-            f"{cell(option.usd_per_v100_hour, as_money=True)} per V100-hour."
+            f"{_figure(option.usd_per_v100_hour, as_money=True)} per V100-hour."
         )
     return text
 

@@ -40,7 +40,6 @@ from .table import HARDWARE_TYPES, HardwareType, PriceRow, PriceTable
 
 __all__ = [
     "PRICE_CALCULATOR_TOOL",
-    "PRICE_TOOL",
     "PriceTool",
     "price_request",
     "request_from_arguments",
@@ -144,10 +143,9 @@ PRICE_CALCULATOR_TOOL: dict[str, Any] = {
 
 _ALLOWED_KEYS = tuple(PRICE_CALCULATOR_TOOL["function"]["parameters"]["properties"])
 _TYPES: dict[str, HardwareType] = {t: t for t in HARDWARE_TYPES}
-PRICE_TOOL = str(PRICE_CALCULATOR_TOOL["function"]["name"])
 
 
-def _number(args: Mapping[str, object], key: str) -> float | None:
+def _json_number(args: Mapping[str, object], key: str) -> float | None:
     value = args.get(key)
     if value is None:
         return None
@@ -178,7 +176,7 @@ def _list(args: Mapping[str, object], key: str, wrong_type: str) -> Sequence[obj
     return value
 
 
-def _hardware_name(value: object, key: str) -> str:
+def _name_string(value: object, key: str) -> str:
     if not isinstance(value, str):
         raise ToolArgumentError(f"{key} must be a hardware name string, not {type(value).__name__}")
     return value
@@ -212,17 +210,17 @@ def request_from_arguments(arguments: Mapping[str, object]) -> CalcRequest:
     hardware = arguments.get("hardware")
     compare = _list(arguments, "compare", "compare must be a list of hardware names")
     providers = _list(arguments, "providers", 'providers must be a list such as ["AWS", "GCP"]')
-    per_day = _number(arguments, "hours_per_day")
+    per_day = _json_number(arguments, "hours_per_day")
     return CalcRequest(
-        budget_usd=_number(arguments, "budget_usd"),
-        hours=_number(arguments, "hours"),
-        hardware=None if hardware is None else _hardware_name(hardware, "hardware"),
-        compare=tuple(_hardware_name(name, "compare") for name in compare),
-        v100_hours=_number(arguments, "v100_hours"),
+        budget_usd=_json_number(arguments, "budget_usd"),
+        hours=_json_number(arguments, "hours"),
+        hardware=None if hardware is None else _name_string(hardware, "hardware"),
+        compare=tuple(_name_string(name, "compare") for name in compare),
+        v100_hours=_json_number(arguments, "v100_hours"),
         devices=_devices(arguments),
-        min_memory_gb=_number(arguments, "min_memory_gb"),
+        min_memory_gb=_json_number(arguments, "min_memory_gb"),
         allow_preemptible=bool(preemptible),
-        purchase_usd=_number(arguments, "purchase_usd"),
+        purchase_usd=_json_number(arguments, "purchase_usd"),
         hours_per_day=24.0 if per_day is None else per_day,
         types=_types(arguments),
         providers=tuple(str(item) for item in providers),
