@@ -19,6 +19,7 @@ _FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
 def is_delimiter_row(line: str) -> bool:
+    """True for a table's separator row (``|---|:--:|``)."""
     if "-" not in line:
         return False
     cells = split_row(line)
