@@ -147,10 +147,10 @@ def test_most_memory_comes_from_the_price_tables_memory_column(bundled: Settings
 
 
 def test_the_calculator_tool_checks_provider_names() -> None:
-    from hwqa.calc import run_price_calculator
     from hwqa.errors import ToolArgumentError
     from hwqa.notes import load_notes
     from hwqa.prices import load_price_table
+    from hwqa.prices.tool import run_price_calculator
 
     table = load_price_table(load_notes(REPO / "notes").notes)
     result = run_price_calculator({"hardware": "V100", "providers": ["azure"]}, table)

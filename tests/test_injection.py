@@ -22,11 +22,11 @@ from typer.testing import CliRunner
 
 from hwqa import llm
 from hwqa.answer import Answer
-from hwqa.calc import PRICE_CALCULATOR_TOOL
 from hwqa.cli import app
 from hwqa.engine import Engine, build_index
 from hwqa.index import StoredChunk
 from hwqa.llm import OpenAIAnswerer, Tool
+from hwqa.prices.tool import PRICE_CALCULATOR_TOOL
 from hwqa.prompt import CANARY, WITHHELD
 from hwqa.retrieve import Hit
 from hwqa.settings import Settings, load_settings

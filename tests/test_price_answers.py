@@ -164,3 +164,53 @@ def test_an_llm_backend_gets_the_calculator_as_a_tool(bundled: Settings) -> None
     assert "error" in json.loads(tool_message["content"])
     assert second.result["recommendation"]["hardware"] == "TPU v4-8"
     assert answer.text.startswith("With $500") and answer.citations
+
+
+def _ask_price(question: str) -> list[dict[str, object]]:
+    """The price rows (hardware, provider, $/h) the calculator used for ``hwqa ask --json``."""
+    data = json.loads(runner.invoke(app, ["ask", question, "--json"]).stdout)
+    options = data["tool_calls"][0]["result"]["options"]
+    return [{"hardware": o["hardware"], "provider": o["provider"], "usd_per_hour": o["usd_per_hour"]} for o in options]
+
+
+def _prices(*flags: str) -> dict[str, float]:
+    """Hardware -> $/h of the table ``hwqa prices --json`` prints."""
+    result = runner.invoke(app, ["prices", *flags, "--json"])
+    assert result.exit_code == 0, result.output
+    return {r["hardware"]: r["usd_per_hour"] for r in json.loads(result.stdout)["table"]["rows"]}
+
+
+def test_prices_and_ask_read_the_table_of_the_live_index(hash_env: Settings) -> None:
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    assert _prices() == {"P100": 1.46, "TPU v3": 8.0}
+    assert _ask_price("How much does a P100 cost per hour?") == [{"hardware": "P100", "provider": "GCP", "usd_per_hour": 1.46}]
+    # The note changes, the index does not (yet): both still read the index's table; --notes reads the folder.
+    note = hash_env.notes / "prices.md"
+    note.write_text(note.read_text().replace("| P100 | GCP | gpu | 1.46 |", "| P100 | GCP | gpu | 2.10 |"))
+    assert _prices() == {"P100": 1.46, "TPU v3": 8.0}
+    assert _ask_price("How much does a P100 cost per hour?")[0]["usd_per_hour"] == 1.46
+    assert _prices("--notes", str(hash_env.notes)) == {"P100": 2.10, "TPU v3": 8.0}
+    budget = json.loads(runner.invoke(app, ["prices", "--budget", "21", "--hardware", "P100", "--json"]).stdout)
+    assert budget["result"]["options"][0]["hours"] == pytest.approx(21 / 1.46, rel=1e-5)
+    # After a rebuild both read the new price.
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    assert _prices() == {"P100": 2.10, "TPU v3": 8.0}
+    assert _ask_price("How much does a P100 cost per hour?")[0]["usd_per_hour"] == 2.10
+
+
+def test_prices_without_an_index_says_to_build_one_or_read_the_notes(hash_env: Settings) -> None:
+    result = runner.invoke(app, ["prices"])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "run 'hwqa index'" in lines[0] and "--notes" in lines[0]
+    assert _prices("--notes", str(hash_env.notes)) == {"P100": 1.46, "TPU v3": 8.0}
+    other = hash_env.notes.parent / "other-notes"
+    write_note(other, "rig.md", """
+        ---
+        tags: [prices]
+        ---
+        | hardware | provider | type | usd_per_hour |
+        |---|---|---|---|
+        | RTX 4090 | LocalCloud | gpu | $0.50 |
+        """)
+    assert _prices("--notes", str(other)) == {"RTX 4090": 0.5}

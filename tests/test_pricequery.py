@@ -1,4 +1,4 @@
-"""Recognising price and budget questions and turning them into price_calculator arguments."""
+"""Recognising price and budget questions and turning them into price-calculator requests."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwqa.calc import run_price_calculator
 from hwqa.notes import parse_note
-from hwqa.pricequery import PriceQuery, find_hardware_mentions, parse_price_question
-from hwqa.prices import PriceTable, load_price_table
+from hwqa.prices import CalcRequest, PriceTable, load_price_table
+from hwqa.prices.question import find_hardware_mentions, parse_price_question, price_question_warnings
+from hwqa.prices.tool import run_price_calculator
 
 NOTE = """---
 title: Prices
@@ -39,16 +39,21 @@ def table() -> PriceTable:
     return t
 
 
-def parse(question: str, table: PriceTable, previous: PriceQuery | None = None) -> PriceQuery:
+def parse(question: str, table: PriceTable, previous: CalcRequest | None = None) -> CalcRequest:
     query = parse_price_question(question, table, previous)
     assert query is not None, question
     return query
 
 
-def stated(query: PriceQuery) -> dict[str, Any]:
-    """The query's fields that differ from the defaults."""
-    default = PriceQuery()
+def stated(query: CalcRequest) -> dict[str, Any]:
+    """The request's fields that differ from the defaults."""
+    default = CalcRequest()
     return {k: v for k, v in query.__dict__.items() if v != getattr(default, k)}
+
+
+def named(query: CalcRequest) -> tuple[str, ...]:
+    """The hardware the question named, in order (the reference first, then the names compared)."""
+    return tuple(dict.fromkeys(([query.hardware] if query.hardware else []) + list(query.compare)))
 
 
 @pytest.mark.parametrize(
@@ -69,8 +74,8 @@ def stated(query: PriceQuery) -> dict[str, Any]:
 def test_budgets(table: PriceTable, question: str, budget: float) -> None:
     query = parse(question, table)
     assert query.budget_usd == pytest.approx(budget)
-    assert query.kind == "budget"
-    assert query.to_tool_arguments()["budget_usd"] == pytest.approx(budget)
+    assert query.mode == "budget"
+    assert query.to_arguments()["budget_usd"] == pytest.approx(budget)
 
 
 @pytest.mark.parametrize(
@@ -88,13 +93,13 @@ def test_budgets(table: PriceTable, question: str, budget: float) -> None:
 def test_hours(table: PriceTable, question: str, hours: float) -> None:
     query = parse(question, table)
     assert query.hours == pytest.approx(hours)
-    assert query.kind == "rent"
+    assert query.mode == "rent"
 
 
 def test_hours_per_day_goes_with_a_purchase(table: PriceTable) -> None:
     query = parse("I use a GPU 8 hours a day: buy one for $1500 or rent a T4?", table)
-    assert (query.purchase_usd, query.hours_per_day, query.hours, query.hardware) == (1500, 8, None, ("T4",))
-    assert query.to_tool_arguments() == {"hardware": "T4", "purchase_usd": 1500, "hours_per_day": 8, "types": ["gpu"]}
+    assert (query.purchase_usd, query.hours_per_day, query.hours, named(query)) == (1500, 8, None, ("T4",))
+    assert query.to_arguments() == {"hardware": "T4", "purchase_usd": 1500, "hours_per_day": 8, "types": ["gpu"]}
 
 
 @pytest.mark.parametrize(
@@ -125,7 +130,7 @@ def test_devices(table: PriceTable, question: str, devices: int) -> None:
 def test_memory_floor(table: PriceTable, question: str, memory: float) -> None:
     query = parse(question, table)
     assert query.min_memory_gb == memory
-    assert query.to_tool_arguments()["min_memory_gb"] == memory
+    assert query.to_arguments()["min_memory_gb"] == memory
 
 
 @pytest.mark.parametrize(
@@ -158,7 +163,7 @@ def test_preemptible(table: PriceTable, question: str, allowed: bool) -> None:
 )
 def test_hardware_names_from_the_table(table: PriceTable, question: str, hardware: tuple[str, ...]) -> None:
     query = parse(question, table)
-    assert query.hardware == hardware
+    assert named(query) == hardware
     for name in hardware:
         assert table.find(name), name
 
@@ -166,7 +171,7 @@ def test_hardware_names_from_the_table(table: PriceTable, question: str, hardwar
 def test_hardware_mentions_without_a_table() -> None:
     assert [m[2] for m in find_hardware_mentions("TPU v3 or V100 or an RTX 3090?")] == ["TPU v3", "V100", "RTX 3090"]
     query = parse_price_question("TPU v3 for $500?")
-    assert query is not None and query.hardware == ("TPU v3",)
+    assert query is not None and named(query) == ("TPU v3",)
 
 
 def test_a10_is_not_an_a100(table: PriceTable) -> None:
@@ -180,7 +185,7 @@ def test_a10_is_not_an_a100(table: PriceTable) -> None:
         ("$500 on GPUs", ("gpu",)),
         ("cheapest TPU?", ("tpu",)),
         ("$500 for CPUs or GPUs", ("gpu", "cpu")),
-        ("$500", ()),
+        ("$500", ("gpu", "tpu", "cpu")),
     ],
 )
 def test_types(table: PriceTable, question: str, types: tuple[str, ...]) -> None:
@@ -189,7 +194,7 @@ def test_types(table: PriceTable, question: str, types: tuple[str, ...]) -> None
 
 def test_hardware_and_a_different_type_compare_all_of_both_types(table: PriceTable) -> None:
     query = parse("TPU v3 vs a GPU for $500?", table)
-    assert query.hardware == () and query.types == ("gpu", "tpu")
+    assert named(query) == () and query.types == ("gpu", "tpu")
 
 
 def test_purchase_price(table: PriceTable) -> None:
@@ -199,13 +204,13 @@ def test_purchase_price(table: PriceTable) -> None:
     assert (b.purchase_usd, b.budget_usd) == (1500, 500)
     c = parse("I have $500; is buying a GPU for $2k better than renting?", table)
     assert (c.budget_usd, c.purchase_usd) == (500, 2000)
-    assert c.to_tool_arguments()["purchase_usd"] == 2000
+    assert c.to_arguments()["purchase_usd"] == 2000
 
 
 def test_the_issue_question(table: PriceTable) -> None:
     query = parse("TPU or GPU for my budget of $500?", table)
-    assert query.to_tool_arguments() == {"budget_usd": 500, "types": ["gpu", "tpu"]}
-    result = run_price_calculator(query.to_tool_arguments(), table)
+    assert query.to_arguments() == {"budget_usd": 500, "types": ["gpu", "tpu"]}
+    result = run_price_calculator(query.to_arguments(), table)
     assert result["inputs"]["budget_usd"] == 500 and result["recommendation"]["hardware"] == "RTX 3090"
     assert {o["type"] for o in result["options"]} == {"gpu", "tpu"}
     for option in result["options"]:
@@ -214,32 +219,32 @@ def test_the_issue_question(table: PriceTable) -> None:
 
 def test_lookup_question(table: PriceTable) -> None:
     query = parse("How much does a TPU v3 cost per hour?", table)
-    assert query.kind == "lookup" and query.is_lookup
-    assert stated(query) == {"hardware": ("TPU v3",)}
-    assert query.to_tool_arguments() == {"hardware": "TPU v3"}
-    result = run_price_calculator(query.to_tool_arguments(), table)
+    assert query.mode == "lookup"
+    assert stated(query) == {"hardware": "TPU v3"}
+    assert query.to_arguments() == {"hardware": "TPU v3"}
+    result = run_price_calculator(query.to_arguments(), table)
     assert [o["usd_per_hour"] for o in result["options"]] == [8.0]
 
 
 def test_price_per_hour_is_not_a_budget(table: PriceTable) -> None:
     query = parse("Is $8/hour for a TPU v3 expensive?", table)
-    assert query.budget_usd is None and query.kind == "lookup"
+    assert query.budget_usd is None and query.mode == "lookup"
     assert parse("Is 2.48 dollars per hour a fair V100 price?", table).budget_usd is None
 
 
 def test_workload_on_named_hardware(table: PriceTable) -> None:
     query = parse("My training takes 100 hours on a V100. What would it cost on a TPU v3?", table)
-    assert query.kind == "workload"
-    assert query.to_tool_arguments() == {"hours": 100, "hardware": "V100", "compare": ["V100", "TPU v3"]}
-    result = run_price_calculator(query.to_tool_arguments(), table)
+    assert query.mode == "workload"
+    assert query.to_arguments() == {"hours": 100, "hardware": "V100", "compare": ["V100", "TPU v3"]}
+    result = run_price_calculator(query.to_arguments(), table)
     costs = {o["hardware"]: o["cost"] for o in result["options"]}
     assert costs == pytest.approx({"TPU v3-8": 100.0, "V100": 248.0})
 
 
 def test_v100_hours(table: PriceTable) -> None:
     query = parse("300 V100-hours: which is cheapest?", table)
-    assert (query.v100_hours, query.kind) == (300, "workload")
-    assert parse("I need 50 V100 hours of compute on A100s, cost?", table).to_tool_arguments() == {
+    assert (query.v100_hours, query.mode) == (300, "workload")
+    assert parse("I need 50 V100 hours of compute on A100s, cost?", table).to_arguments() == {
         "v100_hours": 50,
         "hardware": "A100",
     }
@@ -267,13 +272,14 @@ def test_not_price_questions(table: PriceTable, question: str) -> None:
 def test_other_currencies_are_not_converted(table: PriceTable) -> None:
     query = parse("I have €500 for a TPU", table)
     assert query.budget_usd is None
-    assert query.warnings and "US dollars only" in query.warnings[0]
+    warnings = price_question_warnings("I have €500 for a TPU", table)
+    assert warnings and "US dollars only" in warnings[0]
     assert parse("£300 for a GPU?", table).budget_usd is None
 
 
 def test_comma_decimal_amount_is_ambiguous(table: PriceTable) -> None:
     query = parse("TPU v3 for $1,46?", table)
-    assert query.budget_usd is None and "ambiguous" in query.warnings[0]
+    assert query.budget_usd is None and "ambiguous" in price_question_warnings("TPU v3 for $1,46?", table)[0]
 
 
 def test_follow_ups_reuse_the_previous_query(table: PriceTable) -> None:
@@ -285,7 +291,7 @@ def test_follow_ups_reuse_the_previous_query(table: PriceTable) -> None:
     hours = parse("and for 200 hours?", table, first)
     assert (hours.budget_usd, hours.hours) == (500, 200)
     v3 = parse("how about TPU v3?", table, first)
-    assert v3.hardware == ("TPU v3",) and v3.budget_usd == 500
+    assert named(v3) == ("TPU v3",) and v3.budget_usd == 500
     assert parse("$2k?", table, first).budget_usd == 2000
     spot = parse("and with spot?", table, first)
     assert spot.allow_preemptible and spot.budget_usd == 500
@@ -300,7 +306,7 @@ def test_follow_up_v100_hours_replace_hours(table: PriceTable) -> None:
 def test_new_question_is_not_merged(table: PriceTable) -> None:
     first = parse("TPU or GPU for my budget of $500?", table)
     lookup = parse("How much does a V100 cost per hour on Google Cloud?", table, first)
-    assert lookup.budget_usd is None and lookup.hardware == ("V100",)
+    assert lookup.budget_usd is None and named(lookup) == ("V100",)
     assert parse_price_question("What is PyTorch/XLA?", table, first) is None
 
 
@@ -313,7 +319,7 @@ def test_follow_up_without_previous(table: PriceTable) -> None:
 
 def test_to_json(table: PriceTable) -> None:
     data = parse("$500 on 8 GPUs with at least 32 GB", table).to_json()
-    assert data["kind"] == "budget" and data["devices"] == 8 and data["min_memory_gb"] == 32
+    assert data["mode"] == "budget" and data["devices"] == 8 and data["min_memory_gb"] == 32
 
 
 ISSUE_PHRASES = [
@@ -333,8 +339,8 @@ ISSUE_PHRASES = [
 @pytest.mark.parametrize("question", ISSUE_PHRASES)
 def test_queries_are_valid_tool_arguments(table: PriceTable, question: str) -> None:
     query = parse(question, table)
-    result = run_price_calculator(query.to_tool_arguments(), table)
-    assert result["mode"] == query.kind
+    result = run_price_calculator(query.to_arguments(), table)
+    assert result["mode"] == query.mode
 
 
 @settings(max_examples=60, deadline=None)
@@ -358,12 +364,12 @@ def test_budget_phrases_property(table: PriceTable, dollars: int, form: str, hou
     assert query.hours == hours
     assert query.devices == devices
     if hw:
-        assert len(query.hardware) == 1
+        assert len(named(query)) == 1
 
 
 def test_v100_hour_as_a_unit_is_not_the_v100(table: PriceTable) -> None:
     query = parse("What is cheaper per V100-hour, TPU v3 or A100?", table)
-    assert query.hardware == ("TPU v3", "A100")
+    assert named(query) == ("TPU v3", "A100")
 
 
 def test_more_money_forms_and_host_ram(table: PriceTable) -> None:
@@ -374,7 +380,7 @@ def test_more_money_forms_and_host_ram(table: PriceTable) -> None:
 
 def test_days_follow_hours_per_day(table: PriceTable) -> None:
     query = parse("I need to train for 3 hours a day over 2 weeks on a T4, cost?", table)
-    assert (query.hours, query.hardware, query.kind) == (42, ("T4",), "workload")
+    assert (query.hours, named(query), query.mode) == (42, ("T4",), "workload")
 
 
 def test_out_of_bounds_numbers_reach_the_validator(table: PriceTable) -> None:
@@ -382,4 +388,4 @@ def test_out_of_bounds_numbers_reach_the_validator(table: PriceTable) -> None:
 
     query = parse("$10000000000 on GPUs", table)
     with pytest.raises(ToolArgumentError, match="too large"):
-        run_price_calculator(query.to_tool_arguments(), table)
+        run_price_calculator(query.to_arguments(), table)

@@ -11,19 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwqa.calc import (
-    PRICE_CALCULATOR_TOOL,
-    CalcRequest,
-    calculate,
-    rank_key,
-    render_price_result,
-    render_price_table,
-    run_price_calculator,
-    validate_arguments,
-)
 from hwqa.errors import HwqaError, PriceTableError, ToolArgumentError
 from hwqa.notes import Note, load_notes, parse_note
-from hwqa.prices import PriceRow, PriceTable, hardware_matches, load_price_table, normalize_column, parse_usd_per_hour
+from hwqa.prices import CalcRequest, CalcResult, PriceRow, PriceTable, calculate, load_price_table
+from hwqa.prices.parse import normalize_column, parse_usd_per_hour
+from hwqa.prices.render import render_price_result, render_price_table
+from hwqa.prices.result import rank_key
+from hwqa.prices.table import hardware_matches
+from hwqa.prices.tool import PRICE_CALCULATOR_TOOL, run_price_calculator, validate_arguments
 
 REPO = Path(__file__).resolve().parent.parent
 FRONT = "---\ntitle: Prices\ntags: [Prices, cloud]\n---\n"  # 4 lines: the body starts at file line 5
@@ -356,7 +351,7 @@ def test_budget_figures_on_the_users_prices(sample: PriceTable) -> None:
     assert result.recommendation.hardware == "TPU v3-8"
     assert "most V100-equivalent hours for $500" in result.recommendation.reason
     assert all(o.row.type != "cpu" for o in result.options)
-    assert [e.row.pricing for e in result.excluded] == ["preemptible"]
+    assert [e.pricing for e in result.excluded] == ["preemptible"]
     # the option without speed is ranked last
     assert result.options[-1].row.hardware == "H100"
     assert any("no speed" in n for n in result.notes)
@@ -391,7 +386,7 @@ def test_rent_mode_and_budget_excludes_over_budget(sample: PriceTable) -> None:
         assert option.cost == pytest.approx(100 * option.row.usd_per_hour)
         assert option.cost is not None and option.cost <= 300
     over = [e for e in result.excluded if "over the $300 budget" in e.reason]
-    assert {e.row.hardware for e in over} == {"TPU v2-8", "TPU v3-8", "A100 40GB", "A100 80GB", "H100"}
+    assert {e.hardware for e in over} == {"TPU v2-8", "TPU v3-8", "A100 40GB", "A100 80GB", "H100"}
 
 
 def test_lookup_mode_restricted_to_named_hardware(sample: PriceTable) -> None:
@@ -404,7 +399,7 @@ def test_lookup_mode_restricted_to_named_hardware(sample: PriceTable) -> None:
 def test_memory_floor_and_pricing_filters(sample: PriceTable) -> None:
     result = calculate(sample, CalcRequest(budget_usd=100, min_memory_gb=64, allow_preemptible=True))
     assert {o.row.hardware for o in result.options} == {"TPU v2-8", "TPU v3-8", "A100 80GB", "H100"}
-    reasons = {e.row.hardware: e.reason for e in result.excluded}
+    reasons = {e.hardware: e.reason for e in result.excluded}
     assert "memory not listed" in reasons["n2-standard-8"]
     assert "below the 64 GB" in reasons["A100 40GB"]
 
@@ -486,7 +481,7 @@ def _check_common(result_rows: list[PriceRow], request: CalcRequest, result) -> 
             assert math.isclose(o.break_even_hours, be)
             assert math.isclose(o.break_even_days, be / request.hours_per_day)
     # every row is either an option, excluded with a reason, or not compared
-    accounted = [o.row for o in result.options] + [e.row for e in result.excluded]
+    accounted = [o.row.where for o in result.options] + [e.where for e in result.excluded]
     assert len(accounted) <= len(result_rows)
     for e in result.excluded:
         assert e.reason
@@ -835,8 +830,13 @@ def test_run_price_calculator_reports_table_problems() -> None:
 # --- rendering ------------------------------------------------------------------------------------
 
 
+def rendered(arguments: dict[str, object], table: PriceTable) -> str:
+    """What an answer shows for a tool call with ``arguments``."""
+    return render_price_result(calculate(table, validate_arguments(arguments, table)))
+
+
 def test_render_budget_result(sample: PriceTable) -> None:
-    text = render_price_result(run_price_calculator({"budget_usd": 500, "types": ["gpu", "tpu"]}, sample))
+    text = rendered({"budget_usd": 500, "types": ["gpu", "tpu"]}, sample)
     assert text.startswith("With $500:")
     assert "| # | Hardware | Provider | $/h | Hours | V100-h |" in text
     assert "| 1 | TPU v3-8 | GCP | $8.00 | 62.5 | 500 |" in text
@@ -845,16 +845,26 @@ def test_render_budget_result(sample: PriceTable) -> None:
 
 
 def test_render_workload_rent_lookup_and_break_even(sample: PriceTable) -> None:
-    workload = render_price_result(run_price_calculator({"hours": 100, "hardware": "V100", "devices": 2}, sample))
+    workload = rendered({"hours": 100, "hardware": "V100", "devices": 2}, sample)
     assert "| Cost | Wall time (h) |" in workload and "V100 (ref)" in workload and "2 devices" in workload
-    rent = render_price_result(run_price_calculator({"hours": 10}, sample))
+    rent = rendered({"hours": 10}, sample)
     assert rent.startswith("For 10.0 h of use:") and "| Cost | V100-h |" in rent
-    lookup = render_price_result(
-        run_price_calculator({"hardware": "v100", "allow_preemptible": True, "purchase_usd": 3000}, sample)
-    )
+    lookup = rendered({"hardware": "v100", "allow_preemptible": True, "purchase_usd": 3000}, sample)
     assert "| Pricing |" in lookup and "Break-even (h)" in lookup and "$/V100-h" in lookup
-    nothing = render_price_result(run_price_calculator({"budget_usd": 5, "min_memory_gb": 999}, sample))
+    nothing = rendered({"budget_usd": 5, "min_memory_gb": 999}, sample)
     assert "**No option fits**" in nothing
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"budget_usd": 500, "types": ["gpu", "tpu"]}, {"hours": 100, "hardware": "V100", "devices": 2}, {"hardware": "v100"}],
+)
+def test_a_result_read_back_from_its_json_renders_the_same(sample: PriceTable, arguments: dict[str, object]) -> None:
+    """The web page renders tool calls from their JSON: it must show what the answer showed."""
+    result = calculate(sample, validate_arguments(arguments, sample))
+    again = CalcResult.from_json(json.loads(json.dumps(result.to_json())))
+    assert again.to_json() == result.to_json()
+    assert render_price_result(again) == render_price_result(result)
 
 
 def test_render_price_table(sample: PriceTable) -> None:

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .answer import Answer, CitationList, ToolCall, compose_price_answer, make_citation, not_covered, similar
-from .calc import render_price_result
 from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold, identifiers
 from .llm import Tool
-from .pricetool import PriceTool
+from .prices import render_price_result
+from .prices.tool import PriceTool
 from .question import Question, content_stems, parse_question, stem
 from .retrieve import Hit
 from .spans import Span, cell_text, clean_markdown, column_label, spans_of, unit_of
@@ -82,7 +82,7 @@ class BuiltinAnswerer:
     def stream(
         self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
     ) -> Iterator[str | Answer]:
-        """The answer from the passages; for a price question, the calculator's table first (see :mod:`hwqa.pricetool`)."""
+        """The answer from the passages; for a price question, the calculator's table first (see :mod:`hwqa.prices.tool`)."""
         yield self.answer(question, hits, history, tools)
 
     def answer(
@@ -90,17 +90,17 @@ class BuiltinAnswerer:
     ) -> Answer:
         from_notes = self.extract(question, hits)
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
-        arguments = price.plan(question, history) if price is not None else None
-        if price is None or arguments is None:
+        request = price.plan(question, history) if price is not None else None
+        if price is None or request is None:
             return from_notes
+        arguments = request.to_arguments()
         try:
-            result = price.run(arguments)
+            result = price.compute(request)
         except (ToolArgumentError, PriceTableError) as exc:
             call = ToolCall(price.name, arguments, {"error": str(exc)})
             text = f"The price calculator could not answer: {exc}\n\n{from_notes.text}"
             return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
-        assert isinstance(result, dict)
-        call = ToolCall(price.name, arguments, result)
+        call = ToolCall(price.name, arguments, result.to_json())
         return compose_price_answer(render_price_result(result), price.sources(result), call, from_notes, price.caveats())
 
     def extract(self, question: str, hits: Sequence[Hit]) -> Answer:

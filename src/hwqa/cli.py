@@ -279,32 +279,42 @@ def prices(
     memory: Annotated[float | None, typer.Option("--memory", help="Needs at least this many GB per device.")] = None,
     devices: Annotated[int | None, typer.Option("--devices", help="Number of devices (default 1).")] = None,
     preemptible: Annotated[bool, typer.Option("--preemptible", help="Allow preemptible/spot prices.")] = False,
-    notes: NotesOpt = None,
+    notes: Annotated[
+        Path | None, typer.Option("--notes", help="Read the price tables from this notes folder instead of the index.")
+    ] = None,
+    index_dir: IndexOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print the price table from the notes, and the calculator's results for a budget or hours."""
-    from .calc import render_price_result, render_price_table, run_price_calculator
+    """Print the price table answers use (the live index's, or a notes folder's with --notes), and the
+    calculator's results for a budget or hours."""
     from .notes import load_notes
-    from .prices import load_price_table
+    from .prices import (
+        CalcRequest,
+        check_and_calculate,
+        load_price_table,
+        render_price_result,
+        render_price_table,
+        stored_price_table,
+    )
 
     with user_errors():
-        settings = settings_from(notes=notes)
-        loaded = load_notes(
-            settings.notes, follow_outside_symlinks=settings.follow_outside_symlinks, max_bytes=settings.note_max_bytes
+        settings = settings_from(notes=notes, index=index_dir)
+        if notes is not None:
+            loaded = load_notes(
+                settings.notes, follow_outside_symlinks=settings.follow_outside_symlinks, max_bytes=settings.note_max_bytes
+            )
+            table = load_price_table(loaded.notes)
+        else:
+            table = stored_price_table(settings.index)
+        request = CalcRequest(
+            budget_usd=budget, hours=hours, hardware=hardware, min_memory_gb=memory,
+            devices=devices if devices is not None else 1, allow_preemptible=preemptible,
         )
-        table = load_price_table(loaded.notes)
-        arguments: dict[str, Any] = {
-            k: v
-            for k, v in {
-                "budget_usd": budget, "hours": hours, "hardware": hardware, "min_memory_gb": memory, "devices": devices,
-            }.items()
-            if v is not None
-        }
-        if preemptible:
-            arguments["allow_preemptible"] = True
-        result = run_price_calculator(arguments, table) if arguments else None
+        asked = preemptible or any(v is not None for v in (budget, hours, hardware, memory, devices))
+        result = check_and_calculate(table, request) if asked else None
         if as_json:
-            print_json({"table": table.to_json(), "arguments": arguments, "result": result})
+            data = result.to_json() if result else None
+            print_json({"table": table.to_json(), "arguments": request.to_arguments(), "result": data})
             return
         for problem in table.problems:
             err.print(f"[yellow]warning:[/] {escape(problem)}")

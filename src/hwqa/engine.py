@@ -19,7 +19,7 @@ from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError, IndexCorruptError
 from .llm import OpenAIAnswerer, Tool
 from .prices import PriceTable
-from .pricetool import PriceTool
+from .prices.tool import PriceTool
 from .question import parse_question
 from .retrieve import Filter, Hit, missing_terms, retrieve
 from .safety import install_log_redaction, neutralise, neutralise_answer

@@ -6,10 +6,9 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..calc import run_price_calculator
 from ..engine import Engine, build_index
 from ..errors import HwqaError
-from ..prices import PriceTable
+from ..prices import CalcRequest, PriceTable, check_and_calculate
 from . import reports
 from .render import describe_excluded, safe_markdown
 
@@ -111,21 +110,17 @@ def bar_chart_svg(title: str, values: Sequence[tuple[str, float]]) -> str:
     return "".join(parts)
 
 
-def calculator_arguments(
+def calculator_request(
     budget: float | None, hours: float | None, memory: float | None, devices: float | None, preemptible: bool
-) -> dict[str, Any]:
-    args: dict[str, Any] = {}
-    if budget:
-        args["budget_usd"] = float(budget)
-    if hours:
-        args["hours"] = float(hours)
-    if memory:
-        args["min_memory_gb"] = float(memory)
-    if devices and int(devices) > 1:
-        args["devices"] = int(devices)
-    if preemptible:
-        args["allow_preemptible"] = True
-    return args
+) -> CalcRequest:
+    """The request the prices tab's fields ask for (an empty or zero field is not given)."""
+    return CalcRequest(
+        budget_usd=float(budget) if budget else None,
+        hours=float(hours) if hours else None,
+        min_memory_gb=float(memory) if memory else None,
+        devices=int(devices) if devices and int(devices) > 1 else 1,
+        allow_preemptible=bool(preemptible),
+    )
 
 
 def calculate(
@@ -145,9 +140,9 @@ def calculate(
     rows = [
         r for r in table.rows if (not wanted_p or r.provider.lower() in wanted_p) and (not wanted_t or r.type.lower() in wanted_t)
     ]
-    args = calculator_arguments(budget, hours, memory, devices, preemptible)
+    request = calculator_request(budget, hours, memory, devices, preemptible)
     try:
-        result = run_price_calculator(args, PriceTable(rows=rows, problems=list(table.problems)))
+        result = check_and_calculate(PriceTable(rows=rows, problems=list(table.problems)), request).to_json()
     except HwqaError as exc:
         return [], RESULT_COLUMNS["lookup"], "", f"⚠️ {html.escape(str(exc))}"
     mode = str(result.get("mode"))

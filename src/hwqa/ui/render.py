@@ -13,11 +13,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
 from ..answer import Answer, Citation, ToolCall
-from ..calc import _render_excluded, render_price_result
+from ..prices import CalcResult, render_price_result
+from ..prices.render import render_excluded
 
 NOTE_ROUTE = "/hwqa/note/"  # read-only text view of an indexed note (see app.py)
 
@@ -147,7 +149,7 @@ def answer_text(answer: Answer) -> str:
     text = answer.text
     result = _calc_result(answer)
     if result is not None:
-        old = _render_excluded(result)
+        old = render_excluded(CalcResult.from_json(result))
         if old and old in text:
             text = text.replace(old, "\n" + _excluded_sentence(result))
         text = re.sub(
@@ -192,8 +194,7 @@ def render_calculator_step(call: ToolCall) -> str:
     if "error" in result:
         parts.append(f"**Error:** {safe_markdown(str(result['error']))}")
         return "\n\n".join(parts)
-    full = dict(result)
-    full["excluded"] = []  # listed below, one per line with provider and pricing
+    full = replace(CalcResult.from_json(result), excluded=())  # listed below, one per line with provider and pricing
     parts.append("**Result (every option)**\n\n" + safe_markdown(render_price_result(full, max_rows=10_000)))
     excluded = describe_excluded(result)
     if excluded:

@@ -1,9 +1,8 @@
-"""Recognise price and budget questions, and turn them into price-calculator arguments.
+"""Recognise price and budget questions, and turn them into price-calculator requests.
 
-``parse_price_question("TPU or GPU for my budget of $500?")`` gives a :class:`PriceQuery` with
-``budget_usd=500`` and ``types=("gpu", "tpu")``; its :meth:`PriceQuery.to_tool_arguments` is what
-:func:`hwqa.prices.run_price_calculator` takes. A question that is not about prices or budgets
-(``"What is PyTorch/XLA?"``) gives None.
+``parse_price_question("TPU or GPU for my budget of $500?")`` gives a
+:class:`~hwqa.prices.request.CalcRequest` with ``budget_usd=500`` and ``types=("gpu", "tpu")``.
+A question that is not about prices or budgets (``"What is PyTorch/XLA?"``) gives None.
 
 What is recognised (US dollars only; other currencies give a warning instead of a budget):
 
@@ -17,24 +16,24 @@ What is recognised (US dollars only; other currencies give a warning instead of 
 - ``spot`` / ``preemptible`` (unless negated), hardware names found in the price table (``V100``,
   ``TPU v3``), and type words (``TPU or GPU`` → both).
 
-A lookup (``How much does a TPU v3 cost per hour?``) is a query with hardware and no budget,
-hours or job size: :attr:`PriceQuery.kind` is ``"lookup"`` and the calculator lists that
-hardware's rows with their price per hour and per V100-hour.
+A lookup (``How much does a TPU v3 cost per hour?``) is a request with hardware and no budget,
+hours or job size: its ``mode`` is ``"lookup"`` and the calculator lists that hardware's rows
+with their price per hour and per V100-hour.
 
-A follow-up (``and with $1000?``, ``what about 8 GPUs?``) given the ``previous`` query keeps the
-previous query and replaces what the follow-up states.
+A follow-up (``and with $1000?``, ``what about 8 GPUs?``) given the ``previous`` request keeps
+the previous request and replaces what the follow-up states.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
-from .calc import calc_mode
-from .prices import HARDWARE_TYPES, PriceTable
+from .request import CalcRequest
+from .table import HARDWARE_TYPES, PriceTable
 
-__all__ = ["PriceQuery", "find_hardware_mentions", "parse_price_question"]
+__all__ = ["find_hardware_mentions", "parse_price_question", "price_question_warnings"]
 
 _WORD_NUMBERS = {
     "a": 1,
@@ -121,96 +120,6 @@ _GENERIC_HARDWARE = re.compile(
     r"(?<![a-z0-9])(?:tpu[\s-]*v\d+[a-z]?(?:-\d+)?|rtx[\s-]*a?\d{4}(?:[\s-]*ti)?|[vpakth]\d{2,3}[a-z]?|"
     r"l40s?|l4|t4|mi\d{3}x?)(?![a-z0-9])"
 )
-
-
-@dataclass(frozen=True)
-class PriceQuery:
-    """What a price or budget question asks, ready for the price calculator.
-
-    ``hardware`` holds the hardware names the question mentions (in order, spelled so
-    :meth:`hwqa.prices.PriceTable.find` resolves them); ``types`` the kinds it asks about (empty:
-    all); ``warnings`` things the person should know (e.g. only US dollars are understood).
-    """
-
-    budget_usd: float | None = None
-    hours: float | None = None
-    v100_hours: float | None = None
-    hardware: tuple[str, ...] = ()
-    devices: int = 1
-    min_memory_gb: float | None = None
-    allow_preemptible: bool = False
-    purchase_usd: float | None = None
-    hours_per_day: float | None = None
-    types: tuple[str, ...] = ()
-    providers: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-
-    @property
-    def kind(self) -> str:
-        """``workload`` (job size, or hours on named hardware), ``rent``, ``budget`` or ``lookup``."""
-        return calc_mode(self.budget_usd, self.hours, self.v100_hours, bool(self.hardware))
-
-    @property
-    def is_lookup(self) -> bool:
-        """True when the question only asks for prices (no budget, hours or job size)."""
-        return self.kind == "lookup"
-
-    def to_tool_arguments(self) -> dict[str, Any]:
-        """Arguments for :func:`hwqa.prices.run_price_calculator` (only what the question stated).
-
-        With hours and hardware, the first hardware named is the one the hours refer to and, when
-        several are named, ``compare`` limits the options to them; otherwise one name becomes
-        ``hardware`` and several become ``compare``.
-        """
-        args: dict[str, Any] = {}
-        if self.budget_usd is not None:
-            args["budget_usd"] = self.budget_usd
-        if self.v100_hours is not None:
-            args["v100_hours"] = self.v100_hours
-        elif self.hours is not None:
-            args["hours"] = self.hours
-        if self.hardware:
-            if self.v100_hours is None and self.hours is not None:
-                args["hardware"] = self.hardware[0]
-                if len(self.hardware) > 1:
-                    args["compare"] = list(self.hardware)
-            elif len(self.hardware) == 1:
-                args["hardware"] = self.hardware[0]
-            else:
-                args["compare"] = list(self.hardware)
-        if self.devices != 1:
-            args["devices"] = self.devices
-        if self.min_memory_gb is not None:
-            args["min_memory_gb"] = self.min_memory_gb
-        if self.allow_preemptible:
-            args["allow_preemptible"] = True
-        if self.purchase_usd is not None:
-            args["purchase_usd"] = self.purchase_usd
-        if self.hours_per_day is not None and self.purchase_usd is not None:
-            args["hours_per_day"] = self.hours_per_day
-        if self.types and set(self.types) != set(HARDWARE_TYPES):
-            args["types"] = list(self.types)
-        if self.providers:
-            args["providers"] = list(self.providers)
-        return args
-
-    def to_json(self) -> dict[str, Any]:
-        """The query as a JSON-ready dict, with its kind."""
-        return {
-            "kind": self.kind,
-            "budget_usd": self.budget_usd,
-            "hours": self.hours,
-            "v100_hours": self.v100_hours,
-            "hardware": list(self.hardware),
-            "devices": self.devices,
-            "min_memory_gb": self.min_memory_gb,
-            "allow_preemptible": self.allow_preemptible,
-            "purchase_usd": self.purchase_usd,
-            "hours_per_day": self.hours_per_day,
-            "types": list(self.types),
-            "providers": list(self.providers),
-            "warnings": list(self.warnings),
-        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -396,7 +305,7 @@ def _extract(question: str, table: PriceTable | None) -> tuple[dict[str, Any], d
         if name.lower() not in {h.lower() for h in hardware}:
             hardware.append(name)
     if hardware:
-        fields["hardware"] = tuple(hardware)
+        fields["names"] = tuple(hardware)
 
     for m in _DEVICES.finditer(t.text):
         n = _count(m.group("n"))
@@ -429,7 +338,7 @@ def _extract(question: str, table: PriceTable | None) -> tuple[dict[str, Any], d
         if hardware and not is_workload and not set(types) <= hw_types:
             # "TPU v3 vs a GPU": compare every option of those kinds, not only the named hardware.
             types = tuple(k for k in HARDWARE_TYPES if k in set(types) | hw_types)
-            del fields["hardware"]
+            del fields["names"]
         fields["types"] = types
 
     providers = _providers(t.original, table)
@@ -473,21 +382,55 @@ def _is_price_question(fields: dict[str, Any], signals: dict[str, bool]) -> bool
     return stated and signals["subject"] and (signals["cost"] or signals["compare"])
 
 
-def _merge(previous: PriceQuery, fields: dict[str, Any]) -> PriceQuery:
-    changes = dict(fields)
-    if "hours" in changes and "v100_hours" not in changes:
+def _request(fields: dict[str, Any]) -> CalcRequest:
+    """The request the stated ``fields`` ask for.
+
+    With hours and hardware, the first hardware named is the one the hours refer to and, when
+    several are named, ``compare`` limits the options to them; otherwise one name becomes
+    ``hardware`` and several become ``compare``. Hours per day matter only for a purchase's
+    break-even; types not stated mean every type.
+    """
+    stated = {k: v for k, v in fields.items() if k not in ("names", "warnings")}
+    if stated.get("v100_hours") is not None:
+        stated["hours"] = None
+    if stated.get("purchase_usd") is None:
+        stated.pop("hours_per_day", None)
+    if not stated.get("types"):
+        stated.pop("types", None)
+    names: tuple[str, ...] = fields.get("names", ())
+    if names and stated.get("v100_hours") is None and stated.get("hours") is not None:
+        stated["hardware"] = names[0]
+        stated["compare"] = names if len(names) > 1 else ()
+    elif len(names) == 1:
+        stated["hardware"] = names[0]
+    elif names:
+        stated["compare"] = names
+    return CalcRequest(**stated)
+
+
+def _fields(request: CalcRequest) -> dict[str, Any]:
+    """:func:`_request`'s inverse: a request as stated fields, its hardware and compare as names."""
+    data = {f.name: getattr(request, f.name) for f in dataclass_fields(request) if f.name not in ("hardware", "compare")}
+    data["names"] = tuple(dict.fromkeys(([request.hardware] if request.hardware else []) + list(request.compare)))
+    return data
+
+
+def _merge(previous: CalcRequest, fields: dict[str, Any]) -> CalcRequest:
+    changes = _fields(previous) | fields
+    if "hours" in fields and "v100_hours" not in fields:
         changes["v100_hours"] = None
-    if "v100_hours" in changes and "hours" not in changes:
+    if "v100_hours" in fields and "hours" not in fields:
         changes["hours"] = None
-    changes.setdefault("warnings", ())
-    return replace(previous, **changes)
+    return _request(changes)
 
 
-def parse_price_question(question: str, table: PriceTable | None = None, previous: PriceQuery | None = None) -> PriceQuery | None:
-    """The :class:`PriceQuery` a question asks, or None when it is not a price or budget question.
+def parse_price_question(
+    question: str, table: PriceTable | None = None, previous: CalcRequest | None = None
+) -> CalcRequest | None:
+    """The :class:`CalcRequest` a question asks for, or None when it is not a price or budget question.
 
     ``table`` lets hardware names be recognised as the price table spells them; ``previous`` is
-    the last price query of the conversation, which a follow-up (``"and with $1000?"``) reuses
+    the last price request of the conversation, which a follow-up (``"and with $1000?"``) reuses
     with what it states replaced. A follow-up without ``previous`` and without numbers is None.
     """
     if not question or not question.strip():
@@ -502,4 +445,11 @@ def parse_price_question(question: str, table: PriceTable | None = None, previou
         return None
     if not _is_price_question(fields, signals):
         return None
-    return PriceQuery(**fields)
+    return _request(fields)
+
+
+def price_question_warnings(question: str, table: PriceTable | None = None) -> tuple[str, ...]:
+    """What a person should know about how ``question`` was read: only US dollars are understood,
+    and a decimal comma in a dollar amount is ambiguous."""
+    warnings: tuple[str, ...] = _extract(question, table)[0].get("warnings", ())
+    return warnings

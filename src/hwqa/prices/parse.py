@@ -1,0 +1,283 @@
+"""Price tables in the notes: parse them into :class:`~hwqa.prices.table.PriceTable` rows.
+
+A price table is a Markdown pipe table in a note whose front-matter ``tags`` include ``prices``
+(any case). Column names are matched ignoring case, spaces, underscores and hyphens, so
+``usd_per_hour``, ``USD per hour`` and ``usd-per-hour`` are the same column.
+
+Required columns: ``hardware``, ``provider``, ``type`` (gpu/tpu/cpu), ``usd_per_hour``
+(``$1.46``, ``1.46`` or ``1.46 USD``; ``1,46`` is an error). Optional: ``speed`` (relative
+training throughput, NVIDIA V100 = 1.0), ``memory_gb`` (per device), ``pricing`` (on-demand,
+preemptible, spot, reserved, ...; default on-demand), ``as_of`` and ``source`` (a URL or a
+Markdown link). Other columns are ignored.
+
+A malformed row is never guessed: it is left out and reported in :attr:`PriceTable.problems` as
+``"<note>:<file line>: <what is wrong>; fix the row to include it"``.
+
+:func:`load_price_table` reads the notes; :func:`stored_price_table` reads the table the live
+index generation stored when it was built (what ``hwqa ask`` answers from).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..errors import IndexMissingError
+from ..index import current_generation_dir, read_manifest
+from ..notes import Note
+from .pipe_tables import PipeTable, find_tables
+from .table import (
+    DEFAULT_PRICING,
+    HARDWARE_TYPES,
+    OPTIONAL_COLUMNS,
+    PRICES_TAG,
+    REQUIRED_COLUMNS,
+    PriceRow,
+    PriceTable,
+)
+
+__all__ = ["load_price_table", "normalize_column", "parse_price_note", "parse_usd_per_hour", "stored_price_table"]
+
+_LINK_RE = re.compile(r"^\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)$")
+_ANGLE_URL_RE = re.compile(r"^<(https?://[^>\s]+)>$")
+_PLAIN_NUMBER = r"(?:\d+(?:\.\d+)?|\.\d+)"
+_USD_RE = re.compile(rf"^(?:us)?\$?\s*({_PLAIN_NUMBER})\s*(?:usd|us\$)?\s*(?:/\s*(?:h|hr|hour))?$", re.IGNORECASE)
+_SPEED_RE = re.compile(rf"^({_PLAIN_NUMBER})\s*[x×]?$", re.IGNORECASE)
+_MEMORY_RE = re.compile(rf"^({_PLAIN_NUMBER})\s*(?:gb|gib)?$", re.IGNORECASE)
+_PRICING_ALIASES = {
+    "ondemand": "on-demand",
+    "on-demand": "on-demand",
+    "pre-emptible": "preemptible",
+    "preemptable": "preemptible",
+    "spot-vm": "spot",
+    "spot-instance": "spot",
+}
+_COLUMN_KEYS = {name.replace("_", ""): name for name in REQUIRED_COLUMNS + OPTIONAL_COLUMNS}
+
+
+def normalize_column(header: str) -> str:
+    """A header cell reduced for matching: lowercase, without spaces, ``_``, ``-`` or emphasis.
+
+    ``"USD per hour"``, ``"usd_per_hour"`` and ``"Usd-Per-Hour"`` all give ``"usdperhour"``.
+    """
+    return re.sub(r"[\s_\-*`]+", "", header).lower()
+
+
+def _strip_emphasis(text: str) -> str:
+    text = text.strip()
+    changed = True
+    while changed and len(text) >= 2:
+        changed = False
+        for mark in ("**", "__", "`", "*", "_"):
+            if len(text) > 2 * len(mark) and text.startswith(mark) and text.endswith(mark):
+                text = text[len(mark) : -len(mark)].strip()
+                changed = True
+    return text
+
+
+def _source_url(cell: str) -> str | None:
+    text = cell.strip()
+    if not text:
+        return None
+    link = _LINK_RE.match(text)
+    if link:
+        return link.group(2)
+    angle = _ANGLE_URL_RE.match(text)
+    if angle:
+        return angle.group(1)
+    return text
+
+
+def parse_usd_per_hour(cell: str) -> float:
+    """Parse a ``usd_per_hour`` cell: ``$1.46``, ``1.46``, ``1.46 USD`` (optionally ``/h``).
+
+    Raises ``ValueError`` whose message says what is wrong (comma decimal, negative, empty,
+    zero, not finite, not US dollars).
+    """
+    text = _strip_emphasis(cell)
+    if not text:
+        raise ValueError("usd_per_hour is empty")
+    if "," in text:
+        raise ValueError(f"usd_per_hour {text!r} has a comma; write the price with a decimal point, like 1.46")
+    if re.search(r"(?:^|[\s$])-\s*\$?\d", text) or text.startswith("-"):
+        raise ValueError(f"usd_per_hour {text!r} is negative; a price must be above 0")
+    if re.search(r"\b(?:inf|infinity|nan)\b", text, re.IGNORECASE):
+        raise ValueError(f"usd_per_hour {text!r} is not a finite number")
+    match = _USD_RE.match(text)
+    if not match:
+        raise ValueError(f"usd_per_hour {text!r} is not a price in US dollars (write it like $1.46 or 1.46)")
+    value = float(match.group(1))
+    if not math.isfinite(value):
+        raise ValueError(f"usd_per_hour {text!r} is not a finite number")
+    if value <= 0:
+        raise ValueError(f"usd_per_hour {text!r} is 0; a price must be above 0")
+    return value
+
+
+def _parse_positive(cell: str, column: str, pattern: re.Pattern[str], example: str) -> float | None:
+    text = _strip_emphasis(cell)
+    if not text or text in {"-", "—", "–", "?", "n/a", "N/A"}:
+        return None
+    if "," in text:
+        raise ValueError(f"{column} {text!r} has a comma; write it with a decimal point, like {example}")
+    match = pattern.match(text)
+    if not match:
+        raise ValueError(f"{column} {text!r} is not a positive number (like {example})")
+    value = float(match.group(1))
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{column} {text!r} must be a number above 0 (like {example})")
+    return value
+
+
+def _parse_pricing(cell: str) -> str:
+    text = _strip_emphasis(cell).lower()
+    if not text:
+        return DEFAULT_PRICING
+    kind = re.sub(r"[\s_]+", "-", text)
+    kind = _PRICING_ALIASES.get(kind, kind)
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", kind):
+        raise ValueError(f"pricing {text!r} is not a pricing kind (on-demand, preemptible, spot, reserved, ...)")
+    return kind
+
+
+def _table_columns(table: PipeTable) -> tuple[dict[str, int], list[str], list[str]]:
+    """Map canonical column → cell index; return (columns, missing required, duplicate names)."""
+    columns: dict[str, int] = {}
+    duplicates: list[str] = []
+    for idx, cell in enumerate(table.header):
+        canonical = _COLUMN_KEYS.get(normalize_column(cell))
+        if canonical is None:
+            continue
+        if canonical in columns:
+            duplicates.append(canonical)
+        else:
+            columns[canonical] = idx
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    return columns, missing, duplicates
+
+
+def _parse_row(
+    cells: list[str], columns: Mapping[str, int], header_len: int, note: Note, line: int
+) -> tuple[PriceRow | None, list[str]]:
+    if len(cells) != header_len:
+        return None, [f"row has {len(cells)} cells but the header has {header_len} (a missing or extra |)"]
+
+    def cell(name: str) -> str:
+        idx = columns.get(name)
+        return cells[idx] if idx is not None else ""
+
+    issues: list[str] = []
+    hardware = _strip_emphasis(cell("hardware"))
+    if not hardware:
+        issues.append("hardware is empty")
+    provider = _strip_emphasis(cell("provider"))
+    if not provider:
+        issues.append("provider is empty")
+    hw_type = _strip_emphasis(cell("type")).lower()
+    if hw_type not in HARDWARE_TYPES:
+        issues.append(f"type {hw_type!r} is not one of gpu, tpu, cpu" if hw_type else "type is empty (gpu, tpu or cpu)")
+    price: float | None = None
+    try:
+        price = parse_usd_per_hour(cell("usd_per_hour"))
+    except ValueError as exc:
+        issues.append(str(exc))
+    speed: float | None = None
+    memory: float | None = None
+    pricing = DEFAULT_PRICING
+    try:
+        speed = _parse_positive(cell("speed"), "speed", _SPEED_RE, "8 or 0.5")
+    except ValueError as exc:
+        issues.append(str(exc))
+    try:
+        memory = _parse_positive(cell("memory_gb"), "memory_gb", _MEMORY_RE, "16 or 80")
+    except ValueError as exc:
+        issues.append(str(exc))
+    try:
+        pricing = _parse_pricing(cell("pricing"))
+    except ValueError as exc:
+        issues.append(str(exc))
+    if issues or price is None:
+        return None, issues
+    as_of = _strip_emphasis(cell("as_of")) or None
+    return (
+        PriceRow(
+            hardware=hardware,
+            provider=provider,
+            type=hw_type,
+            usd_per_hour=price,
+            speed=speed,
+            memory_gb=memory,
+            pricing=pricing,
+            as_of=as_of,
+            source=_source_url(cell("source")),
+            note=note.rel,
+            note_title=note.title,
+            line=line,
+        ),
+        [],
+    )
+
+
+def _is_price_note(note: Note) -> bool:
+    return any(tag.strip().lower() == PRICES_TAG for tag in note.tags)
+
+
+def parse_price_note(note: Note) -> tuple[list[PriceRow], list[str]]:
+    """Rows and problems of one note's price tables (nothing if the note is not tagged ``prices``)."""
+    if not _is_price_note(note):
+        return [], []
+    lines = [ln.rstrip("\r") for ln in note.body.split("\n")]
+    tables, table_problems = find_tables(lines)
+    rows: list[PriceRow] = []
+    problems: list[str] = [f"{note.rel}:{note.body_line + i}: {msg}" for i, msg in table_problems]
+    for table in tables:
+        header_line = note.body_line + table.header_index
+        columns, missing, duplicates = _table_columns(table)
+        if missing or duplicates:
+            parts = []
+            if missing:
+                parts.append(f"price table is missing the column(s) {', '.join(missing)}")
+            if duplicates:
+                parts.append(f"price table has the column(s) {', '.join(duplicates)} more than once")
+            problems.append(
+                f"{note.rel}:{header_line}: {'; '.join(parts)}; fix the header "
+                f"(required: {', '.join(REQUIRED_COLUMNS)}) or move the table to a note not tagged prices"
+            )
+            continue
+        for index, cells in table.rows:
+            line = note.body_line + index
+            row, issues = _parse_row(cells, columns, len(table.header), note, line)
+            if row is not None:
+                rows.append(row)
+            else:
+                problems.append(f"{note.rel}:{line}: {'; '.join(issues)}; fix the row to include it")
+    return rows, problems
+
+
+def load_price_table(notes: Iterable[Note]) -> PriceTable:
+    """Every price table in the notes tagged ``prices`` (case-insensitive), in note order.
+
+    Malformed rows are left out and reported in ``problems`` with note and file line.
+    """
+    table = PriceTable()
+    for note in notes:
+        rows, problems = parse_price_note(note)
+        table.rows.extend(rows)
+        table.problems.extend(problems)
+    return table
+
+
+def stored_price_table(index_dir: Path) -> PriceTable:
+    """The price table the live index generation in ``index_dir`` was built with (what answers use).
+
+    Raises :class:`IndexMissingError` when no index has been built there.
+    """
+    gen_dir = current_generation_dir(index_dir)
+    if gen_dir is None:
+        raise IndexMissingError(
+            f"no index found at {index_dir}/; run 'hwqa index' to build it, or give --notes DIR to read a notes folder"
+        )
+    prices: Mapping[str, object] = read_manifest(gen_dir).get("prices") or {}
+    return PriceTable.from_json(prices)

@@ -1,0 +1,189 @@
+"""The calculator's results and the price table as Markdown, for answers, ``hwqa prices`` and the web page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .fmt import cell, money, number
+from .request import CalcRequest
+from .result import CalcResult, PriceOption
+from .table import HARDWARE_TYPES, PriceTable, round_figures
+
+__all__ = ["render_excluded", "render_price_result", "render_price_table"]
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _figure(value: float | None, as_money: bool = False) -> str:
+    """A computed figure as the result's JSON gives it (six significant figures), so an answer and
+    the web page's calculator step (shown from that JSON) write the same digits."""
+    return cell(round_figures(value), as_money)
+
+
+def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
+    """A compact Markdown table of ``result`` plus one recommendation line.
+
+    Columns depend on the mode: budget → hours and V100-hours; workload → cost and wall time;
+    rent → cost and V100-hours; lookup → speed and dollars per V100-hour. A break-even column is
+    added when a purchase price was given, a pricing column when options mix pricing kinds.
+    """
+    mode = result.mode
+    request = result.request
+    options = result.options
+    if mode == "lookup" and len(options) == 1:  # "how much does X cost?": one sentence, no table
+        parts = (_describe_price(options[0]), render_excluded(result), _render_problems(result))
+        return "\n".join(line for line in parts if line)
+    show_pricing = len({o.row.pricing for o in options}) > 1
+    show_break_even = request.purchase_usd is not None
+
+    headers = ["#", "Hardware", "Provider"] + (["Pricing"] if show_pricing else []) + ["$/h"]
+    if mode == "budget":
+        headers += ["Hours", "V100-h"]
+    elif mode == "workload":
+        headers += ["Cost", "Wall time (h)"]
+    elif mode == "rent":
+        headers += ["Cost", "V100-h"]
+    else:
+        headers += ["Speed (V100=1)", "$/V100-h"]
+    if show_break_even:
+        headers += ["Break-even (h)"]
+
+    lines: list[str] = []
+    intro = _describe_request(request)
+    if intro:
+        lines.append(intro)
+        lines.append("")
+    lines.append("| " + " | ".join(headers) + " |")
+    lines.append("|" + "|".join("---" for _ in headers) + "|")
+    for option in options[:max_rows]:
+        row = option.row
+        cells = [
+            str(option.rank),
+            _md_escape(row.hardware) + (" (ref)" if option.is_reference else ""),
+            _md_escape(row.provider),
+        ]
+        if show_pricing:
+            cells.append(row.pricing)
+        cells.append(cell(row.usd_per_hour, as_money=True))
+        if mode == "budget":
+            cells += [_figure(option.hours), _figure(option.v100_hours)]
+        elif mode == "workload":
+            cells += [_figure(option.cost, as_money=True), _figure(option.wall_hours)]
+        elif mode == "rent":
+            cells += [_figure(option.cost, as_money=True), _figure(option.v100_hours)]
+        else:
+            cells += ["–" if row.speed is None else f"{row.speed:g}", _figure(option.usd_per_v100_hour, as_money=True)]
+        if show_break_even:
+            cells.append(_figure(option.break_even_hours))
+        lines.append("| " + " | ".join(cells) + " |")
+    if len(options) > max_rows:
+        lines.append(f"\n… and {len(options) - max_rows} more option(s).")
+    if request.devices > 1:
+        lines.append(f"\n$/h is per device; figures are for {request.devices} devices together.")
+    recommendation = result.recommendation
+    lines.append("")
+    if recommendation:
+        lines.append(
+            f"**Recommendation:** {recommendation.hardware} ({recommendation.provider}) — {recommendation.reason}."
+        )
+    else:
+        lines.append("**No option fits** the filters; relax them (types, memory, pricing or budget).")
+    lines.extend(line for line in (render_excluded(result), _render_problems(result)) if line)
+    return "\n".join(lines)
+
+
+def _render_problems(result: CalcResult) -> str:
+    """The malformed price rows that were left out, by note and line, so a person can fix them."""
+    problems = result.problems
+    if not problems:
+        return ""
+    more = f" (and {len(problems) - 3} more; `hwqa prices` lists them)" if len(problems) > 3 else ""
+    return f"Left out, malformed price rows: {'; '.join(problems[:3])}{more}."
+
+
+def _describe_price(option: PriceOption) -> str:
+    """One option's price as a sentence: hardware, provider, $/h, pricing, date, $/V100-hour."""
+    row = option.row
+    when = f", as of {row.as_of}" if row.as_of else ""
+    text = (
+        f"**{_md_escape(row.hardware)}** on {_md_escape(row.provider)} costs "
+        f"**{cell(row.usd_per_hour, as_money=True)} per hour** ({row.pricing}{when})."
+    )
+    if row.speed is not None and option.usd_per_v100_hour is not None:
+        text += (
+            f" At {row.speed:g}× the speed of a V100 that is "
+            f"{_figure(option.usd_per_v100_hour, as_money=True)} per V100-hour."
+        )
+    return text
+
+
+def render_excluded(result: CalcResult) -> str:
+    """'Excluded: <options>: <reason>; …' for the options the filters left out, or ''."""
+    if not result.excluded:
+        return ""
+    by_reason: dict[str, list[str]] = {}
+    for e in result.excluded:
+        by_reason.setdefault(e.reason, []).append(f"{e.hardware} ({e.provider})")
+    parts = []
+    for reason, names in list(by_reason.items())[:4]:
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        parts.append(f"{shown}: {reason}")
+    more = f"; and {len(by_reason) - 4} other reason(s)" if len(by_reason) > 4 else ""
+    return f"Excluded: {'; '.join(parts)}{more}."
+
+
+def _describe_request(request: CalcRequest) -> str:
+    on = f" on {request.devices} devices" if request.devices > 1 else ""
+    mode = request.mode
+    if mode == "budget" and request.budget_usd is not None:
+        return f"With {money(request.budget_usd)}{on}:"
+    if mode == "workload":
+        if request.v100_hours is not None:
+            return f"For a job of {number(request.v100_hours)} V100-hours{on}:"
+        return f"For a job that takes {number(request.hours or 0)} h on {request.hardware}{on}:"
+    if mode == "rent" and request.hours is not None:
+        return f"For {number(request.hours)} h of use{on}:"
+    return ""
+
+
+def render_price_table(
+    table: PriceTable,
+    *,
+    types: Iterable[str] | None = None,
+    show_problems: bool = True,
+) -> str:
+    """The whole price table as Markdown (for ``hwqa prices``), optionally only some types, with
+    the problems found listed after it."""
+    wanted = {t.lower() for t in types} if types is not None else set(HARDWARE_TYPES)
+    rows = [r for r in table.rows if r.type in wanted]
+    headers = ["Hardware", "Provider", "Type", "Pricing", "$/h", "Speed", "$/V100-h", "Memory GB", "As of", "Note"]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    for r in rows:
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    _md_escape(r.hardware),
+                    _md_escape(r.provider),
+                    r.type,
+                    r.pricing,
+                    money(r.usd_per_hour),
+                    "–" if r.speed is None else f"{r.speed:g}",
+                    cell(r.usd_per_v100_hour, as_money=True),
+                    "–" if r.memory_gb is None else f"{r.memory_gb:g}",
+                    _md_escape(r.as_of or "–"),
+                    f"{r.note}:{r.line}",
+                ]
+            )
+            + " |"
+        )
+    if not rows:
+        lines.append("")
+        lines.append("No price rows found; add a note tagged `prices` with a table of hardware, provider, type, usd_per_hour.")
+    if show_problems and table.problems:
+        lines.append("")
+        lines.append(f"Problems ({len(table.problems)}):")
+        lines.extend(f"- {p}" for p in table.problems)
+    return "\n".join(lines)

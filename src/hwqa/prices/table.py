@@ -1,0 +1,194 @@
+"""Price rows and tables: what the price calculator (:mod:`hwqa.prices.calculator`) works on.
+
+A :class:`PriceTable` holds every valid :class:`PriceRow` found in the notes tagged ``prices``
+(see :mod:`hwqa.prices.parse` for the table format) and one message per malformed row. Each
+index generation's manifest stores the table as JSON (:meth:`PriceTable.to_json`), so answers
+use exactly the table they cite. Hardware names are matched forgivingly (:func:`hardware_matches`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+__all__ = [
+    "HARDWARE_TYPES",
+    "OPTIONAL_COLUMNS",
+    "PRICES_TAG",
+    "REQUIRED_COLUMNS",
+    "HardwareType",
+    "PriceRow",
+    "PriceTable",
+    "hardware_key",
+    "hardware_matches",
+    "round_figures",
+]
+
+HardwareType = Literal["gpu", "tpu", "cpu"]
+PRICES_TAG = "prices"
+HARDWARE_TYPES: tuple[HardwareType, ...] = ("gpu", "tpu", "cpu")
+REQUIRED_COLUMNS: tuple[str, ...] = ("hardware", "provider", "type", "usd_per_hour")
+OPTIONAL_COLUMNS: tuple[str, ...] = ("speed", "memory_gb", "pricing", "as_of", "source")
+DEFAULT_PRICING = "on-demand"
+#: Pricing kinds that can be interrupted; included only when preemptible capacity is allowed.
+INTERRUPTIBLE_PRICING = frozenset({"preemptible", "spot"})
+
+
+def round_figures(value: float | None) -> float | None:
+    """Six significant figures for JSON (readable for people and models; exact enough)."""
+    if value is None:
+        return None
+    return float(f"{value:.6g}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows and tables
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """One valid row of a price table, with where it came from (note path, title, file line)."""
+
+    hardware: str
+    provider: str
+    type: str
+    usd_per_hour: float
+    speed: float | None = None
+    memory_gb: float | None = None
+    pricing: str = DEFAULT_PRICING
+    as_of: str | None = None
+    source: str | None = None
+    note: str = ""
+    note_title: str = ""
+    line: int = 0
+
+    @property
+    def usd_per_v100_hour(self) -> float | None:
+        """Dollars per V100-hour (``usd_per_hour / speed``), or None when the speed is unknown."""
+        return None if self.speed is None else self.usd_per_hour / self.speed
+
+    @property
+    def interruptible(self) -> bool:
+        """True for preemptible/spot pricing (the provider may stop the machine)."""
+        return self.pricing in INTERRUPTIBLE_PRICING
+
+    @property
+    def where(self) -> str:
+        """``note:line`` of the row, for citations and problem messages."""
+        return f"{self.note}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as a JSON-ready dict."""
+        return {
+            "hardware": self.hardware,
+            "provider": self.provider,
+            "type": self.type,
+            "usd_per_hour": self.usd_per_hour,
+            "speed": self.speed,
+            "memory_gb": self.memory_gb,
+            "pricing": self.pricing,
+            "as_of": self.as_of,
+            "source": self.source,
+            "usd_per_v100_hour": round_figures(self.usd_per_v100_hour),
+            "note": self.note,
+            "note_title": self.note_title,
+            "line": self.line,
+        }
+
+
+_NOISE_WORDS = frozenset({"nvidia", "tesla", "google", "cloud", "geforce", "the", "a", "an"})
+_GENERIC_WORDS = frozenset({"gpu", "gpus", "card", "cards", "accelerator", "chip", "chips"})
+
+
+def _hardware_tokens(name: str) -> list[str]:
+    tokens = [t for t in re.findall(r"[a-z0-9]+", name.lower()) if t not in _NOISE_WORDS]
+    specific = [t for t in tokens if t not in _GENERIC_WORDS]
+    return specific if specific else tokens
+
+
+def _join_tokens(tokens: Sequence[str]) -> str:
+    out = ""
+    for tok in tokens:
+        if out and out[-1].isdigit() and tok[0].isdigit():
+            out += "-"
+        out += tok
+    return out
+
+
+def hardware_key(name: str) -> str:
+    """A compact comparison key: ``"NVIDIA Tesla V100"`` → ``"v100"``, ``"TPU v3-8"`` → ``"tpuv3-8"``.
+
+    Vendor words (nvidia, tesla, google, cloud, geforce) are dropped, as are separators, except
+    that a ``-`` is kept between two numbers so ``"A100 40GB"`` stays ``"a100-40gb"``.
+    """
+    return _join_tokens(_hardware_tokens(name))
+
+
+def _same_class(a: str, b: str) -> bool:
+    return (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
+
+
+def hardware_matches(query: str, name: str) -> bool:
+    """Forgiving hardware-name match: does ``query`` (what a person typed) name ``name`` (a row)?
+
+    ``"tpu v3"`` matches ``"TPU v3-8"``, ``"nvidia tesla p100"`` matches ``"P100"``, ``"a100"``
+    matches ``"A100 40GB"`` and ``"A100 80GB"``, but ``"a10"`` does not match ``"A100"`` nor
+    ``"l4"`` ``"L40S"``.
+    """
+    q_tokens = _hardware_tokens(query)
+    if not q_tokens:
+        return False
+    n_tokens = _hardware_tokens(name)
+    if set(q_tokens) <= set(n_tokens):
+        return True
+    q_key, n_key = _join_tokens(q_tokens), _join_tokens(n_tokens)
+    start = n_key.find(q_key)
+    while start >= 0:
+        end = start + len(q_key)
+        before_ok = start == 0 or not _same_class(n_key[start - 1], q_key[0])
+        after_ok = end == len(n_key) or not _same_class(n_key[end], q_key[-1])
+        if before_ok and after_ok:
+            return True
+        start = n_key.find(q_key, start + 1)
+    return False
+
+
+@dataclass
+class PriceTable:
+    """Every valid price row found in the notes, and one message per problem found."""
+
+    rows: list[PriceRow] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def find(self, name: str) -> list[PriceRow]:
+        """Rows whose hardware matches ``name`` forgivingly (see :func:`hardware_matches`)."""
+        return [row for row in self.rows if hardware_matches(name, row.hardware)]
+
+    def hardware_names(self) -> list[str]:
+        """Distinct hardware names in table order (for messages such as 'known hardware: ...')."""
+        seen: dict[str, None] = {}
+        for row in self.rows:
+            seen.setdefault(row.hardware, None)
+        return list(seen)
+
+    @property
+    def notes(self) -> list[str]:
+        """The notes (relative paths) the rows came from, in table order."""
+        seen: dict[str, None] = {}
+        for row in self.rows:
+            seen.setdefault(row.note, None)
+        return list(seen)
+
+    def to_json(self) -> dict[str, Any]:
+        """The table as a JSON-ready dict: rows and problems."""
+        return {"rows": [r.to_json() for r in self.rows], "problems": list(self.problems)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PriceTable:
+        """The inverse of :meth:`to_json` (derived keys such as ``usd_per_v100_hour`` are recomputed)."""
+        names = {f.name for f in fields(PriceRow)}
+        rows = [PriceRow(**{k: v for k, v in row.items() if k in names}) for row in data.get("rows", [])]
+        return cls(rows=rows, problems=[str(p) for p in data.get("problems", [])])

@@ -1,0 +1,319 @@
+"""The price calculator as a tool: the JSON schema a chat model sees, the checks on the JSON it
+sends, and :class:`PriceTool`, the calculator bound to one index generation's price table.
+
+Dicts exist only here, at the model's boundary: :func:`request_from_arguments` turns the model's
+JSON arguments into a :class:`~hwqa.prices.request.CalcRequest` (never evaluating anything), and
+:func:`run_price_calculator` returns the result's JSON. The builtin answerer has no model, so the
+tool also says which request a question implies (:meth:`PriceTool.plan`, with follow-ups such as
+"and with $1000?" read against earlier turns), computes it (:meth:`PriceTool.compute`), says which
+price rows to cite (:meth:`PriceTool.sources`) and what the notes say to be careful about
+(:attr:`PriceTool.caveats`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..answer import Answer, Citation
+from ..errors import ToolArgumentError
+from ..index import StoredChunk
+from ..llm import Tool
+from .calculator import check_and_calculate
+from .question import parse_price_question
+from .request import (
+    MAX_BUDGET_USD,
+    MAX_COMPARE,
+    MAX_DEVICES,
+    MAX_HOURS,
+    MAX_MEMORY_GB,
+    MAX_NAME_CHARS,
+    MAX_PURCHASE_USD,
+    MAX_V100_HOURS,
+    CalcRequest,
+    check_request,
+)
+from .result import CalcResult
+from .table import HARDWARE_TYPES, HardwareType, PriceRow, PriceTable
+
+__all__ = [
+    "PRICE_CALCULATOR_TOOL",
+    "PriceTool",
+    "price_request",
+    "request_from_arguments",
+    "run_price_calculator",
+    "validate_arguments",
+]
+
+PRICE_CALCULATOR_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "price_calculator",
+        "description": (
+            "Compare ML training hardware (GPUs, TPUs, CPUs) using the price tables in the user's notes. "
+            "Give budget_usd to see how many hours and V100-equivalent hours each option buys; hours "
+            "(optionally with hardware: the job takes that many hours on it) or v100_hours to see each "
+            "option's cost and wall time; nothing to list prices. Numbers must be plain JSON numbers "
+            "(no expressions, no units). Returns ranked options with their source note and line, a "
+            "recommendation with its reason, and the options excluded with reasons."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "budget_usd": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": MAX_BUDGET_USD,
+                    "description": "Money to spend, in US dollars.",
+                },
+                "hours": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": MAX_HOURS,
+                    "description": "Wall-clock hours: with hardware, how long the job takes on it; "
+                    "without, how long to rent each option.",
+                },
+                "hardware": {
+                    "type": "string",
+                    "maxLength": MAX_NAME_CHARS,
+                    "description": "A hardware name from the price table (e.g. 'V100', 'TPU v3'). With hours: "
+                    "the hardware the hours refer to; otherwise: only compare this hardware.",
+                },
+                "compare": {
+                    "type": "array",
+                    "items": {"type": "string", "maxLength": MAX_NAME_CHARS},
+                    "maxItems": MAX_COMPARE,
+                    "description": "Only compare these hardware names.",
+                },
+                "v100_hours": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": MAX_V100_HOURS,
+                    "description": "Size of the job in NVIDIA V100-hours (instead of hours).",
+                },
+                "devices": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_DEVICES,
+                    "description": "Number of devices used together (default 1).",
+                },
+                "min_memory_gb": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": MAX_MEMORY_GB,
+                    "description": "Memory each device needs, in GB; rows without memory are excluded.",
+                },
+                "allow_preemptible": {
+                    "type": "boolean",
+                    "description": "Also include preemptible/spot prices (default: on-demand only).",
+                },
+                "purchase_usd": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": MAX_PURCHASE_USD,
+                    "description": "Price of buying hardware instead, in US dollars, for a buy-vs-rent break-even.",
+                },
+                "hours_per_day": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "maximum": 24,
+                    "description": "Hours of use per day, for the break-even in days (default 24).",
+                },
+                "providers": {
+                    "type": "array",
+                    "items": {"type": "string", "maxLength": MAX_NAME_CHARS},
+                    "maxItems": MAX_COMPARE,
+                    "description": "Only these providers, as the price table names them (e.g. 'AWS', 'GCP'); default all.",
+                },
+                "types": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": list(HARDWARE_TYPES)},
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "description": "Kinds of hardware to compare (default all).",
+                },
+            },
+            "required": [],
+            "additionalProperties": False,
+        },
+    },
+}
+
+_ALLOWED_KEYS = tuple(PRICE_CALCULATOR_TOOL["function"]["parameters"]["properties"])
+_TYPES: dict[str, HardwareType] = {t: t for t in HARDWARE_TYPES}
+
+
+def _json_number(args: Mapping[str, object], key: str) -> float | None:
+    value = args.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        kind = "a string" if isinstance(value, str) else type(value).__name__
+        raise ToolArgumentError(f"{key} must be a plain number like 500, not {kind} ({str(value)[:40]!r})")
+    return value
+
+
+def _devices(args: Mapping[str, object]) -> int:
+    raw = args.get("devices")
+    if raw is None:
+        return 1
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        raise ToolArgumentError(f"devices must be an integer from 1 to {MAX_DEVICES}, not {str(raw)[:40]!r}")
+    if not math.isfinite(raw) or raw != int(raw):
+        raise ToolArgumentError(f"devices must be a whole number from 1 to {MAX_DEVICES}, not {raw!r}")
+    return int(raw)
+
+
+def _list(args: Mapping[str, object], key: str, wrong_type: str) -> Sequence[object]:
+    """The list argument ``key`` (empty when absent); ``wrong_type`` is the error for a non-list."""
+    value = args.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ToolArgumentError(wrong_type)
+    return value
+
+
+def _name_string(value: object, key: str) -> str:
+    if not isinstance(value, str):
+        raise ToolArgumentError(f"{key} must be a hardware name string, not {type(value).__name__}")
+    return value
+
+
+def _types(args: Mapping[str, object]) -> tuple[HardwareType, ...]:
+    if args.get("types") is None:
+        return HARDWARE_TYPES
+    chosen: list[HardwareType] = []
+    for item in _list(args, "types", 'types must be a list such as ["gpu", "tpu"]'):
+        if not isinstance(item, str) or item.strip().lower() not in _TYPES:
+            raise ToolArgumentError(f"unknown type {str(item)[:40]!r} in types; use gpu, tpu or cpu")
+        chosen.append(_TYPES[item.strip().lower()])
+    return tuple(chosen)
+
+
+def request_from_arguments(arguments: Mapping[str, object]) -> CalcRequest:
+    """The :class:`CalcRequest` a tool call's JSON arguments ask for, checked for JSON shape only.
+
+    Raises :class:`ToolArgumentError` for unknown keys and wrong types (strings such as
+    ``"500*2"`` are never evaluated; null means "not given"); :func:`check_request` checks the values.
+    """
+    if not isinstance(arguments, Mapping):
+        raise ToolArgumentError("arguments must be a JSON object")
+    unknown = [str(k) for k in arguments if k not in _ALLOWED_KEYS]
+    if unknown:
+        raise ToolArgumentError(f"unknown argument(s) {', '.join(sorted(unknown))}; allowed: {', '.join(_ALLOWED_KEYS)}")
+    preemptible = arguments.get("allow_preemptible")
+    if preemptible is not None and not isinstance(preemptible, bool):
+        raise ToolArgumentError(f"allow_preemptible must be true or false, not {str(preemptible)[:40]!r}")
+    hardware = arguments.get("hardware")
+    compare = _list(arguments, "compare", "compare must be a list of hardware names")
+    providers = _list(arguments, "providers", 'providers must be a list such as ["AWS", "GCP"]')
+    per_day = _json_number(arguments, "hours_per_day")
+    return CalcRequest(
+        budget_usd=_json_number(arguments, "budget_usd"),
+        hours=_json_number(arguments, "hours"),
+        hardware=None if hardware is None else _name_string(hardware, "hardware"),
+        compare=tuple(_name_string(name, "compare") for name in compare),
+        v100_hours=_json_number(arguments, "v100_hours"),
+        devices=_devices(arguments),
+        min_memory_gb=_json_number(arguments, "min_memory_gb"),
+        allow_preemptible=bool(preemptible),
+        purchase_usd=_json_number(arguments, "purchase_usd"),
+        hours_per_day=24.0 if per_day is None else per_day,
+        types=_types(arguments),
+        providers=tuple(str(item) for item in providers),
+    )
+
+
+def validate_arguments(arguments: Mapping[str, object], table: PriceTable) -> CalcRequest:
+    """Check a tool call's arguments against the JSON rules and ``table``; the checked request."""
+    return check_request(request_from_arguments(arguments), table)
+
+
+def run_price_calculator(arguments: Mapping[str, object], table: PriceTable) -> dict[str, Any]:
+    """Run the ``price_calculator`` tool: check ``arguments``, calculate, return the result's JSON.
+
+    Raises :class:`ToolArgumentError` for invalid arguments (send its message back to the model)
+    and :class:`PriceTableError` when the notes hold no valid price rows at all.
+    """
+    return check_and_calculate(table, request_from_arguments(arguments)).to_json()
+
+
+_COMPUTABLE = ("budget_usd", "hours", "v100_hours", "hardware", "compare", "purchase_usd", "min_memory_gb")
+
+Message = Mapping[str, Any]
+
+
+def price_request(question: str, history: Sequence[Message], table: PriceTable) -> CalcRequest | None:
+    """The calculator request a question asks for, with context from earlier turns ("and with $1000?")."""
+    previous: CalcRequest | None = None
+    for message in history:
+        if message.get("role") == "user":
+            previous = parse_price_question(str(message.get("content", "")), table, previous) or previous
+    request = parse_price_question(question, table, previous)
+    if request is None or not any(getattr(request, k) for k in _COMPUTABLE):
+        return None
+    return request
+
+
+@dataclass(frozen=True)
+class PriceTool(Tool):
+    """The ``price_calculator`` tool bound to one generation's tables."""
+
+    table: PriceTable = field(compare=False)
+    section_at: Callable[[str, int], StoredChunk | None] = field(compare=False)
+    caveats: Callable[[], Answer] = field(compare=False)  # what the notes warn about prices (computed on use)
+
+    @classmethod
+    def over(
+        cls, table: PriceTable, section_at: Callable[[str, int], StoredChunk | None], caveats: Callable[[], Answer]
+    ) -> PriceTool:
+        spec = PRICE_CALCULATOR_TOOL["function"]
+        return cls(
+            str(spec["name"]),
+            str(spec["description"]),
+            dict(spec["parameters"]),
+            lambda arguments: run_price_calculator(arguments, table),
+            table,
+            section_at,
+            caveats,
+        )
+
+    def plan(self, question: str, history: Sequence[Message]) -> CalcRequest | None:
+        """The request ``question`` implies, or None when it is not a price question (or no table exists)."""
+        if not self.table.rows:
+            return None
+        return price_request(question, history, self.table)
+
+    def compute(self, request: CalcRequest) -> CalcResult:
+        """The calculator's result for ``request`` over this generation's table (see :func:`check_and_calculate`)."""
+        return check_and_calculate(self.table, request)
+
+    def sources(self, result: CalcResult) -> list[Citation]:
+        """One citation per price note used, listing the rows (with their lines) the result relied on."""
+        rows: dict[str, list[PriceRow]] = {}
+        for option in result.options:
+            rows.setdefault(option.row.note, []).append(option.row)
+        citations = []
+        for note, used in rows.items():
+            section = self.section_at(note, min(r.line for r in used))
+            lines = [
+                f"line {r.line}: {r.hardware} ({r.provider}, {r.pricing}) ${r.usd_per_hour:.2f}/h"
+                + (f", as of {r.as_of}" if r.as_of else "")
+                + (f", source {r.source}" if r.source else "")
+                for r in used
+            ]
+            citations.append(
+                Citation(
+                    n=0,
+                    title=used[0].note_title or note,
+                    source=note,
+                    url=None,
+                    heading=section.heading if section else "",
+                    text="\n".join(lines),
+                    score=1.0,
+                )
+            )
+        return citations
