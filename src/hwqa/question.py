@@ -74,6 +74,7 @@ class Term:
     written: str  # as the question writes it: "RTX 5090", "sm_90", "-X perf"
     folded: str  # as the idents column holds it (hwqa.keywords.fold)
     parts: tuple[str, ...] = ()  # a name and its version ("Rivulet", "1.8"), a flag and its value
+    qualifiers: tuple[str, ...] = ()  # capitalised words before a versioned name ("Rivulet" in "Rivulet Serve 1.8")
 
     @property
     def spaced(self) -> bool:
@@ -251,7 +252,8 @@ def _distinctive(text: str) -> list[Term]:
             nxt = raw[i + 1].group(0).rstrip(".")
             gap = text[m.end() : raw[i + 1].start()]
             if gap.strip() == "" and re.fullmatch(r"v?\d[\w.]*|[a-z]?\d+[a-z]?", nxt, re.I) and any(c.isdigit() for c in nxt):
-                out.append(Term(f"{token} {nxt}", fold(token + nxt), (token, nxt)))
+                before = re.findall(r"([A-Z][\w-]*)\s+$", text[: m.start()])
+                out.append(Term(f"{token} {nxt}", fold(token + nxt), (token, nxt), tuple(before)))
                 used.add(i + 1)
                 continue
         if not is_identifier(token) or _NUMBER_WORD.match(token):

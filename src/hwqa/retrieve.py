@@ -186,7 +186,8 @@ def missing_terms(generation: Generation, question: str) -> list[str]:
             continue
         if term.spaced and generation.has_phrase(term.written):
             continue
-        if term.versioned and generation.has_near(term.parts[0], term.parts[1]):
+        # "Rivulet Serve 1.8": the notes may say "Rivulet 1.8"; a capitalised word just before the name counts.
+        if term.versioned and any(generation.has_near(name, term.parts[1]) for name in (term.parts[0], *term.qualifiers)):
             continue
         missing.append(term.written)
     for name in q.names:
