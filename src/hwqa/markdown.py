@@ -39,10 +39,14 @@ _BLOCKQUOTE_RE = re.compile(r"^(?:[ ]{0,3}>[ ]?)+")
 _QUOTE_MARKER_RE = re.compile(r"[ ]{0,3}>[ ]?")
 _BLOCK_START_RE = re.compile(r"^[ ]{0,3}(?:#{1,6}(?:[ \t]|$)|(?:[-*_][ \t]*){3,}$)")
 _DELIM_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
+_DELIM_CHARS_RE = re.compile(r"[\s|:-]*")  # all a delimiter row may hold (a quick test before its cells)
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _BACKTICKS_RE = re.compile(r"`+")
 _PARAGRAPH_BREAK_RE = re.compile(r"\n(?=\n)")
 _NOT_NEWLINE_RE = re.compile(r"[^\n]")
+# First characters (besides whitespace) of a line that may be anything but prose at the margin:
+# nothing (a blank line), a quote, a fence, a list marker, a heading or a thematic break.
+_MAY_START_BLOCK = frozenset(">`~-*+_#0123456789") | {""}
 
 
 # --------------------------------------------------------------------------------------------
@@ -82,7 +86,7 @@ def split_row(line: str) -> list[str]:
 
 def is_delimiter_row(line: str) -> bool:
     """Whether ``line`` is a table's delimiter row (``|---|:--:|``), the line under its header."""
-    if "-" not in line:
+    if "-" not in line or not _DELIM_CHARS_RE.fullmatch(line):
         return False
     cells = split_row(line)
     return bool(cells) and all(_DELIM_CELL_RE.match(c) for c in cells)
@@ -154,6 +158,13 @@ def iter_code(lines: Iterable[str]) -> Iterator[bool]:
     items: list[int] = []  # content columns of the open list items, outermost first
     prev_blank, prev_code = True, False
     for line in lines:
+        first = line[:1]
+        if fence is None and first not in _MAY_START_BLOCK and not first.isspace():  # prose at the margin, quickly
+            if prev_blank:
+                items.clear()
+            yield False
+            prev_blank, prev_code = False, False
+            continue
         body = line.rstrip("\r\n")
         if fence is not None:
             inside = fence.content(body)
