@@ -1,14 +1,16 @@
 """Markdown structure: the one place that says which lines are code, headings and table rows.
 
-Notes, articles (extracted to Markdown), chunking, answer spans, link finding and price tables
-all read Markdown. They share these rules, so a line is code, a heading or a table row to all of
-them or to none:
+Notes' titles, chunking (of notes and of articles extracted to Markdown), answer spans, link
+finding and price tables all read Markdown. They share these rules, so that a line is code, a
+heading or a table row to all of them or to none:
 
-- **Fenced code** (CommonMark): three or more backticks or tildes, indented at most three spaces
-  (or any amount inside a list item, or after a list marker: ``- ```​``), open a block that the
-  next fence of the same character, at least as long and with nothing after it, closes. A backtick
-  fence's info string holds no backtick (`````x`````` opens nothing: it is inline code). A fence in a
-  block quote or a list item ends with its container; an unclosed fence runs to the end of the text.
+- **Fenced code** (CommonMark): a run of three or more backticks or tildes, indented at most
+  three spaces (any amount inside a list item, or right after a list marker), opens a block that
+  the next run of the same character, at least as long and with nothing after it, closes: a line
+  of three backticks inside a four-backtick block is code. A backtick fence's info string holds no
+  backtick (a line starting with three backticks, ``x`` and three backticks is inline code). A
+  fence in a block quote or a list item ends with its container; an unclosed fence runs to the
+  end of the text.
 - **Indented code**: a line indented four or more columns after a blank line (or another code
   line), outside a list; inside a list, indentation is the list item's content.
 - **ATX headings**: one to six ``#`` at the margin, a space or tab, the text (closing ``#`` dropped).
@@ -28,11 +30,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = [
-    "HEADING_RE", "blank", "code_lines", "first_heading", "heading", "headings", "is_delimiter_row",
+    "blank", "code_lines", "first_heading", "heading", "headings", "is_delimiter_row",
     "iter_code", "mask_code", "split_row",
 ]
 
-HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _LIST_ITEM_RE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _BLOCKQUOTE_RE = re.compile(r"^(?:[ ]{0,3}>[ ]?)+")
@@ -55,7 +57,7 @@ _MAY_START_BLOCK = frozenset(">`~-*+_#0123456789") | {""}
 
 def heading(line: str) -> tuple[int, str] | None:
     """``(level, text)`` if ``line`` is an ATX heading (whatever surrounds it), else ``None``."""
-    m = HEADING_RE.match(line)
+    m = _HEADING_RE.match(line)
     return (len(m.group(1)), m.group(2).strip()) if m else None
 
 
@@ -96,7 +98,7 @@ def is_delimiter_row(line: str) -> bool:
 # Code blocks
 
 
-def indent_width(line: str) -> int:
+def _indent_width(line: str) -> int:
     """Leading whitespace in columns (a tab advances to the next multiple of four)."""
     width = 0
     for ch in line:
@@ -138,7 +140,7 @@ class _Fence:
         """Whether the fence's container (block quote, list item) ends at this line."""
         if content is None:
             return True
-        return self.container > 0 and bool(content.strip()) and indent_width(content) < self.container
+        return self.container > 0 and bool(content.strip()) and _indent_width(content) < self.container
 
 
 def _opening(content: str) -> tuple[str, int] | None:
@@ -146,7 +148,7 @@ def _opening(content: str) -> tuple[str, int] | None:
     m = _FENCE_RE.match(content)
     if not m or (m.group("fence")[0] == "`" and "`" in m.group("info")):
         return None
-    return m.group("fence"), indent_width(content)
+    return m.group("fence"), _indent_width(content)
 
 
 def iter_code(lines: Iterable[str]) -> Iterator[bool]:
@@ -178,7 +180,7 @@ def iter_code(lines: Iterable[str]) -> Iterator[bool]:
         prefix = _BLOCKQUOTE_RE.match(body)
         quote = prefix.group().count(">") if prefix else 0
         content = body[prefix.end() :] if prefix else body
-        indent = indent_width(content)
+        indent = _indent_width(content)
         item = _LIST_ITEM_RE.match(content) if indent < 4 else None
         opened = _opening(content[item.end() :]) if item else _opening(content)
         if opened and (item or opened[1] < 4 or items):
