@@ -19,13 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .markdown import code_lines, heading, is_delimiter_row, iter_code
+
 TokenCounter = Callable[[str], int]
 
 CHARS_PER_TOKEN = 8  # a chunk of max_tokens tokens holds at most CHARS_PER_TOKEN * max_tokens characters
 HEADING_MAX_CHARS = 200  # one heading's text in a chunk's heading path
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9$*])")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 
@@ -68,18 +68,14 @@ class Section:
 
 
 def split_sections(markdown: str, first_line: int = 1) -> list[Section]:
-    """Split Markdown into sections at ATX headings (``#`` lines outside fenced code)."""
+    """Split Markdown into sections at ATX headings (``#`` lines outside code, see :mod:`hwqa.markdown`)."""
     sections = [Section((), first_line)]
     stack: list[tuple[int, str]] = []
-    in_fence: str | None = None
-    for i, line in enumerate(markdown.splitlines()):
-        fence = _FENCE.match(line)
-        if fence:
-            marker = fence.group(1)
-            in_fence = None if in_fence == marker else (in_fence or marker)
-        m = None if in_fence or fence else _HEADING.match(line)
-        if m:
-            level, title = len(m.group(1)), m.group(2).strip()
+    lines = markdown.splitlines()
+    for i, (line, code) in enumerate(zip(lines, iter_code(lines), strict=True)):
+        found = None if code else heading(line)
+        if found:
+            level, title = found
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, title))
@@ -93,11 +89,9 @@ def _blocks(text: str) -> list[str]:
     """Paragraphs, list items and table rows: the units a section is packed from."""
     blocks: list[str] = []
     current: list[str] = []
-    in_fence = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        if in_fence:
+    lines = text.splitlines()
+    for line, code in zip(lines, iter_code(lines), strict=True):
+        if code:  # a code block stays whole: its lines are not list items or table rows
             current.append(line)
             continue
         if not line.strip():
@@ -260,22 +254,20 @@ def chunk_markdown(
     return chunks
 
 
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
 def _table_headers(section: str) -> tuple[list[str], dict[str, str]]:
     """The header (header and separator lines) of every table in ``section``, and each row line -> its header."""
     heads: list[str] = []
     rows: dict[str, str] = {}
     lines = section.splitlines()
+    code = code_lines(lines)
     current: str | None = None
     for i, line in enumerate(lines):
-        if not line.lstrip().startswith("|"):
+        if code[i] or not line.lstrip().startswith("|"):
             current = None
-        elif i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+        elif i + 1 < len(lines) and not code[i + 1] and is_delimiter_row(lines[i + 1]):
             current = f"{line}\n{lines[i + 1]}"
             heads.append(current)
-        elif current is not None and not _TABLE_SEPARATOR.match(line):
+        elif current is not None and not is_delimiter_row(line):
             rows.setdefault(line, current)
     return heads, rows
 

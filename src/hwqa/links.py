@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from .markdown import blank, mask_code
+
 __all__ = ["Link", "find_all_urls", "find_links", "normalize_url", "split_fragment"]
 
 FETCHABLE_SCHEMES = frozenset({"http", "https"})
@@ -95,132 +97,6 @@ def normalize_url(raw: str) -> tuple[str, str | None] | None:
         return urlunsplit((scheme, netloc, path, query, "")), fragment
     except ValueError:
         return scheme + base[len(scheme) :], fragment
-
-
-# --------------------------------------------------------------------------------------------
-# Masking: code blocks, code spans and comments are blanked out (same length, newlines kept), so
-# the link patterns never see them and offsets still map to the original lines.
-
-_FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_LIST_ITEM_RE = re.compile(r"^[ ]{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
-_BLOCKQUOTE_RE = re.compile(r"^(?:[ ]{0,3}>[ ]?)+")
-_BLOCK_START_RE = re.compile(r"^[ ]{0,3}(?:#{1,6}(?:[ \t]|$)|(?:[-*_][ \t]*){3,}$)")
-_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-
-
-def _blank(s: str) -> str:
-    return re.sub(r"[^\n]", " ", s)
-
-
-def _indent_width(line: str) -> int:
-    width = 0
-    for ch in line:
-        if ch == " ":
-            width += 1
-        elif ch == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
-
-
-def _mask_blocks(lines: list[str]) -> list[str]:
-    """Blank fenced code blocks and indented code blocks (outside lists)."""
-    out: list[str] = []
-    fence: str | None = None  # the opening fence while inside a fenced block
-    in_list = False
-    prev_blank = True
-    prev_code = False
-    for line in lines:
-        body = line.rstrip("\r\n")
-        content = _BLOCKQUOTE_RE.sub("", body)
-        if fence is not None:
-            m = _FENCE_RE.match(content)
-            if m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence) and not m.group("info").strip():
-                fence = None
-            out.append(_blank(line))
-            prev_blank, prev_code = False, False
-            continue
-        m = _FENCE_RE.match(content)
-        if m and not (m.group("fence")[0] == "`" and "`" in m.group("info")):
-            fence = m.group("fence")
-            if not m.group("indent"):
-                in_list = False  # a fence at the margin ends any list
-            out.append(_blank(line))
-            prev_blank, prev_code = False, False
-            continue
-        if not content.strip():
-            out.append(line)
-            prev_blank = True
-            continue
-        indent = _indent_width(content)
-        if indent >= 4 and not in_list and (prev_blank or prev_code):
-            out.append(_blank(line))
-            prev_blank, prev_code = False, True
-            continue
-        if indent < 4:
-            if _LIST_ITEM_RE.match(content):
-                in_list = True
-            elif prev_blank or _BLOCK_START_RE.match(content):
-                in_list = False
-        out.append(line)
-        prev_blank, prev_code = False, False
-    return out
-
-
-_BACKTICKS_RE = re.compile(r"`+")
-_PARAGRAPH_BREAK_RE = re.compile(r"\n(?=\n)")
-
-
-def _mask_code_spans(text: str) -> str:
-    """Blank inline code spans (backtick runs closed by a run of the same length).
-
-    Linear: the backtick runs are listed once, and the closer of an opening run is the next run
-    of the same length (found by bisection) if it starts before the paragraph ends.
-    """
-    if "`" not in text:
-        return text
-    runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(text)]
-    by_length: dict[int, list[int]] = {}
-    for k, (a, b) in enumerate(runs):
-        by_length.setdefault(b - a, []).append(k)
-    breaks = [m.start() for m in _PARAGRAPH_BREAK_RE.finditer(text)]
-    pieces: list[str] = []
-    done = 0  # text[:done] is already in pieces
-    k = 0
-    while k < len(runs):
-        i, j = runs[k]
-        if i < done:
-            k += 1
-            continue
-        if i > 0 and text[i - 1] == "\\":
-            i += 1  # an escaped backtick: the rest of the run may still open a span
-            if i == j:
-                k += 1
-                continue
-        run = j - i
-        # The closing run must start before the first paragraph break at or after j.
-        nb = bisect.bisect_left(breaks, j)
-        limit = breaks[nb] if nb < len(breaks) else len(text)
-        same = by_length.get(run, [])
-        pos = bisect.bisect_right(same, k)
-        close_k = same[pos] if pos < len(same) else -1
-        if close_k < 0 or runs[close_k][0] >= limit:
-            k += 1
-            continue
-        end = runs[close_k][1]
-        pieces.append(text[done:i])
-        pieces.append(_blank(text[i:end]))
-        done = end
-        k = close_k + 1
-    pieces.append(text[done:])
-    return "".join(pieces)
-
-
-def _masked(markdown: str) -> str:
-    text = "".join(_mask_blocks(markdown.splitlines(keepends=True)))
-    text = _COMMENT_RE.sub(lambda m: _blank(m.group(0)), text)
-    return _mask_code_spans(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,7 +270,7 @@ def find_all_urls(markdown: str) -> list[Link]:
     A reference-style link is reported where it is used; a definition nobody uses is reported at
     its own line. Each occurrence is reported; callers deduplicate by ``url``.
     """
-    masked = _masked(markdown)
+    masked = mask_code(markdown)
     line_starts = [0] + [m.end() for m in re.finditer(r"\n", markdown)]
 
     def line_of(offset: int) -> int:
@@ -403,7 +279,7 @@ def find_all_urls(markdown: str) -> list[Link]:
     found: list[tuple[int, str, str]] = []  # (offset, raw url, text)
     work = list(masked)
 
-    def blank(a: int, b: int) -> None:
+    def erase(a: int, b: int) -> None:
         for k in range(a, b):
             if work[k] != "\n":
                 work[k] = " "
@@ -417,7 +293,7 @@ def find_all_urls(markdown: str) -> list[Link]:
             continue  # footnote
         target = m.group("angle") if m.group("angle") is not None else m.group("dest")
         definitions.setdefault(_label_key(label), (target or "", m.start(), label.strip()))
-        blank(m.start(), m.end())
+        erase(m.start(), m.end())
     text = "".join(work)
 
     # 2. Inline links, images and reference links.
@@ -472,7 +348,7 @@ def find_all_urls(markdown: str) -> list[Link]:
         spans.append((i - 1 if is_image else i, end))
         i = end
     for a, b in spans:
-        blank(a, b)
+        erase(a, b)
     text = "".join(work)
 
     # Unused definitions are still links the note holds.
@@ -483,7 +359,7 @@ def find_all_urls(markdown: str) -> list[Link]:
     # 3. Autolinks.
     for m in _AUTOLINK_RE.finditer(text):
         found.append((m.start(), m.group("url"), ""))
-    text = _AUTOLINK_RE.sub(lambda m: _blank(m.group(0)), text)
+    text = _AUTOLINK_RE.sub(lambda m: blank(m.group(0)), text)
 
     # 4. Bare URLs.
     for m in _BARE_RE.finditer(text):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HwqaError, NotesError
+from .markdown import first_heading
 from .notefiles import NOTE_MAX_BYTES, NOTE_SUFFIXES, decode_note, iter_note_files, read_note_bytes, scan
 
 __all__ = [
@@ -37,7 +38,6 @@ YAML_MAX_NODES = 10_000  # YAML nodes front matter may hold once aliases are exp
 YAML_MAX_DEPTH = 64  # nesting levels front matter may have
 TITLE_MAX_CHARS = 300
 LIST_MAX_ITEMS = 100  # tags / aliases kept per note
-_HEADING_RE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 
 
 @dataclass(frozen=True)
@@ -272,8 +272,7 @@ def parse_note(text: str, rel: str, path: Path | None = None) -> Note:
     meta, body, body_line, warnings = _front_matter(text, rel)
     title = str(meta.get("title") or "").strip()
     if not title:
-        heading = _HEADING_RE.search(body)
-        title = heading.group(1).strip() if heading else Path(rel).stem.replace("-", " ").replace("_", " ")
+        title = first_heading(body) or Path(rel).stem.replace("-", " ").replace("_", " ")
     if len(title) > TITLE_MAX_CHARS:
         title = title[:TITLE_MAX_CHARS] + "…"
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -12,14 +12,14 @@ import re
 from dataclasses import dataclass, field
 
 from .chunk import split_sentences
+from .markdown import code_lines, is_delimiter_row
+from .markdown import split_row as split_row  # prices reads rows with it from here (until it imports hwqa.markdown)
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_TABLE_SEP = re.compile(r"^\|?[\s:|-]+\|?$")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 # Paired emphasis only: a lone "*" (a signature's "*, key=...", "2 * 3") is text.
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=[^\s*,)])(.+?)(?<=[^\s*])\*(?![\w*])|`([^`]*)`")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
 def clean_markdown(text: str) -> str:
@@ -33,16 +33,6 @@ def clean_markdown(text: str) -> str:
     text = _EMPHASIS.sub(lambda m: next(g for g in (m.group(2), m.group(3), m.group(4)) if g is not None), text)
     text = _LIST_ITEM.sub("", text)
     return re.sub(r"\s+", " ", text).strip()
-
-
-def split_row(line: str) -> list[str]:
-    """The cells of a Markdown table row (escaped pipes kept inside cells)."""
-    body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
-    if body.endswith("|") and not body.endswith("\\|"):
-        body = body[:-1]
-    return [c.replace("\\|", "|").strip() for c in re.split(r"(?<!\\)\|", body)]
 
 
 @dataclass
@@ -105,7 +95,7 @@ def spans_of(text: str) -> list[Span]:
     header: list[str] | None = None
     list_id = -1
     in_list = False
-    in_fence = False
+    code = code_lines(lines)
     item: list[str] = []
 
     def flush_paragraph() -> None:
@@ -130,10 +120,7 @@ def spans_of(text: str) -> list[Span]:
 
     for i, line in enumerate(lines):
         stripped = line.strip()
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
+        if code[i]:  # code is not an answer's wording (see hwqa.markdown for what is code)
             continue
         if stripped.startswith("|"):
             flush_paragraph()
@@ -141,9 +128,9 @@ def spans_of(text: str) -> list[Span]:
             in_list = False
             cells = split_row(stripped)
             nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
-            if _TABLE_SEP.match(stripped) and "-" in stripped:
+            if is_delimiter_row(stripped):
                 continue
-            if nxt.startswith("|") and _TABLE_SEP.match(nxt) and "-" in nxt:
+            if nxt.startswith("|") and not code[i + 1] and is_delimiter_row(nxt):
                 header = cells
                 continue
             if header and len(cells) == len(header):
