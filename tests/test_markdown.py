@@ -13,6 +13,7 @@ import pytest
 from hwqa.chunk import Chunk, chunk_markdown
 from hwqa.links import find_links
 from hwqa.notes import parse_note
+from hwqa.prices.pipe_tables import find_tables
 from hwqa.spans import spans_of
 
 
@@ -28,6 +29,12 @@ def chunks_of(markdown: str, max_tokens: int = 200) -> list[Chunk]:
 
 def rows_of(markdown: str) -> list[dict[str, str]]:
     return [span.cells for chunk in chunks_of(markdown) for span in spans_of(chunk.text) if span.kind == "row"]
+
+
+def price_rows(markdown: str) -> list[list[str]]:
+    """The body rows the price-table reader finds (hwqa.prices)."""
+    tables, _ = find_tables(markdown.split("\n"))
+    return [cells for table in tables for _, cells in table.rows]
 
 
 def urls(markdown: str) -> list[str]:
@@ -78,6 +85,8 @@ def test_a_long_fence_hides_headings_tables_and_links_from_every_reader(name: st
     assert "# comment in the example" in chunks[0].text and "| Example-9000 | 999 |" in chunks[0].text
     # spans: the fenced table gives no rows to answer from; the real one does
     assert rows_of(note) == [{"chip": "H100", "memory_gb": "80"}]
+    # prices: a price table in the example is not priced
+    assert price_rows(note) == [["H100", "80"]]
     # links: the URL in the example is not fetched
     assert urls(note) == ["https://after-the-fence.example/page"]
 
@@ -98,6 +107,7 @@ def test_indented_code_is_code_to_every_reader() -> None:
     )
     assert [c.heading for c in chunks_of(note)] == [""]  # the H1 is the title; no '# comment' section
     assert rows_of(note) == []
+    assert price_rows(note) == []
     assert urls(note) == ["https://after-the-code.example/"]
     # An indented line continuing a paragraph is not code: its URL is a link
     assert urls("Mirror list:\n    https://continued.example/\n") == ["https://continued.example/"]

@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from .chunk import split_sentences
-from .markdown import code_lines, is_delimiter_row
-from .markdown import split_row as split_row  # prices reads rows with it from here (until it imports hwqa.markdown)
+from .markdown import code_lines, is_delimiter_row, split_row
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")

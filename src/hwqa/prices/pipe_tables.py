@@ -1,29 +1,17 @@
-"""Markdown pipe tables in a note's body, outside fenced code, with the problems a reader should fix.
+"""Markdown pipe tables in a note's body, outside code, with the problems a reader should fix.
 
-The table-row rules of the price tables (:mod:`hwqa.prices.parse`); they are to move to the
-shared Markdown rules (:mod:`hwqa.markdown`) so every module reads tables the same way.
+Rows, separators and code blocks are read by the shared rules of :mod:`hwqa.markdown`, so the
+price tables are the tables chunking and the answerer see.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..spans import split_row
+from ..markdown import code_lines, is_delimiter_row, split_row
 
 __all__ = ["PipeTable", "find_tables", "is_delimiter_row"]
-
-_DELIM_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
-_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def is_delimiter_row(line: str) -> bool:
-    """True for a table's separator row (``|---|:--:|``)."""
-    if "-" not in line:
-        return False
-    cells = split_row(line)
-    return bool(cells) and all(_DELIM_CELL_RE.match(c) for c in cells)
 
 
 @dataclass
@@ -39,19 +27,12 @@ def find_tables(lines: Sequence[str]) -> tuple[list[PipeTable], list[tuple[int, 
     """Pipe tables in ``lines`` (outside fenced code), plus (line index, message) table problems."""
     tables: list[PipeTable] = []
     problems: list[tuple[int, str]] = []
-    fence: str | None = None
+    code = code_lines(lines)
     i = 0
     n = len(lines)
     while i < n:
         line = lines[i]
-        fence_match = _FENCE_RE.match(line)
-        if fence is not None:
-            if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
-                fence = None
-            i += 1
-            continue
-        if fence_match:
-            fence = fence_match.group(1)
+        if code[i]:
             i += 1
             continue
         if "|" in line and not line.lstrip().startswith(">") and i + 1 < n and is_delimiter_row(lines[i + 1]):
@@ -67,7 +48,7 @@ def find_tables(lines: Sequence[str]) -> tuple[list[PipeTable], list[tuple[int, 
                 )
             body: list[tuple[int, list[str]]] = []
             j = i + 2
-            while j < n and lines[j].strip() and "|" in lines[j] and not _FENCE_RE.match(lines[j]):
+            while j < n and lines[j].strip() and "|" in lines[j] and not code[j]:
                 body.append((j, split_row(lines[j])))
                 j += 1
             if len(header) == len(delim):
