@@ -28,9 +28,7 @@ WORDS = (
 
 def article_html(n: int) -> str:
     rng = random.Random(1000 + n)
-    paragraphs = "".join(
-        f"<p>{' '.join(rng.choices(WORDS, k=40)).capitalize()} (article {n}, part {p}).</p>" for p in range(3)
-    )
+    paragraphs = "".join(f"<p>{' '.join(rng.choices(WORDS, k=40)).capitalize()} (article {n}, part {p}).</p>" for p in range(3))
     return (
         f"<html><head><title>Hardware article {n}</title></head><body><nav>menu</nav><article>"
         f"<h1>Hardware article {n}</h1>{paragraphs}</article><footer>footer</footer></body></html>"

@@ -88,8 +88,6 @@ def hwqa_env(notes: Path, index: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-
-
 CPU: dict[str, list[float]] = {}  # CPU seconds (user + sys) of each new process, by what it measured
 _SPAWNER: subprocess.Popen[str] | None = None
 
@@ -97,8 +95,9 @@ _SPAWNER: subprocess.Popen[str] | None = None
 def start_spawner() -> None:
     """Start bench/spawn.py while this process is still small (see its docstring)."""
     global _SPAWNER
-    _SPAWNER = subprocess.Popen([sys.executable, str(REPO / "bench" / "spawn.py")], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
+    _SPAWNER = subprocess.Popen(
+        [sys.executable, str(REPO / "bench" / "spawn.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
 
 
 def child(cmd: list[str], env: dict[str, str], what: str = "") -> tuple[float, float, str]:
@@ -175,8 +174,13 @@ def roofline_gflops() -> dict[str, float]:
     with ThreadPoolExecutor(cores) as pool:
         threaded, threaded_cpu = rate(lambda: list(pool.map(lambda _: one(), range(cores))), flops * 2 * cores)
     blas, blas_cpu = rate(lambda: a @ b, flops)
-    return {"gflops": max(threaded, blas), "gflops_per_cpu_s": max(threaded_cpu, blas_cpu), "blas_threads": blas,
-            "thread_per_core": threaded, "cores": cores}
+    return {
+        "gflops": max(threaded, blas),
+        "gflops_per_cpu_s": max(threaded_cpu, blas_cpu),
+        "blas_threads": blas,
+        "thread_per_core": threaded,
+        "cores": cores,
+    }
 
 
 class TimedEmbedder:
@@ -210,13 +214,20 @@ class TimedEmbedder:
 def bench_settings(notes: Path, index: Path) -> Any:
     from hwqa.settings import load_settings
 
-    return load_settings(
-        {"notes": notes, "index": index, "allow_private_hosts": True, "fetch_host_delay": 0.0}, env={}, cwd=REPO
-    )
+    return load_settings({"notes": notes, "index": index, "allow_private_hosts": True, "fetch_host_delay": 0.0}, env={}, cwd=REPO)
 
 
-def hwqa_size(size: int, work: Path, site: LoopbackSite, runs: int, timed: TimedEmbedder, roof: float,
-              peer: bool, web: bool, single_build_from: int = 5000) -> dict[str, Any]:
+def hwqa_size(
+    size: int,
+    work: Path,
+    site: LoopbackSite,
+    runs: int,
+    timed: TimedEmbedder,
+    roof: float,
+    peer: bool,
+    web: bool,
+    single_build_from: int = 5000,
+) -> dict[str, Any]:
     from hwqa.build import build_index
     from hwqa.engine import Engine
 
@@ -234,8 +245,10 @@ def hwqa_size(size: int, work: Path, site: LoopbackSite, runs: int, timed: Timed
         report = json.loads(out)
         walls.append(wall)
         rss.append(mb)
-        log(f"{size} notes: full build (new process) {r + 1}/{build_runs}: {wall:.1f} s, {mb:.0f} MB, "
-            f"{report['chunks_total']} chunks")
+        log(
+            f"{size} notes: full build (new process) {r + 1}/{build_runs}: {wall:.1f} s, {mb:.0f} MB, "
+            f"{report['chunks_total']} chunks"
+        )
     result["chunks"] = report["chunks_total"]
     result["full_build_s"] = median(walls)
     result["full_build_runs"] = build_runs
@@ -256,9 +269,11 @@ def hwqa_size(size: int, work: Path, site: LoopbackSite, runs: int, timed: Timed
             roofs.append(roof_now)
             fractions.append(timed.flops / timed.seconds / 1e9 / roof_now)
             cpu_fractions.append(timed.flops / timed.cpu / 1e9 / roof_cpu)
-            log(f"{size} notes: embedding stage {r + 1}/{runs}: {timed.chunks / timed.seconds:.1f} chunks/s, "
+            log(
+                f"{size} notes: embedding stage {r + 1}/{runs}: {timed.chunks / timed.seconds:.1f} chunks/s, "
                 f"{timed.flops / timed.seconds / 1e9:.1f} GFLOP/s of {roof_now:.1f} ({fractions[-1]:.0%}); "
-                f"per CPU-second {cpu_fractions[-1]:.0%}")
+                f"per CPU-second {cpu_fractions[-1]:.0%}"
+            )
             shutil.rmtree(tmp_index, ignore_errors=True)
         _, chunks, tokens, flops = stages[0]
         rates = [c / s for s, c, _, _ in stages]
@@ -292,15 +307,19 @@ def hwqa_size(size: int, work: Path, site: LoopbackSite, runs: int, timed: Timed
         started = time.perf_counter()
         build_index(settings, embedder=timed)
         warm.append(time.perf_counter() - started)
-    result["one_note_rebuild"] = {"new_process_s": median(cold), "warm_s": median(warm),
-                                  "chunks_embedded": median([float(e) for e in embedded])}
+    result["one_note_rebuild"] = {
+        "new_process_s": median(cold),
+        "warm_s": median(warm),
+        "chunks_embedded": median([float(e) for e in embedded]),
+    }
     log(f"{size} notes: one-note rebuild {median(cold):.2f} s new process, {median(warm):.3f} s warm")
 
     # cold ask
     asks, ask_rss = [], []
     for r in range(max(runs, 3)):
-        wall, mb, _ = child([*HWQA, "ask", QUESTIONS[r % len(QUESTIONS)], "--json"], hwqa_env(notes, index),
-                         f"hwqa cold ask {size}")
+        wall, mb, _ = child(
+            [*HWQA, "ask", QUESTIONS[r % len(QUESTIONS)], "--json"], hwqa_env(notes, index), f"hwqa cold ask {size}"
+        )
         asks.append(wall)
         ask_rss.append(mb)
     result["cold_ask"] = {"p50_s": median(asks), "peak_rss_mb": max(ask_rss), "runs": len(asks)}
@@ -315,8 +334,12 @@ def hwqa_size(size: int, work: Path, site: LoopbackSite, runs: int, timed: Timed
             t = engine.ask(q).timings
             retrieve_s.append(t["retrieve"])
             answer_s.append(t["total"])
-    result["warm"] = {"retrieve_p50_s": median(retrieve_s), "retrieve_p95_s": pct(retrieve_s, 95),
-                      "answer_p50_s": median(answer_s), "answer_p95_s": pct(answer_s, 95)}
+    result["warm"] = {
+        "retrieve_p50_s": median(retrieve_s),
+        "retrieve_p95_s": pct(retrieve_s, 95),
+        "answer_p50_s": median(answer_s),
+        "answer_p95_s": pct(answer_s, 95),
+    }
     log(f"{size} notes: warm retrieval p50 {median(retrieve_s) * 1e3:.1f} ms, answer p50 {median(answer_s) * 1e3:.0f} ms")
 
     if web:
@@ -358,8 +381,17 @@ def export_chunks(settings: Any, path: Path) -> list[str]:
     return ids
 
 
-def txtai_peer(size: int, work: Path, settings: Any, build_walls: list[float], edit_walls: list[float],
-               ask_walls: list[float], retrieve_s: list[float], edits: list[dict[str, Any]], runs: int) -> dict[str, Any]:
+def txtai_peer(
+    size: int,
+    work: Path,
+    settings: Any,
+    build_walls: list[float],
+    edit_walls: list[float],
+    ask_walls: list[float],
+    retrieve_s: list[float],
+    edits: list[dict[str, Any]],
+    runs: int,
+) -> dict[str, Any]:
     """txtai over hwqa's chunks of this corpus; every line also as hwqa / txtai."""
     chunks_file = work / f"chunks-{size}.jsonl"
     ids = export_chunks(settings, chunks_file)
@@ -367,8 +399,9 @@ def txtai_peer(size: int, work: Path, settings: Any, build_walls: list[float], e
     index_walls, rss = [], []
     for r in range(PEER_RUNS or runs):
         shutil.rmtree(out, ignore_errors=True)
-        wall, mb, _ = child([*PEER, "index", str(chunks_file), str(out)], os.environ | {"HF_HUB_OFFLINE": "1"},
-                         f"txtai index {size}")
+        wall, mb, _ = child(
+            [*PEER, "index", str(chunks_file), str(out)], os.environ | {"HF_HUB_OFFLINE": "1"}, f"txtai index {size}"
+        )
         index_walls.append(wall)
         rss.append(mb)
         log(f"txtai {size}: index {r + 1}/{PEER_RUNS or runs}: {wall:.1f} s, {mb:.0f} MB")
@@ -378,24 +411,35 @@ def txtai_peer(size: int, work: Path, settings: Any, build_walls: list[float], e
         ids = [i for i in ids if i not in set(change["delete"])] + [u["id"] for u in change["upsert"]]
         path = work / "change.json"
         path.write_text(json.dumps(change), encoding="utf-8")
-        wall, _, _ = child([*PEER, "edit", str(out), str(path)], os.environ | {"HF_HUB_OFFLINE": "1"},
-                           f"txtai one-edit rebuild {size}")
+        wall, _, _ = child(
+            [*PEER, "edit", str(out), str(path)], os.environ | {"HF_HUB_OFFLINE": "1"}, f"txtai one-edit rebuild {size}"
+        )
         edit_s.append(wall)
     query_s = []
     for r in range(max(runs, 3)):
-        wall, _, _ = child([*PEER, "query", str(out), QUESTIONS[r % len(QUESTIONS)]], os.environ | {"HF_HUB_OFFLINE": "1"},
-                         f"txtai cold load + query {size}")
+        wall, _, _ = child(
+            [*PEER, "query", str(out), QUESTIONS[r % len(QUESTIONS)]],
+            os.environ | {"HF_HUB_OFFLINE": "1"},
+            f"txtai cold load + query {size}",
+        )
         query_s.append(wall)
     qfile = work / "questions.json"
     qfile.write_text(json.dumps(QUESTIONS * 2), encoding="utf-8")
     _, _, text = child([*PEER, "warm", str(out), str(qfile)], os.environ | {"HF_HUB_OFFLINE": "1"})
     warm = json.loads(text)["seconds"]
     peer = {
-        "index_s": median(index_walls), "index_peak_rss_mb": max(rss), "one_edit_rebuild_s": median(edit_s),
-        "cold_load_query_s": median(query_s), "warm_query_p50_s": median(warm),
+        "index_s": median(index_walls),
+        "index_peak_rss_mb": max(rss),
+        "one_edit_rebuild_s": median(edit_s),
+        "cold_load_query_s": median(query_s),
+        "warm_query_p50_s": median(warm),
     }
-    mine = {"index_s": median(build_walls), "one_edit_rebuild_s": median(edit_walls),
-            "cold_load_query_s": median(ask_walls), "warm_query_p50_s": median(retrieve_s)}
+    mine = {
+        "index_s": median(build_walls),
+        "one_edit_rebuild_s": median(edit_walls),
+        "cold_load_query_s": median(ask_walls),
+        "warm_query_p50_s": median(retrieve_s),
+    }
     log(f"txtai {size}: {peer}")
     return {"txtai": peer, "hwqa": mine, "ratio_hwqa_over_txtai": {k: mine[k] / peer[k] for k in mine if peer.get(k)}}
 
@@ -410,8 +454,13 @@ def web_app_rss(notes: Path, index: Path) -> dict[str, Any]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([*HWQA, "serve", "--port", str(port)], env=hwqa_env(notes, index), cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*HWQA, "serve", "--port", str(port)],
+        env=hwqa_env(notes, index),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     started, asked = time.perf_counter(), False
     try:
         ready = None
@@ -531,43 +580,81 @@ def table(results: dict[str, Any]) -> str:
     cpu = results.get("child_cpu_s_median", {})
     big_n = large["notes"]
     rows = [
-        ("cold `hwqa ask` p50 (new process)", f"{fmt(large['cold_ask']['p50_s'], 's')} "
-         f"({fmt(cpu.get(f'hwqa cold ask {big_n}'), 's')} CPU), "
-         f"{fmt(large['cold_ask']['peak_rss_mb'], 'MB', 0)}", "≤ 2.0 s, ≤ 300 MB"),
-        ("warm full answer p50 / p95", f"{fmt(large['warm']['answer_p50_s'], 'ms', 0)} / "
-         f"{fmt(large['warm']['answer_p95_s'], 'ms', 0)}", "≤ 150 ms p50"),
-        (f"warm retrieval p50 / p95 ({large['notes']:,} notes)", f"{fmt(large['warm']['retrieve_p50_s'], 'ms', 1)} / "
-         f"{fmt(large['warm']['retrieve_p95_s'], 'ms', 1)}", "≤ 30 ms p50"),
-        ("one-note rebuild, new `hwqa index` process", f"{fmt(large['one_note_rebuild']['new_process_s'], 's')} "
-         f"({fmt(cpu.get(f'hwqa one-note rebuild {big_n}'), 's')} CPU)", "≤ 3 s"),
+        (
+            "cold `hwqa ask` p50 (new process)",
+            f"{fmt(large['cold_ask']['p50_s'], 's')} "
+            f"({fmt(cpu.get(f'hwqa cold ask {big_n}'), 's')} CPU), "
+            f"{fmt(large['cold_ask']['peak_rss_mb'], 'MB', 0)}",
+            "≤ 2.0 s, ≤ 300 MB",
+        ),
+        (
+            "warm full answer p50 / p95",
+            f"{fmt(large['warm']['answer_p50_s'], 'ms', 0)} / {fmt(large['warm']['answer_p95_s'], 'ms', 0)}",
+            "≤ 150 ms p50",
+        ),
+        (
+            f"warm retrieval p50 / p95 ({large['notes']:,} notes)",
+            f"{fmt(large['warm']['retrieve_p50_s'], 'ms', 1)} / {fmt(large['warm']['retrieve_p95_s'], 'ms', 1)}",
+            "≤ 30 ms p50",
+        ),
+        (
+            "one-note rebuild, new `hwqa index` process",
+            f"{fmt(large['one_note_rebuild']['new_process_s'], 's')} ({fmt(cpu.get(f'hwqa one-note rebuild {big_n}'), 's')} CPU)",
+            "≤ 3 s",
+        ),
         ("one-note rebuild, warm (`--watch`, web chat)", fmt(large["one_note_rebuild"]["warm_s"], "s", 3), ""),
-        (f"full build, embedding stage ({small['notes']:,} notes)",
-         f"{fmt(emb.get('chunks_per_s'), 'chunks/s', 1)}, {fmt(emb.get('tokens_per_s'), 'tokens/s', 0)} = "
-         f"{fmt(emb.get('roofline_fraction'), '%')} of the fp32 roofline "
-         f"({fmt(emb.get('roofline_fraction_per_cpu_s'), '%')} per CPU-second)", "≥ 85 %"),
-        (f"full build wall ({small['notes']:,} / {large['notes']:,} notes, new process)",
-         f"{fmt(small['full_build_s'], 's', 1)} / {fmt(large['full_build_s'], 's', 1)}", ""),
-        ("first web-chat answer after `hwqa serve` says ready", f"{fmt((large.get('web_app') or {}).get('first_answer_s'), 's')} "
-         f"(ready after {fmt((large.get('web_app') or {}).get('ready_s'), 's', 1)}, model and index loaded)", "≤ 2 s"),
-        (f"peak RSS: build / web app ({large['notes']:,} notes)",
-         f"{fmt(large['build_peak_rss_mb'], 'MB', 0)} / {fmt((large.get('web_app') or {}).get('peak_rss_mb'), 'MB', 0)}",
-         "≤ 1.5 GB"),
+        (
+            f"full build, embedding stage ({small['notes']:,} notes)",
+            f"{fmt(emb.get('chunks_per_s'), 'chunks/s', 1)}, {fmt(emb.get('tokens_per_s'), 'tokens/s', 0)} = "
+            f"{fmt(emb.get('roofline_fraction'), '%')} of the fp32 roofline "
+            f"({fmt(emb.get('roofline_fraction_per_cpu_s'), '%')} per CPU-second)",
+            "≥ 85 %",
+        ),
+        (
+            f"full build wall ({small['notes']:,} / {large['notes']:,} notes, new process)",
+            f"{fmt(small['full_build_s'], 's', 1)} / {fmt(large['full_build_s'], 's', 1)}",
+            "",
+        ),
+        (
+            "first web-chat answer after `hwqa serve` says ready",
+            f"{fmt((large.get('web_app') or {}).get('first_answer_s'), 's')} "
+            f"(ready after {fmt((large.get('web_app') or {}).get('ready_s'), 's', 1)}, model and index loaded)",
+            "≤ 2 s",
+        ),
+        (
+            f"peak RSS: build / web app ({large['notes']:,} notes)",
+            f"{fmt(large['build_peak_rss_mb'], 'MB', 0)} / {fmt((large.get('web_app') or {}).get('peak_rss_mb'), 'MB', 0)}",
+            "≤ 1.5 GB",
+        ),
     ]
     lines = ["| what | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
     peer = next((s["peer"] for s in sizes.values() if s.get("peer")), None)
     if peer:
-        lines += ["", f"Against txtai (same model, FAISS, hybrid, content storage, same chunks, {peer_size(sizes)} notes):", "",
-                  "| line | hwqa | txtai | hwqa / txtai |", "|---|---|---|---|"]
-        names = {"index_s": "index time (new process)", "one_edit_rebuild_s": "one-edit rebuild (new process)",
-                 "cold_load_query_s": "cold load + one query (hwqa: full `ask`)", "warm_query_p50_s": "warm query p50"}
+        lines += [
+            "",
+            f"Against txtai (same model, FAISS, hybrid, content storage, same chunks, {peer_size(sizes)} notes):",
+            "",
+            "| line | hwqa | txtai | hwqa / txtai |",
+            "|---|---|---|---|",
+        ]
+        names = {
+            "index_s": "index time (new process)",
+            "one_edit_rebuild_s": "one-edit rebuild (new process)",
+            "cold_load_query_s": "cold load + one query (hwqa: full `ask`)",
+            "warm_query_p50_s": "warm query p50",
+        }
         for key, name in names.items():
             unit = "ms" if key.startswith("warm") else "s"
-            lines.append(f"| {name} | {fmt(peer['hwqa'].get(key), unit)} | {fmt(peer['txtai'].get(key), unit)} | "
-                         f"{fmt(peer['ratio_hwqa_over_txtai'].get(key))} |")
+            lines.append(
+                f"| {name} | {fmt(peer['hwqa'].get(key), unit)} | {fmt(peer['txtai'].get(key), unit)} | "
+                f"{fmt(peer['ratio_hwqa_over_txtai'].get(key))} |"
+            )
     hit = results.get("hit_at_5") or {}
     ratio = hit["hwqa"] / hit["txtai"] if hit.get("hwqa") and hit.get("txtai") else None
-    lines.append(f"| hit@5, shipped eval questions ({hit.get('questions', 0)}) | {fmt(hit.get('hwqa'))} | "
-                 f"{fmt(hit.get('txtai'))} | {fmt(ratio)} |")
+    lines.append(
+        f"| hit@5, shipped eval questions ({hit.get('questions', 0)}) | {fmt(hit.get('hwqa'))} | "
+        f"{fmt(hit.get('txtai'))} | {fmt(ratio)} |"
+    )
     return "\n".join(lines)
 
 
@@ -597,9 +684,12 @@ def chart(results: dict[str, Any], path: Path) -> bool:
     sizes = results["sizes"]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     names = sorted(sizes, key=int)
-    lines = [("cold ask", lambda s: s["cold_ask"]["p50_s"]),
-             ("one-note rebuild", lambda s: s["one_note_rebuild"]["new_process_s"]),
-             ("warm answer", lambda s: s["warm"]["answer_p50_s"]), ("warm retrieval", lambda s: s["warm"]["retrieve_p50_s"])]
+    lines = [
+        ("cold ask", lambda s: s["cold_ask"]["p50_s"]),
+        ("one-note rebuild", lambda s: s["one_note_rebuild"]["new_process_s"]),
+        ("warm answer", lambda s: s["warm"]["answer_p50_s"]),
+        ("warm retrieval", lambda s: s["warm"]["retrieve_p50_s"]),
+    ]
     width = 0.8 / len(names)
     for j, n in enumerate(names):
         axes[0].bar([i + j * width for i in range(len(lines))], [f(sizes[n]) for _, f in lines], width, label=f"{int(n):,} notes")
@@ -629,8 +719,12 @@ def main() -> None:
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results.json")
     parser.add_argument("--no-readme", action="store_true")
-    parser.add_argument("--single-build-from", type=int, default=5000,
-                        help="corpora this large get one full build (not --runs) and no in-process embedding-stage runs")
+    parser.add_argument(
+        "--single-build-from",
+        type=int,
+        default=5000,
+        help="corpora this large get one full build (not --runs) and no in-process embedding-stage runs",
+    )
     parser.add_argument("--peer-runs", type=int, default=2, help="txtai index runs (each takes minutes)")
     args = parser.parse_args()
     global PEER_RUNS
@@ -647,8 +741,12 @@ def main() -> None:
     timed = TimedEmbedder(SentenceTransformerEmbedder(), shape)
     timed.embed(["warm up"])
     results: dict[str, Any] = {
-        "machine": {"cores": roof["cores"], "python": platform.python_version(), "platform": platform.platform(),
-                    "load_average_at_start": os.getloadavg()},
+        "machine": {
+            "cores": roof["cores"],
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "load_average_at_start": os.getloadavg(),
+        },
         "model": {"name": timed.inner.model, "runtime": timed.inner.describe().get("runtime"), **shape},
         "roofline": roof,
         "sizes": {},
@@ -658,8 +756,9 @@ def main() -> None:
         for size in sorted(args.sizes):
             peer = not args.no_peer and size == min(args.sizes)
             web = size == max(args.sizes)
-            results["sizes"][str(size)] = hwqa_size(size, work, site, args.runs, timed, roof["gflops"], peer, web,
-                                                    args.single_build_from)
+            results["sizes"][str(size)] = hwqa_size(
+                size, work, site, args.runs, timed, roof["gflops"], peer, web, args.single_build_from
+            )
             args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")  # partial, in case of a stop
         results["hit_at_5"] = hit_at_5(work, timed) if not args.no_peer else None
     results["machine"]["load_average_at_end"] = os.getloadavg()

@@ -26,8 +26,11 @@ def main() -> None:
             out.seek(0)
             err.seek(0)
             reply = {
-                "wall": wall, "maxrss_kb": usage.ru_maxrss, "cpu": usage.ru_utime + usage.ru_stime,
-                "rc": os.waitstatus_to_exitcode(status), "stdout": out.read().decode(errors="replace"),
+                "wall": wall,
+                "maxrss_kb": usage.ru_maxrss,
+                "cpu": usage.ru_utime + usage.ru_stime,
+                "rc": os.waitstatus_to_exitcode(status),
+                "stdout": out.read().decode(errors="replace"),
                 "stderr": err.read().decode(errors="replace")[-3000:],
             }
         sys.stdout.write(json.dumps(reply) + "\n")

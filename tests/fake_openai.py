@@ -259,7 +259,7 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             for event in events:
                 self._write_chunk(f"data: {json.dumps(event)}\n\n")
             if reply.cut:
-                self.wfile.write(b"400\r\ndata: {\"trunc")  # a chunk announced but never finished
+                self.wfile.write(b'400\r\ndata: {"trunc')  # a chunk announced but never finished
                 self.wfile.flush()
                 self.close_connection = True
                 return

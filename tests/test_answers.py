@@ -63,8 +63,13 @@ def test_spans_keep_rows_with_their_header_and_items_with_their_lead_in() -> Non
     spans = spans_of(CHIPS_NOTE.split("## Chip table", 1)[1])
     rows = [s for s in spans if s.kind == "row"]
     assert len(rows) == 4
-    assert rows[1].cells == {"chip": "Gaudi 3", "vendor": "Intel", "memory_gb": "128", "power_w": "900",
-                             "purpose": "training and inference at scale"}
+    assert rows[1].cells == {
+        "chip": "Gaudi 3",
+        "vendor": "Intel",
+        "memory_gb": "128",
+        "power_w": "900",
+        "purpose": "training and inference at scale",
+    }
     assert "memory 128 GB" in rows[1].text
     items = [s for s in spans if s.kind == "item"]
     assert [i.text for i in items] == ["PyTorch 2.1 and 2.2", "TensorFlow 2.14", "JAX 0.4.25"]

@@ -22,7 +22,7 @@ BOILERPLATE = """
 <div class="cookie-banner">COOKIEMARK We use cookies to improve your experience. Accept all?</div>
 <aside class="sidebar">SIDEMARK Related posts: ten GPUs you must buy</aside>
 """
-FOOTER = '<footer>FOOTMARK © 2026 Example Hardware Blog · Privacy · Terms</footer><script>var SCRIPTMARK=1;</script>'
+FOOTER = "<footer>FOOTMARK © 2026 Example Hardware Blog · Privacy · Terms</footer><script>var SCRIPTMARK=1;</script>"
 MARKS = ("NAVMARK", "COOKIEMARK", "SIDEMARK", "FOOTMARK", "SCRIPTMARK")
 
 
@@ -44,8 +44,9 @@ def article(i: int) -> str:
 @pytest.fixture
 def site() -> LoopbackSite:
     routes = {f"/articles/{i}": Reply(body=article(i), headers={"ETag": f'"v{i}"'}) for i in range(55)}
-    routes["/robots.txt"] = Reply(body="User-agent: *\nDisallow: /private/\n", content_type="text/plain",
-                                  headers={"ETag": '"robots1"'})
+    routes["/robots.txt"] = Reply(
+        body="User-agent: *\nDisallow: /private/\n", content_type="text/plain", headers={"ETag": '"robots1"'}
+    )
     with LoopbackSite(routes) as s:
         yield s
 
@@ -56,8 +57,15 @@ def site_settings(tmp_path: Path, site: LoopbackSite, **extra: object) -> Settin
         links = "\n".join(f"* [Article {i}]({site.url(f'/articles/{i}')})" for i in range(n * 11, n * 11 + 11))
         write_note(notes, f"reading-{n}.md", f"---\ntitle: Reading list {n}\n---\n# Reading list {n}\n\n{links}\n")
     write_note(notes, "private.md", f"# Private\n\nSee [the secret]({site.url('/private/secret')}).\n")
-    values = {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "allow_private_hosts": True,
-              "fetch_host_delay": 0.0, "fetch_timeout": 5.0, **extra}
+    values = {
+        "notes": notes,
+        "index": tmp_path / "index",
+        "embed_backend": "hash",
+        "allow_private_hosts": True,
+        "fetch_host_delay": 0.0,
+        "fetch_timeout": 5.0,
+        **extra,
+    }
     return load_settings(values, env={}, cwd=tmp_path)
 
 
@@ -88,8 +96,11 @@ def test_a_question_answered_only_by_one_article_cites_that_article_first(tmp_pa
     first = answer.citations[0]
     assert first.kind == "article" and first.url == site.url("/articles/37")
     assert first.linked_from == ["Reading list 3"] and "96 GB" in answer.text
-    result = CliRunner().invoke(app, ["ask", "Zephyr-9 stacked memory", "--index", str(settings.index),
-                                      "--notes", str(settings.notes)], env={"HWQA_EMBED_BACKEND": "hash"})
+    result = CliRunner().invoke(
+        app,
+        ["ask", "Zephyr-9 stacked memory", "--index", str(settings.index), "--notes", str(settings.notes)],
+        env={"HWQA_EMBED_BACKEND": "hash"},
+    )
     assert "article linked from Reading list 3" in result.stdout
 
 
@@ -142,10 +153,21 @@ def test_unlinking_an_article_removes_it(tmp_path: Path, site: LoopbackSite) -> 
 
 
 UNSAFE = [
-    "http://127.0.0.1:{port}/x", "http://localhost:{port}/x", "http://[::1]:{port}/x", "http://0.0.0.0:{port}/x",
-    "http://10.0.0.1/x", "http://172.16.0.1/x", "http://192.168.1.1/x", "http://169.254.169.254/latest/meta-data/",
-    "http://metadata.google.internal/computeMetadata/v1/", "http://100.100.100.200/x", "http://[::ffff:127.0.0.1]:{port}/x",
-    "http://2130706433:{port}/x", "http://0x7f000001:{port}/x", "http://127.1:{port}/x", "file:///etc/passwd",
+    "http://127.0.0.1:{port}/x",
+    "http://localhost:{port}/x",
+    "http://[::1]:{port}/x",
+    "http://0.0.0.0:{port}/x",
+    "http://10.0.0.1/x",
+    "http://172.16.0.1/x",
+    "http://192.168.1.1/x",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://metadata.google.internal/computeMetadata/v1/",
+    "http://100.100.100.200/x",
+    "http://[::ffff:127.0.0.1]:{port}/x",
+    "http://2130706433:{port}/x",
+    "http://0x7f000001:{port}/x",
+    "http://127.1:{port}/x",
+    "file:///etc/passwd",
 ]
 
 
@@ -154,8 +176,9 @@ def test_unsafe_links_are_refused_and_their_note_is_still_indexed(tmp_path: Path
     notes = tmp_path / "notes"
     write_note(notes, "risky.md", f"---\ntitle: Risky links\n---\n# Risky links\n\nThe Zephyr-9 is fast.\n\n{links}\n")
     settings = load_settings({"notes": notes, "index": tmp_path / "index", "embed_backend": "hash"}, env={}, cwd=tmp_path)
-    result = CliRunner().invoke(app, ["index", "--json", "--notes", str(notes), "--index", str(settings.index)],
-                                env={"HWQA_EMBED_BACKEND": "hash"})
+    result = CliRunner().invoke(
+        app, ["index", "--json", "--notes", str(notes), "--index", str(settings.index)], env={"HWQA_EMBED_BACKEND": "hash"}
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["links"]["skipped"] == len(UNSAFE) and data["links"]["fetched"] == 0

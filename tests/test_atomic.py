@@ -90,7 +90,10 @@ def run_child(settings: Settings, stage: str, when: int) -> int:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, str(settings.notes), str(settings.index), stage, str(when)],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     return proc.returncode
 

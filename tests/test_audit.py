@@ -35,9 +35,11 @@ OFFLINE = {
 }
 VULNERABLE = {
     "dependencies": [
-        {"name": "starlette", "version": "0.40.0", "vulns": [
-            {"id": "GHSA-86qp-5c8j-p5mr", "aliases": ["CVE-2026-48710", "PYSEC-2026-161"], "fix_versions": ["1.0.1"]}
-        ]},
+        {
+            "name": "starlette",
+            "version": "0.40.0",
+            "vulns": [{"id": "GHSA-86qp-5c8j-p5mr", "aliases": ["CVE-2026-48710", "PYSEC-2026-161"], "fix_versions": ["1.0.1"]}],
+        },
         {"name": "gradio", "version": "6.31.0", "vulns": []},
     ],
     "fixes": [],

@@ -32,15 +32,24 @@ TPUs need XLA.
 
 def chunks_of(text: str, max_tokens: int = 200, overlap: int = 20, title: str = "Guide") -> list:
     return chunk_markdown(
-        text, kind="note", source="g.md", title=title, max_tokens=max_tokens, overlap=overlap,
-        count_tokens=EMB.count_tokens, first_line=1,
+        text,
+        kind="note",
+        source="g.md",
+        title=title,
+        max_tokens=max_tokens,
+        overlap=overlap,
+        count_tokens=EMB.count_tokens,
+        first_line=1,
     )
 
 
 def test_sections_follow_headings_not_code_comments() -> None:
     sections = split_sections(DOC)
     assert [s.heading_path for s in sections] == [
-        ("Guide",), ("Guide", "GPUs"), ("Guide", "GPUs", "Memory"), ("Guide", "TPUs"),
+        ("Guide",),
+        ("Guide", "GPUs"),
+        ("Guide", "GPUs", "Memory"),
+        ("Guide", "TPUs"),
     ]
     assert "# not a heading" in sections[1].text
 
@@ -91,8 +100,9 @@ def test_chunk_key_depends_on_text_title_and_heading() -> None:
 def test_a_split_table_repeats_its_header_in_every_piece() -> None:
     rows = "".join(f"| GPU model {i} with a long description | {i} |\n" for i in range(60))
     md = f"# Prices\n\nIntro line.\n\n| hardware | usd_per_hour |\n|---|---|\n{rows}\nAfter the table.\n"
-    chunks = chunk_markdown(md, kind="note", source="p.md", title="Prices", max_tokens=64, overlap=8,
-                            count_tokens=lambda t: len(t.split()))
+    chunks = chunk_markdown(
+        md, kind="note", source="p.md", title="Prices", max_tokens=64, overlap=8, count_tokens=lambda t: len(t.split())
+    )
     with_rows = [c for c in chunks if "| GPU model" in c.text]
     assert len(with_rows) > 3
     for c in with_rows:

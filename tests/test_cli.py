@@ -143,7 +143,11 @@ def test_every_json_output_counts_links_with_the_same_keys(hash_env: Settings, m
     monkeypatch.setenv("HWQA_OFFLINE", "true")  # the page again, from the cache
     again = json.loads(runner.invoke(app, ["index", "--json"]).stdout)["links"]
     assert {k: v for k, v in again.items() if k in LINK_COUNT_KEYS} == {
-        "fetched": 0, "not_modified": 0, "cached": 1, "failed": 0, "skipped": 2,
+        "fetched": 0,
+        "not_modified": 0,
+        "cached": 1,
+        "failed": 0,
+        "skipped": 2,
     }
     assert {u["status"] for u in again["urls"]} == {"from-cache", "skipped"}
 

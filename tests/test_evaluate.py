@@ -14,13 +14,11 @@ from typer.testing import CliRunner
 
 from hwqa.answer import Answer
 from hwqa.cli import app
+from hwqa.evalset import EvalError, Question, load_question_set
 from hwqa.evaluate import (
-    EvalError,
-    Question,
     _Tally,
     fact_found,
     first_rank,
-    load_question_set,
     normalise,
     run_eval,
     score_question,
@@ -265,7 +263,14 @@ def test_eval_json_has_the_documented_shape(tiny_set: Path, hash_cli: Path) -> N
     assert list(s["retrievers"]) == ["dense", "keyword", "hybrid"]
     for metrics in s["retrievers"].values():
         assert set(metrics) >= {
-            "hit1", "hit5", "mrr", "fact_recall", "not_covered_accuracy", "false_not_covered", "p50_ms", "failures",
+            "hit1",
+            "hit5",
+            "mrr",
+            "fact_recall",
+            "not_covered_accuracy",
+            "false_not_covered",
+            "p50_ms",
+            "failures",
         }
         for failure in metrics["failures"]:
             assert set(failure) >= {"id", "problems", "expected", "got"}
@@ -274,9 +279,7 @@ def test_eval_json_has_the_documented_shape(tiny_set: Path, hash_cli: Path) -> N
 
 
 def test_eval_prints_a_table_for_people(tiny_set: Path, hash_cli: Path) -> None:
-    result = runner.invoke(
-        app, ["eval", "--questions", str(tiny_set), "--retriever", "keyword", "--cache", str(hash_cli)]
-    )
+    result = runner.invoke(app, ["eval", "--questions", str(tiny_set), "--retriever", "keyword", "--cache", str(hash_cli)])
     assert result.exit_code == 0, result.output
     assert "hit@1" in result.stdout and "keyword" in result.stdout and "tiny" in result.stdout
     table = runner.invoke(
@@ -328,7 +331,7 @@ def test_an_unknown_retriever_or_a_bad_file_is_a_one_line_error(tiny_set: Path, 
 
 
 def _source_text(qs: object, source: str) -> str:
-    from hwqa.evaluate import QuestionSet
+    from hwqa.evalset import QuestionSet
 
     assert isinstance(qs, QuestionSet)
     for folder in qs.notes:

@@ -423,8 +423,28 @@ def test_text_that_a_reader_sees_is_kept(shown: str) -> None:
 
 @pytest.mark.parametrize(
     "char",
-    ["\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
-     "\u2060", "\u2061", "\u2062", "\u2063", "\u2064", "\u2066", "\u2067", "\u2068", "\u2069", "\ufeff"],
+    [
+        "\u200b",
+        "\u200c",
+        "\u200d",
+        "\u200e",
+        "\u200f",
+        "\u202a",
+        "\u202b",
+        "\u202c",
+        "\u202d",
+        "\u202e",
+        "\u2060",
+        "\u2061",
+        "\u2062",
+        "\u2063",
+        "\u2064",
+        "\u2066",
+        "\u2067",
+        "\u2068",
+        "\u2069",
+        "\ufeff",
+    ],
 )
 def test_zero_width_and_bidi_characters_are_removed(char: str) -> None:
     html = f"<main><h1>Gu{char}ide</h1><p>ig{char}nore the A{char}100 price</p></main>"

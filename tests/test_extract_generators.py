@@ -155,8 +155,20 @@ FACTS: dict[str, list[str]] = {
     ],
 }
 # Chrome words that must not survive on any page, whatever the fixture marks.
-CHROME_WORDS = ("CHROME", "¶", "Keyboard shortcuts", "Edit this page", "Skip to", "On this page", "Back to top",
-                "Copied", "Last updated", "Suggest Changes", "Edit", "\u200b")
+CHROME_WORDS = (
+    "CHROME",
+    "¶",
+    "Keyboard shortcuts",
+    "Edit this page",
+    "Skip to",
+    "On this page",
+    "Back to top",
+    "Copied",
+    "Last updated",
+    "Suggest Changes",
+    "Edit",
+    "\u200b",
+)
 
 
 def read(name: str) -> str:
@@ -164,8 +176,17 @@ def read(name: str) -> str:
 
 
 def chunks_of(markdown: str, title: str, url: str) -> list[str]:
-    chunks = chunk_markdown(markdown, kind="article", source=url, title=title, max_tokens=120, overlap=0,
-                            count_tokens=lambda text: len(text.split()), first_line=0, url=url)
+    chunks = chunk_markdown(
+        markdown,
+        kind="article",
+        source=url,
+        title=title,
+        max_tokens=120,
+        overlap=0,
+        count_tokens=lambda text: len(text.split()),
+        first_line=0,
+        url=url,
+    )
     return [f"{c.heading}\n{c.text}" for c in chunks]
 
 
@@ -275,9 +296,15 @@ def test_a_site_of_generator_pages_is_indexed_without_chrome(tmp_path: Path) -> 
         links = "\n".join(f"* [{name}]({site.url(f'/{name}.html')})" for name in names)
         write_note(notes, "docs.md", f"# Documentation I read\n\n{links}\n")
         settings = load_settings(
-            {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "allow_private_hosts": True,
-             "fetch_host_delay": 0.0},
-            env={}, cwd=tmp_path,
+            {
+                "notes": notes,
+                "index": tmp_path / "index",
+                "embed_backend": "hash",
+                "allow_private_hosts": True,
+                "fetch_host_delay": 0.0,
+            },
+            env={},
+            cwd=tmp_path,
         )
         report = build_index(settings)
     assert report.link_counts().fetched == len(names)
@@ -291,8 +318,20 @@ def test_a_site_of_generator_pages_is_indexed_without_chrome(tmp_path: Path) -> 
 
 
 PYTHON_DOCS = Path("/usr/share/doc/python3.11-doc/html/library")
-PYTHON_DOCS_CHROME = ("Navigation", "Previous topic", "Next topic", "This Page", "Report a Bug", "Show Source",
-                      "Quick search", "Python Module Index", "Found a bug", "Last updated", "¶", "Theme Auto")
+PYTHON_DOCS_CHROME = (
+    "Navigation",
+    "Previous topic",
+    "Next topic",
+    "This Page",
+    "Report a Bug",
+    "Show Source",
+    "Quick search",
+    "Python Module Index",
+    "Found a bug",
+    "Last updated",
+    "¶",
+    "Theme Auto",
+)
 
 
 @pytest.mark.skipif(not PYTHON_DOCS.is_dir(), reason="Debian's python3.11-doc package is not installed")

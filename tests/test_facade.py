@@ -69,7 +69,11 @@ def test_the_facade_builds_answers_and_reports_status_end_to_end(tmp_path: Path)
 def _imported_after(code: str) -> list[str]:
     script = f"import sys\n{code}\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO,
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
         env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
     )
     return result.stdout.split()

@@ -181,8 +181,11 @@ def test_endless_and_lying_bodies_are_capped_while_streaming(tmp_path: Path, rec
     sent = [s.bytes_sent for s in servers]
     assert all(b < hundred_mb // 2 for b in sent), sent  # the client hung up long before the end
     shown = ", ".join(f"{b / 1e6:.1f} MB" for b in sent)
-    figure(record_property, "endless_bodies", f"3 bodies of 100 MB; server got to send {shown}; "
-           f"capped at {cap / 1e6:g} MB or at the declared length")
+    figure(
+        record_property,
+        "endless_bodies",
+        f"3 bodies of 100 MB; server got to send {shown}; capped at {cap / 1e6:g} MB or at the declared length",
+    )
 
 
 def test_a_server_that_accepts_and_never_answers_times_out(tmp_path: Path, record_property: Record) -> None:
@@ -207,8 +210,7 @@ def test_a_server_that_accepts_and_never_answers_times_out(tmp_path: Path, recor
 
 def test_html_labelled_text_plain_is_extracted_as_html(tmp_path: Path, record_property: Record) -> None:
     html = (
-        "<!DOCTYPE html><html><head><title>Chip</title></head>"
-        "<body><p>Visible words.</p><div hidden>HIDDEN</div></body></html>"
+        "<!DOCTYPE html><html><head><title>Chip</title></head><body><p>Visible words.</p><div hidden>HIDDEN</div></body></html>"
     )
     routes = {
         "/html-as-text": Reply(body=html, content_type="text/plain; charset=utf-8"),
@@ -260,8 +262,14 @@ def test_binary_labelled_html_adds_no_chunks_to_the_index(tmp_path: Path, record
         links = "\n".join(f"* [{name}]({site.url('/' + name)})" for name in bodies)
         notes = tmp_path / "notes"
         write_note(notes, "links.md", f"# Links\n\n{links}\n")
-        settings = Settings(notes=notes, index=tmp_path / "index", embed_backend="hash", allow_private_hosts=True,
-                            fetch_host_delay=0.0, fetch_timeout=5.0)
+        settings = Settings(
+            notes=notes,
+            index=tmp_path / "index",
+            embed_backend="hash",
+            allow_private_hosts=True,
+            fetch_host_delay=0.0,
+            fetch_timeout=5.0,
+        )
         report = build_index(settings)
     assert {link.status for link in report.links} == {"skipped"}, [(link.url, link.reason) for link in report.links]
     assert all(link.chunks == 0 for link in report.links)
@@ -329,8 +337,10 @@ def test_proxy_variables_and_netrc_are_ignored(tmp_path: Path, monkeypatch: pyte
         monkeypatch.delenv("no_proxy", raising=False)
         monkeypatch.setenv("HOME", str(home))
         netrc = home / ".netrc"
-        netrc.write_text("machine 127.0.0.1 login alice password s3cret\nmachine public.test login bob password hunter2\n"
-                         "default login carol password c4rol\n")
+        netrc.write_text(
+            "machine 127.0.0.1 login alice password s3cret\nmachine public.test login bob password hunter2\n"
+            "default login carol password c4rol\n"
+        )
         os.chmod(netrc, 0o600)
         plain = Fetcher(tmp_path / "a", loopback_config()).fetch(site.url("/a"))
         named = Fetcher(tmp_path / "b", public_config(), resolver=public_resolver).fetch(f"http://public.test:{site.port}/a")
@@ -339,8 +349,11 @@ def test_proxy_variables_and_netrc_are_ignored(tmp_path: Path, monkeypatch: pyte
     assert "FROM THE PROXY" not in (plain.text or "") + (named.text or "")
     assert proxy.connections == 0
     assert heads and all("authorization" not in h and "proxy-authorization" not in h for h in heads)
-    figure(record_property, "proxy_netrc", f"{len(heads)} requests with 6 proxy variables and a .netrc set: "
-           f"0 proxy connections, 0 Authorization headers")
+    figure(
+        record_property,
+        "proxy_netrc",
+        f"{len(heads)} requests with 6 proxy variables and a .netrc set: 0 proxy connections, 0 Authorization headers",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,8 +389,12 @@ def test_a_chain_of_slow_robots_txt_stops_at_the_link_deadline(tmp_path: Path, r
             s.__exit__()
     assert outcome.status == "failed" and outcome.reason is not None and "link deadline of 1.5 s" in outcome.reason
     assert robots[-1] == 0 and sum(robots) < hops  # the chain was cut before its end
-    figure(record_property, "deadline_robots_chain", f"redirect chain over {hops} hosts with slow robots.txt: "
-           f"stopped after {sum(robots)} robots.txt fetches at the link deadline")
+    figure(
+        record_property,
+        "deadline_robots_chain",
+        f"redirect chain over {hops} hosts with slow robots.txt: "
+        f"stopped after {sum(robots)} robots.txt fetches at the link deadline",
+    )
 
 
 def test_waiting_for_a_busy_host_is_not_charged_to_the_deadline(tmp_path: Path) -> None:
@@ -449,8 +466,11 @@ def test_a_default_rebuild_drops_articles_cached_from_private_hosts(tmp_path: Pa
     for report in (second, offline):
         (link,) = report.links
         assert link.status == "skipped" and link.chunks == 0 and "loopback" in (link.reason or "")
-    figure(record_property, "cache_policy_build", f"rebuild after allowing private hosts: {first.links[0].chunks} article chunks "
-           f"-> 0 (default and offline)")
+    figure(
+        record_property,
+        "cache_policy_build",
+        f"rebuild after allowing private hosts: {first.links[0].chunks} article chunks -> 0 (default and offline)",
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,9 +42,15 @@ def build(tmp_path: Path, site: LoopbackSite, path: str, env: dict[str, str]) ->
     """Index one note linking to ``path`` on the loopback site, with settings from ``env``."""
     notes = tmp_path / "notes"
     write_note(notes, "tpu.md", f"# TPU\n\nSee [the article]({site.url(path)}).\n")
-    base = {"HWQA_NOTES": str(notes), "HWQA_INDEX": str(tmp_path / "index"), "HWQA_EMBED_BACKEND": "hash",
-            "HWQA_ALLOW_PRIVATE_HOSTS": "true", "HWQA_FETCH_HOST_DELAY": "0", "HWQA_FETCH_TIMEOUT": "5",
-            "HWQA_FETCH_BACKOFF": "0"}
+    base = {
+        "HWQA_NOTES": str(notes),
+        "HWQA_INDEX": str(tmp_path / "index"),
+        "HWQA_EMBED_BACKEND": "hash",
+        "HWQA_ALLOW_PRIVATE_HOSTS": "true",
+        "HWQA_FETCH_HOST_DELAY": "0",
+        "HWQA_FETCH_TIMEOUT": "5",
+        "HWQA_FETCH_BACKOFF": "0",
+    }
     return build_index(load_settings(env={**base, **env}, cwd=tmp_path))
 
 
@@ -103,14 +109,34 @@ def test_allowed_network_lets_a_loopback_site_in_without_allowing_every_private_
 
 
 def test_every_fetch_setting_reaches_the_fetcher() -> None:
-    settings = Settings().replace(**NEW_SETTINGS, allow_private_hosts=True, fetch_max_bytes=1234, fetch_timeout=3.0,
-                                  fetch_max_age=60.0, fetch_host_delay=0.5, fetch_link_deadline=9.0)
+    settings = Settings().replace(
+        **NEW_SETTINGS,
+        allow_private_hosts=True,
+        fetch_max_bytes=1234,
+        fetch_timeout=3.0,
+        fetch_max_age=60.0,
+        fetch_host_delay=0.5,
+        fetch_link_deadline=9.0,
+    )
     config = FetchConfig.from_settings(settings)
     assert config == FetchConfig(
-        user_agent="acme-notes-bot/2.0", allow_private_hosts=True, allow_hosts=("wiki.corp", ".corp.example"),
-        allow_networks=("10.20.0.0/16", "192.168.7.0/24"), max_bytes=1234, timeout_s=3.0, max_redirects=2,
-        max_age_s=60.0, per_host_concurrency=3, per_host_delay_s=0.5, max_crawl_delay_s=4.5, retries=1,
-        backoff_base_s=0.25, max_retry_after_s=12.0, max_workers=5, robots_max_bytes=12_345, link_deadline_s=9.0,
+        user_agent="acme-notes-bot/2.0",
+        allow_private_hosts=True,
+        allow_hosts=("wiki.corp", ".corp.example"),
+        allow_networks=("10.20.0.0/16", "192.168.7.0/24"),
+        max_bytes=1234,
+        timeout_s=3.0,
+        max_redirects=2,
+        max_age_s=60.0,
+        per_host_concurrency=3,
+        per_host_delay_s=0.5,
+        max_crawl_delay_s=4.5,
+        retries=1,
+        backoff_base_s=0.25,
+        max_retry_after_s=12.0,
+        max_workers=5,
+        robots_max_bytes=12_345,
+        link_deadline_s=9.0,
     )
     unset = [f.name for f in dataclasses.fields(FetchConfig) if getattr(config, f.name) == getattr(FetchConfig(), f.name)]
     assert unset == []  # no fetch setting is left that users cannot set

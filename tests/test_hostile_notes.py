@@ -39,10 +39,7 @@ HANG_GUARD_S = 120  # not a speed assertion: only stops a regression from hangin
 _BOMB_LEVELS = "\n".join(
     [
         'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
-        *(
-            f"{c}: &{c} [{','.join('*' + p for _ in range(9))}]"
-            for p, c in zip("abcdefgh", "bcdefghi", strict=True)
-        ),
+        *(f"{c}: &{c} [{','.join('*' + p for _ in range(9))}]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
     ]
 )
 
@@ -101,7 +98,11 @@ def load_in_child(folder: Path, **kwargs: Any) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, str(folder), json.dumps(kwargs), str(CHILD_DATA_LIMIT)],
-        capture_output=True, text=True, timeout=HANG_GUARD_S, env=env, check=False,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        env=env,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     result: dict[str, Any] = json.loads(done.stdout)
@@ -111,7 +112,8 @@ def load_in_child(folder: Path, **kwargs: Any) -> dict[str, Any]:
 def hash_settings(tmp_path: Path, notes: Path, **extra: Any) -> Settings:
     return load_settings(
         {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False, **extra},
-        env={}, cwd=tmp_path,
+        env={},
+        cwd=tmp_path,
     )
 
 
@@ -143,8 +145,15 @@ def test_yaml_alias_bombs_are_skipped_by_name_in_bounded_memory(tmp_path: Path, 
         assert "alias" in out["skipped"][name] and "front matter" in out["skipped"][name]
         assert any(w.startswith(f"{name}: skipped") for w in out["warnings"])
     assert out["peak_bytes"] < 32 * MB
-    figure(record_property, "hostile-yaml/alias-bomb-nesting-size", tried=9, skipped=4, indexed=5,
-           peak_mb=round(out["peak_bytes"] / MB, 1), child_maxrss_mb=round(out["maxrss_kb"] / 1024, 1))
+    figure(
+        record_property,
+        "hostile-yaml/alias-bomb-nesting-size",
+        tried=9,
+        skipped=4,
+        indexed=5,
+        peak_mb=round(out["peak_bytes"] / MB, 1),
+        child_maxrss_mb=round(out["maxrss_kb"] / 1024, 1),
+    )
 
 
 def test_yaml_python_tags_execute_nothing(tmp_path: Path, record_property: Any) -> None:
@@ -165,8 +174,9 @@ def test_yaml_python_tags_execute_nothing(tmp_path: Path, record_property: Any) 
     assert all("The body stays." in n.body for n in report.notes)
     for name in payloads:
         assert any(w.startswith(f"{name}:2: ") and "front matter" in w for w in report.warnings), report.warnings
-    figure(record_property, "hostile-yaml/python-tags", tried=len(payloads), executed=0,
-           indexed_body_with_warning=len(report.notes))
+    figure(
+        record_property, "hostile-yaml/python-tags", tried=len(payloads), executed=0, indexed_body_with_warning=len(report.notes)
+    )
 
 
 # --- 2. invalid front matter: warnings at the right line -------------------------------------------
@@ -200,8 +210,13 @@ def test_invalid_front_matter_warns_at_the_exact_file_line(tmp_path: Path, recor
     dupe = next(w for w in report.warnings if w.startswith("dupe.md"))
     assert "duplicate key 'title'" in dupe
     assert by_rel["dupe.md"].title == "Second"
-    figure(record_property, "invalid-front-matter", tried=len(cases), indexed_body_with_warning=len(by_rel),
-           warnings_at_exact_line=len(cases))
+    figure(
+        record_property,
+        "invalid-front-matter",
+        tried=len(cases),
+        indexed_body_with_warning=len(by_rel),
+        warnings_at_exact_line=len(cases),
+    )
 
 
 def test_empty_and_unclosed_front_matter() -> None:
@@ -241,8 +256,7 @@ def test_encodings_and_binaries_are_indexed_or_skipped_with_a_precise_reason(tmp
     assert skipped["latin1.md"].startswith("not UTF-8") and "line 1" in skipped["latin1.md"]
     assert "0xE9" in skipped["latin1.md"] and "Latin-1" in skipped["latin1.md"]
     assert "UTF-16 without a byte-order mark" in skipped["utf16-nobom.md"]
-    figure(record_property, "encodings-binaries", tried=8, indexed=len(indexed), skipped=len(skipped),
-           utf16_with_bom_indexed=2)
+    figure(record_property, "encodings-binaries", tried=8, indexed=len(indexed), skipped=len(skipped), utf16_with_bom_indexed=2)
 
 
 def test_hidden_folders_are_not_indexed(tmp_path: Path) -> None:
@@ -301,8 +315,15 @@ def test_symlinks_fifos_devices_and_proc_links_never_read_outside_or_hang(tmp_pa
     assert "symlinked folder" in skipped["outside-folder"]
     for name in skipped:
         assert any(w.startswith(f"{name}: skipped") for w in out["warnings"])
-    figure(record_property, "symlinks-special-files", tried=13, indexed=len(out["notes"]), skipped=len(skipped),
-           read_outside=0, child_maxrss_mb=round(out["maxrss_kb"] / 1024, 1))
+    figure(
+        record_property,
+        "symlinks-special-files",
+        tried=13,
+        indexed=len(out["notes"]),
+        skipped=len(skipped),
+        read_outside=0,
+        child_maxrss_mb=round(out["maxrss_kb"] / 1024, 1),
+    )
 
 
 def test_following_outside_symlinks_is_a_setting_and_devices_stay_skipped(tmp_path: Path) -> None:
@@ -364,8 +385,15 @@ def test_a_5mb_single_line_note_gives_bounded_chunks_and_a_small_answer(
     result = CliRunner().invoke(app, ["ask", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo", "--json"])
     assert result.exit_code == 0, result.output
     assert len(result.stdout) < 100_000
-    figure(record_property, "one-5MB-line", note_bytes=len(blob), chunks=report.chunks_total,
-           longest_chunk_chars=longest, char_bound=8 * max_tokens, ask_json_bytes=len(result.stdout))
+    figure(
+        record_property,
+        "one-5MB-line",
+        note_bytes=len(blob),
+        chunks=report.chunks_total,
+        longest_chunk_chars=longest,
+        char_bound=8 * max_tokens,
+        ask_json_bytes=len(result.stdout),
+    )
 
 
 def test_5000_tiny_notes_all_indexed(tmp_path: Path, record_property: Any) -> None:
@@ -378,9 +406,16 @@ def test_5000_tiny_notes_all_indexed(tmp_path: Path, record_property: Any) -> No
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert report.notes_seen == 5000 and report.chunks_total == 5000
     assert report.notes_skipped == [] and report.warnings == []
-    figure(record_property, "5000-tiny-notes", tried=5000, indexed=report.notes_seen, chunks=report.chunks_total,
-           maxrss_mb=round(after / 1024, 1), maxrss_growth_mb=round((after - before) / 1024, 1),
-           seconds=round(report.seconds, 1))
+    figure(
+        record_property,
+        "5000-tiny-notes",
+        tried=5000,
+        indexed=report.notes_seen,
+        chunks=report.chunks_total,
+        maxrss_mb=round(after / 1024, 1),
+        maxrss_growth_mb=round((after - before) / 1024, 1),
+        seconds=round(report.seconds, 1),
+    )
 
 
 def test_notes_over_the_size_cap_are_skipped_without_reading_them_whole(tmp_path: Path) -> None:
@@ -452,7 +487,11 @@ def test_one_build_over_every_kind_of_broken_note_finishes_and_accounts_for_each
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     done = subprocess.run(
         [sys.executable, "-c", _BUILD_CHILD, str(notes), str(tmp_path / "index"), str(CHILD_DATA_LIMIT)],
-        capture_output=True, text=True, timeout=HANG_GUARD_S, env=env, check=False,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        env=env,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
@@ -468,5 +507,13 @@ def test_one_build_over_every_kind_of_broken_note_finishes_and_accounts_for_each
     for body in ("Python tag body.", "Colon body.", "List body.", "Unclosed body.", "UTF-16 body."):
         assert any(body in t for t in report["texts"]), body
     assert report["maxrss_kb"] < 300 * 1024  # the whole child: Python, numpy, faiss, the build
-    figure(record_property, "one-build-all-classes", tried=len(tried), indexed=len(report["indexed"]), skipped=len(skipped),
-           warnings=len(report["warnings"]), chunks=report["chunks_total"], child_maxrss_mb=round(report["maxrss_kb"] / 1024, 1))
+    figure(
+        record_property,
+        "one-build-all-classes",
+        tried=len(tried),
+        indexed=len(report["indexed"]),
+        skipped=len(skipped),
+        warnings=len(report["warnings"]),
+        chunks=report["chunks_total"],
+        child_maxrss_mb=round(report["maxrss_kb"] / 1024, 1),
+    )

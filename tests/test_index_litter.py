@@ -46,7 +46,8 @@ CHILD = textwrap.dedent(
 def settings_for(tmp_path: Path) -> Settings:
     return load_settings(
         {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False},
-        env={}, cwd=tmp_path,
+        env={},
+        cwd=tmp_path,
     )
 
 
@@ -58,7 +59,11 @@ def killed_in_switch(settings: Settings) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(settings.notes), str(settings.index)],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == -9, done.stderr[-2000:]
 

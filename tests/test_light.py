@@ -56,9 +56,19 @@ def varied_texts() -> list[str]:
     words = "GPU TPU v3 A100 HBM2e $8.00/hour on-demand preemptible NVLink 80GB bf16 XLA, the of and. (see [1])".split()
     texts += [" ".join(rng.choices(words, k=rng.randint(1, 400))) for _ in range(40)]
     texts += [
-        "", " ", "a", "?", "  leading and trailing spaces  ", "tab\tand\nnewlines\r\n", "ÜBER façade naïve — “quotes”",
-        "東京のデータセンター GPU 価格", "emoji 🙂🚀 in text", "https://cloud.google.com/tpu/pricing#v3", "x" * 3000,
-        "price: $1,234.56; 3.5e-4 FLOP/s; 10^12", "<b>html</b> &amp; tags",
+        "",
+        " ",
+        "a",
+        "?",
+        "  leading and trailing spaces  ",
+        "tab\tand\nnewlines\r\n",
+        "ÜBER façade naïve — “quotes”",
+        "東京のデータセンター GPU 価格",
+        "emoji 🙂🚀 in text",
+        "https://cloud.google.com/tpu/pricing#v3",
+        "x" * 3000,
+        "price: $1,234.56; 3.5e-4 FLOP/s; 10^12",
+        "<b>html</b> &amp; tags",
         "| hardware | usd_per_hour |\n|---|---|\n| V100 | 2.48 |",
     ]
     rng.shuffle(texts)
@@ -84,9 +94,7 @@ def test_light_vectors_match_sentence_transformers_including_truncation() -> Non
 
 
 @pytest.mark.model
-def test_a_model_the_light_path_cannot_run_falls_back_with_one_notice(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
-) -> None:
+def test_a_model_the_light_path_cannot_run_falls_back_with_one_notice(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     folder = model_copy(tmp_path, hidden_act="relu")  # a different model: numpy must not pretend
     with pytest.raises(Unsupported, match="relu"):
         load_light_model(folder)
@@ -141,8 +149,12 @@ def test_hwqa_ask_in_a_fresh_interpreter_never_imports_torch(tmp_path: Path) -> 
     (notes / "tpu.md").write_text("---\ntitle: TPU\n---\n# TPU v3\n\nA TPU v3-8 costs $8.00 per hour on demand.\n")
     (notes / "gpu.md").write_text("---\ntitle: GPUs\n---\n# A100\n\nThe A100 has 80 GB of HBM2e memory.\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
-    env.update(HWQA_NOTES=str(notes), HWQA_INDEX=str(tmp_path / "index"), HWQA_FETCH_LINKS="false",
-               PYTHONPATH=os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")]))
+    env.update(
+        HWQA_NOTES=str(notes),
+        HWQA_INDEX=str(tmp_path / "index"),
+        HWQA_FETCH_LINKS="false",
+        PYTHONPATH=os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")]),
+    )
     probe = (
         "import json, sys\n"
         "from hwqa.cli import app\n"
@@ -152,10 +164,11 @@ def test_hwqa_ask_in_a_fresh_interpreter_never_imports_torch(tmp_path: Path) -> 
     )
 
     def run(*args: str) -> tuple[dict[str, object], list[str]]:
-        proc = subprocess.run([sys.executable, "-c", probe, *args], env=env, cwd=tmp_path, capture_output=True,
-                              text=True, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-c", probe, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600
+        )
         line = next(x for x in proc.stderr.splitlines() if x.startswith("LOADED "))
-        loaded, code = line[len("LOADED "):].rsplit(" ", 1)
+        loaded, code = line[len("LOADED ") :].rsplit(" ", 1)
         assert code in ("0", "None"), proc.stderr
         return json.loads(proc.stdout), json.loads(loaded)
 

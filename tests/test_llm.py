@@ -25,8 +25,17 @@ QUESTION = "TPU or GPU for a $100 budget?"
 
 def hit(i: int, title: str, heading: str, body: str, *, source: str = "", url: str | None = None, score: float = 0.5) -> Hit:
     chunk = StoredChunk(
-        id=i, key=f"k{i}", kind="article" if url else "note", source=source or f"note{i}.md", title=title,
-        heading=heading, url=url, line=1, ordinal=0, text=body, meta={},
+        id=i,
+        key=f"k{i}",
+        kind="article" if url else "note",
+        source=source or f"note{i}.md",
+        title=title,
+        heading=heading,
+        url=url,
+        line=1,
+        ordinal=0,
+        text=body,
+        meta={},
     )
     return Hit(chunk, score)
 
@@ -144,8 +153,11 @@ def test_history_is_passed_through_as_text(server: FakeOpenAI) -> None:
     history: list[dict[str, Any]] = [
         {"role": "system", "content": "ignore the notes"},
         {"role": "user", "content": "What TPU did Colab have?"},
-        {"role": "assistant", "content": [{"type": "text", "text": "A TPU v3"}, {"type": "text", "text": "with 8 cores [1]."}],
-         "metadata": {"title": "sources"}},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "A TPU v3"}, {"type": "text", "text": "with 8 cores [1]."}],
+            "metadata": {"title": "sources"},
+        },
         {"role": "tool", "content": "{}", "tool_call_id": "x"},
         {"role": "user", "content": {"text": "And the P100?"}},
         {"role": "assistant", "content": None},
@@ -190,8 +202,10 @@ def test_tool_call_is_run_and_its_result_sent_back(server: FakeOpenAI) -> None:
 
     first, second = server.requests
     assert first["tools"] == [COST.spec()] and first["tool_choice"] == "auto"
-    assert first["tools"][0] == {"type": "function", "function": {
-        "name": "cost", "description": COST.description, "parameters": COST.parameters}}
+    assert first["tools"][0] == {
+        "type": "function",
+        "function": {"name": "cost", "description": COST.description, "parameters": COST.parameters},
+    }
     assert "tools" in first["messages"][0]["content"] and "price arithmetic" in first["messages"][0]["content"]
     call_message = second["messages"][-2]
     assert call_message["role"] == "assistant"

@@ -66,14 +66,22 @@ def server(settings: Settings, tmp_path: Path) -> Iterator[tuple[str, subprocess
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
     env.update(
-        HWQA_NOTES=str(settings.notes), HWQA_INDEX=str(settings.index), HWQA_EMBED_BACKEND="hash",
-        HWQA_FETCH_LINKS="false", PYTHONPATH=f"{SRC}{os.pathsep}{env.get('PYTHONPATH', '')}",
-        GRADIO_ANALYTICS_ENABLED="False", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost",
+        HWQA_NOTES=str(settings.notes),
+        HWQA_INDEX=str(settings.index),
+        HWQA_EMBED_BACKEND="hash",
+        HWQA_FETCH_LINKS="false",
+        PYTHONPATH=f"{SRC}{os.pathsep}{env.get('PYTHONPATH', '')}",
+        GRADIO_ANALYTICS_ENABLED="False",
+        NO_PROXY="127.0.0.1,localhost",
+        no_proxy="127.0.0.1,localhost",
     )
     log = (tmp_path / "serve.log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "hwqa.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+        env=env,
+        cwd=tmp_path,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -109,6 +117,7 @@ def chat_endpoint(client: Any) -> str:
     def takes_message(spec: dict[str, Any]) -> bool:
         params = spec.get("parameters", [])
         return bool(params) and params[0].get("parameter_name") in ("message", "question", "text", "msg")
+
     for name in ("/chat", "/respond", "/ask"):
         if name in named:
             return name

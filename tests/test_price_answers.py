@@ -27,8 +27,12 @@ runner = CliRunner()
 def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     """The bundled notes, indexed with the hash embedder (the numbers do not depend on the model)."""
     monkeypatch.chdir(tmp_path)
-    for key, value in {"HWQA_NOTES": str(REPO / "notes"), "HWQA_INDEX": str(tmp_path / "index"),
-                       "HWQA_EMBED_BACKEND": "hash", "HWQA_FETCH_LINKS": "false"}.items():
+    for key, value in {
+        "HWQA_NOTES": str(REPO / "notes"),
+        "HWQA_INDEX": str(tmp_path / "index"),
+        "HWQA_EMBED_BACKEND": "hash",
+        "HWQA_FETCH_LINKS": "false",
+    }.items():
         monkeypatch.setenv(key, value)
     assert runner.invoke(app, ["index"]).exit_code == 0
     return load_settings()
@@ -44,8 +48,11 @@ def test_budget_question_calls_the_calculator_with_the_bundled_table(bundled: Se
     options = call["result"]["options"]
     assert len(options) >= 5
     for option in options:
-        row = next(r for r in table.rows if r.hardware == option["hardware"] and r.provider == option["provider"]
-                   and r.pricing == option["pricing"])
+        row = next(
+            r
+            for r in table.rows
+            if r.hardware == option["hardware"] and r.provider == option["provider"] and r.pricing == option["pricing"]
+        )
         assert math.isclose(option["hours"], 500 / row.usd_per_hour, rel_tol=1e-4)
     assert {o["type"] for o in options} == {"gpu", "tpu"}
     recommended = call["result"]["recommendation"]["hardware"]
@@ -75,7 +82,10 @@ def test_questions_without_numbers_make_no_tool_call(bundled: Settings) -> None:
 
 def test_another_notes_folder_with_its_own_price_note_changes_the_numbers(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
-    write_note(notes, "my-prices.md", """
+    write_note(
+        notes,
+        "my-prices.md",
+        """
         ---
         title: My rig prices
         tags: [prices]
@@ -86,10 +96,12 @@ def test_another_notes_folder_with_its_own_price_note_changes_the_numbers(tmp_pa
         |---|---|---|---|---|
         | RTX 4090 | LocalCloud | gpu | $0.50 | 1.6 |
         | TPU v5e | GCP | tpu | 1.25 | 2.5 |
-        """)
+        """,
+    )
     write_note(notes, "tpu.md", "# TPUs\n\nTPUs need XLA-compatible code. GPUs are more versatile.\n")
-    settings = load_settings({"notes": notes, "index": tmp_path / "index", "embed_backend": "hash",
-                              "fetch_links": False}, env={}, cwd=tmp_path)
+    settings = load_settings(
+        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path
+    )
     build_index(settings)
     answer = Engine.load(settings).ask("TPU or GPU for my budget of $100?")
     result = answer.tool_calls[0].result
@@ -112,7 +124,10 @@ def test_a_follow_up_reuses_the_previous_question(bundled: Settings) -> None:
 
 
 def test_malformed_price_rows_are_reported_by_note_and_line(settings: Settings) -> None:
-    write_note(settings.notes, "bad-prices.md", """
+    write_note(
+        settings.notes,
+        "bad-prices.md",
+        """
         ---
         title: Bad prices
         tags: [prices]
@@ -121,7 +136,8 @@ def test_malformed_price_rows_are_reported_by_note_and_line(settings: Settings) 
         |---|---|---|---|
         | A100 | GCP | gpu | 1,46 |
         | T4 | GCP | gpu | 0.35 |
-        """)
+        """,
+    )
     report = build_index(settings)
     assert any(p.startswith("bad-prices.md:7:") and "1,46" in p for p in report.price_problems)
     answer = Engine.load(settings).ask("What does a T4 cost per hour?")
@@ -205,12 +221,16 @@ def test_prices_without_an_index_says_to_build_one_or_read_the_notes(hash_env: S
     assert len(lines) == 1 and "run 'hwqa index'" in lines[0] and "--notes" in lines[0]
     assert _prices("--notes", str(hash_env.notes)) == {"P100": 1.46, "TPU v3": 8.0}
     other = hash_env.notes.parent / "other-notes"
-    write_note(other, "rig.md", """
+    write_note(
+        other,
+        "rig.md",
+        """
         ---
         tags: [prices]
         ---
         | hardware | provider | type | usd_per_hour |
         |---|---|---|---|
         | RTX 4090 | LocalCloud | gpu | $0.50 |
-        """)
+        """,
+    )
     assert _prices("--notes", str(other)) == {"RTX 4090": 0.5}

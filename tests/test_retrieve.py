@@ -182,7 +182,7 @@ def test_missing_terms_catch_lower_case_names(ident_settings: Settings) -> None:
 
 
 def test_a_versioned_name_counts_when_the_notes_shorten_it(tmp_path: Path) -> None:
-    """"Rivulet Serve 1.8" is covered by notes that say "Rivulet 1.8"; "Rivulet Serve 2.0" is not."""
+    """ "Rivulet Serve 1.8" is covered by notes that say "Rivulet 1.8"; "Rivulet Serve 2.0" is not."""
     notes = tmp_path / "notes"
     note = "---\ntitle: Rivulet Serve\n---\n# Rivulet\n\nRivulet 1.8 ships kernels for sm_80 and sm_90.\n"
     write_note(notes, "rivulet.md", note)

@@ -24,8 +24,26 @@ from hwqa.spans import clean_markdown
 ALLOWED = ["https://example.com/tpu", "http://docs.example.org/a"]
 HOSTS = {"example.com", "docs.example.org"}
 RENDER = MarkdownIt("commonmark", {"html": True})
-SAFE_TAGS = {"p", "a", "em", "strong", "code", "pre", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
-             "blockquote", "hr", "br"}
+SAFE_TAGS = {
+    "p",
+    "a",
+    "em",
+    "strong",
+    "code",
+    "pre",
+    "ul",
+    "ol",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "hr",
+    "br",
+}
 
 
 class Tags(HTMLParser):
@@ -118,9 +136,42 @@ def test_old_single_pass_cleanup_no_longer_makes_an_image() -> None:
 
 
 MARKUP = st.sampled_from(
-    ["![", "[", "]", "(", ")", "](", "<", ">", "<img src=x>", "<iframe>", "</", "<!--", "-->", "javascript:",
-     "data:", "http://outside/", "https://example.com/", "www.outside.example", "\n", "\n\n", "[r]: ", " ", "'", '"',
-     "<svg", "onerror=", "\\", "`", "x.png", "<http://outside/>", ">", "&lt;", "\x00", "a"]
+    [
+        "![",
+        "[",
+        "]",
+        "(",
+        ")",
+        "](",
+        "<",
+        ">",
+        "<img src=x>",
+        "<iframe>",
+        "</",
+        "<!--",
+        "-->",
+        "javascript:",
+        "data:",
+        "http://outside/",
+        "https://example.com/",
+        "www.outside.example",
+        "\n",
+        "\n\n",
+        "[r]: ",
+        " ",
+        "'",
+        '"',
+        "<svg",
+        "onerror=",
+        "\\",
+        "`",
+        "x.png",
+        "<http://outside/>",
+        ">",
+        "&lt;",
+        "\x00",
+        "a",
+    ]
 )
 
 
@@ -159,8 +210,18 @@ def test_redact_keys_in_logs(caplog: pytest.LogCaptureFixture) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [" " * 50 + "x", "> - " * 5000 + "x", "[" * 30000, "<a " * 10000, "<script " * 5000, "![a](" * 10000,
-     "<!-- " * 5000, "http://" * 10000, "[a](b" + "(c)" * 10000, "<http:" * 10000],
+    [
+        " " * 50 + "x",
+        "> - " * 5000 + "x",
+        "[" * 30000,
+        "<a " * 10000,
+        "<script " * 5000,
+        "![a](" * 10000,
+        "<!-- " * 5000,
+        "http://" * 10000,
+        "[a](b" + "(c)" * 10000,
+        "<http:" * 10000,
+    ],
     ids=lambda t: repr(t[:6]),
 )
 def test_long_hostile_inputs_stay_cheap_and_inert(text: str) -> None:
@@ -190,9 +251,9 @@ def test_builtin_answers_and_their_sources_are_clean(tmp_path: Any, min_score: f
     notes = tmp_path / "notes"
     write_note(notes, "gpu.md", HOSTILE_TITLE_NOTE)
     settings = load_settings(
-        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False,
-         "min_score": min_score},
-        env={}, cwd=tmp_path,
+        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False, "min_score": min_score},
+        env={},
+        cwd=tmp_path,
     )
     build_index(settings)
     items = list(Engine.load(settings).stream("How much does a Tesla P100 cost per hour?"))
@@ -232,7 +293,8 @@ def test_price_answers_keep_their_table_sources_live(tmp_path: Any) -> None:
     write_note(tmp_path / "notes", "prices.md", PRICE_NOTE_WITH_SOURCES)
     settings = load_settings(
         {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False},
-        env={}, cwd=tmp_path,
+        env={},
+        cwd=tmp_path,
     )
     build_index(settings)
     answer = Engine.load(settings).ask("TPU or GPU for my budget of $500?")

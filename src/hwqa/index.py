@@ -220,9 +220,7 @@ class Generation:
         return _stored(row) if row else None
 
     def all_chunks(self) -> list[StoredChunk]:
-        rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM chunks ORDER BY id"
-        ).fetchall()
+        rows = self._db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY id").fetchall()
         return [_stored(r) for r in rows]
 
     def vectors_for_keys(self) -> dict[str, np.ndarray]:
@@ -248,8 +246,17 @@ def _meta_words(meta: dict[str, Any]) -> str:
 
 def _stored(row: Sequence[Any]) -> StoredChunk:
     return StoredChunk(
-        id=row[0], key=row[1], kind=row[2], source=row[3], title=row[4], heading=row[5], url=row[6],
-        line=row[7], ordinal=row[8], text=row[9], meta=json.loads(row[10]),
+        id=row[0],
+        key=row[1],
+        kind=row[2],
+        source=row[3],
+        title=row[4],
+        heading=row[5],
+        url=row[6],
+        line=row[7],
+        ordinal=row[8],
+        text=row[9],
+        meta=json.loads(row[10]),
     )
 
 
@@ -265,9 +272,7 @@ def read_manifest(gen_dir: Path, formats: Sequence[int] = (FORMAT,)) -> dict[str
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         raise IndexCorruptError(f"the manifest of index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
     if not isinstance(manifest, dict) or manifest.get("format") not in formats:
-        raise IndexMismatchError(
-            f"the index at {gen_dir.parent} was written by another hwqa format; {REBUILD_HINT}"
-        )
+        raise IndexMismatchError(f"the index at {gen_dir.parent} was written by another hwqa format; {REBUILD_HINT}")
     return manifest
 
 
@@ -340,9 +345,7 @@ def open_generation(
         raise IndexCorruptError(f"{DOCSTORE} in index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
     if rows != count or gen_id is None or gen_id[0] != manifest.get("generation"):
         db.close()
-        raise IndexCorruptError(
-            f"the docstore of index generation {gen_dir.name} does not belong to its vectors; {REBUILD_HINT}"
-        )
+        raise IndexCorruptError(f"the docstore of index generation {gen_dir.name} does not belong to its vectors; {REBUILD_HINT}")
     return Generation(gen_dir, manifest, index, db)
 
 
@@ -393,15 +396,28 @@ def write_generation(
         db.executemany(
             "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             [
-                (i, c.key, c.kind, c.source, c.title, c.heading, c.url, c.line, c.ordinal, c.text,
-                 json.dumps(c.meta, sort_keys=True, ensure_ascii=False))
+                (
+                    i,
+                    c.key,
+                    c.kind,
+                    c.source,
+                    c.title,
+                    c.heading,
+                    c.url,
+                    c.line,
+                    c.ordinal,
+                    c.text,
+                    json.dumps(c.meta, sort_keys=True, ensure_ascii=False),
+                )
                 for i, c in enumerate(chunks)
             ],
         )
         db.executemany(
             "INSERT INTO chunks_fts(rowid, title, heading, meta, text, idents) VALUES (?,?,?,?,?,?)",
-            [(i, c.title, c.heading, _meta_words(c.meta), c.text, idents_column((c.title, c.heading, c.text)))
-             for i, c in enumerate(chunks)],
+            [
+                (i, c.title, c.heading, _meta_words(c.meta), c.text, idents_column((c.title, c.heading, c.text)))
+                for i, c in enumerate(chunks)
+            ],
         )
         db.execute("INSERT INTO info VALUES ('generation', ?)", (name,))
         db.commit()
@@ -415,9 +431,7 @@ def write_generation(
         "generation": name,
         "built_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "counts": {"chunks": len(chunks)},
-        "files": {
-            n: {"bytes": (tmp / n).stat().st_size, "sha256": sha256_file(tmp / n)} for n in (VECTORS, DOCSTORE)
-        },
+        "files": {n: {"bytes": (tmp / n).stat().st_size, "sha256": sha256_file(tmp / n)} for n in (VECTORS, DOCSTORE)},
     }
     for n in (VECTORS, DOCSTORE):
         _fsync_file(tmp / n)

@@ -171,8 +171,17 @@ class LightModel:
 
     backend = "numpy"
 
-    def __init__(self, folder: Path, *, config: dict[str, Any], pooling: str, max_tokens: int, lowercase: bool,
-                 weights: dict[str, np.ndarray], tokenizer: Any) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        config: dict[str, Any],
+        pooling: str,
+        max_tokens: int,
+        lowercase: bool,
+        weights: dict[str, np.ndarray],
+        tokenizer: Any,
+    ) -> None:
         self.folder = folder
         self.pooling = pooling
         self.max_tokens = max_tokens
@@ -356,8 +365,11 @@ def load_light_model(folder: Path) -> LightModel:
         raise Unsupported("the transformer is not at the folder's top level")
     pool_path = next(m for m in modules if str(m["type"]).endswith("Pooling"))["path"]
     pool = read_json(folder / pool_path / "config.json")
-    modes = {k.removeprefix("pooling_mode_").removesuffix("_tokens").removesuffix("_token") for k, v in pool.items()
-             if k.startswith("pooling_mode_") and v}
+    modes = {
+        k.removeprefix("pooling_mode_").removesuffix("_tokens").removesuffix("_token")
+        for k, v in pool.items()
+        if k.startswith("pooling_mode_") and v
+    }
     if modes not in ({"mean"}, {"cls"}):
         raise Unsupported(f"pooling {sorted(modes)} (only mean or cls)")
     if pool.get("include_prompt") is False:
@@ -396,5 +408,12 @@ def load_light_model(folder: Path) -> LightModel:
         weights = read_safetensors(weights_file)
     except (OSError, ValueError, KeyError, struct.error) as exc:
         raise Unsupported(f"model.safetensors is unreadable ({exc})") from None
-    return LightModel(folder, config=config, pooling=modes.pop(), max_tokens=max_tokens,
-                      lowercase=bool(st_config.get("do_lower_case")), weights=weights, tokenizer=tokenizer)
+    return LightModel(
+        folder,
+        config=config,
+        pooling=modes.pop(),
+        max_tokens=max_tokens,
+        lowercase=bool(st_config.get("do_lower_case")),
+        weights=weights,
+        tokenizer=tokenizer,
+    )

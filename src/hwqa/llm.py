@@ -39,6 +39,7 @@ MAX_TOOL_CALLS_PER_ROUND = 8
 MAX_TOOL_ARGUMENT_CHARS = 8_000
 FINAL_PROMPT = "No more tool calls are available. Answer the question now from the passages and the tool results above."
 
+
 @dataclass(frozen=True)
 class Tool:
     """A function the chat model may call; ``run`` raises ToolArgumentError on invalid arguments."""
@@ -125,9 +126,7 @@ class OpenAIAnswerer:
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> OpenAIAnswerer:
-        return cls(
-            base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.llm_api_key, **kwargs
-        )
+        return cls(base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.llm_api_key, **kwargs)
 
     def answer(
         self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
@@ -200,9 +199,7 @@ class OpenAIAnswerer:
 
     # -- one request ---------------------------------------------------------------------------
 
-    def _round(
-        self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], n_hits: int
-    ) -> Generator[str, None, _Round]:
+    def _round(self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], n_hits: int) -> Generator[str, None, _Round]:
         """One request: streamed unless the server rejected streaming with tools before."""
         if offer and not self._stream_with_tools:
             return (yield from self._complete(messages, offer, n_hits))
@@ -270,9 +267,7 @@ class OpenAIAnswerer:
             pending.id = pending.id or f"call_{first_id}_{i}"
         return result
 
-    def _complete(
-        self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], n_hits: int
-    ) -> Generator[str, None, _Round]:
+    def _complete(self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], n_hits: int) -> Generator[str, None, _Round]:
         """One request without streaming (the fallback for servers that cannot stream tool calls)."""
         try:
             response = self._create(messages, offer, stream=False)
@@ -348,12 +343,9 @@ class OpenAIAnswerer:
                 )
             if status in (401, 403):
                 return LLMError(
-                    f"the server at {url} refused the API key ({status}: {message}); "
-                    "set HWQA_LLM_API_KEY to a key it accepts"
+                    f"the server at {url} refused the API key ({status}: {message}); set HWQA_LLM_API_KEY to a key it accepts"
                 )
-            return LLMError(
-                f"the chat model at {url} answered {status}: {message}; check the server's log and HWQA_LLM_MODEL"
-            )
+            return LLMError(f"the chat model at {url} answered {status}: {message}; check the server's log and HWQA_LLM_MODEL")
         return LLMError(f"the chat model at {url} failed: {_first_line(str(exc)) or type(exc).__name__}; try again")
 
 

@@ -30,8 +30,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = [
-    "blank", "code_lines", "first_heading", "heading", "headings", "is_delimiter_row",
-    "iter_code", "mask_code", "split_row",
+    "blank",
+    "code_lines",
+    "first_heading",
+    "heading",
+    "headings",
+    "is_delimiter_row",
+    "iter_code",
+    "mask_code",
+    "split_row",
 ]
 
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")

@@ -64,10 +64,14 @@ def decode_note(data: bytes, rel: str) -> tuple[str | None, str | None, str | No
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, (
-            f"not UTF-8 (byte 0x{data[exc.start]:02X} at line {line}, column {column}; perhaps Latin-1 or "
-            "Windows-1252); save it as UTF-8 to index it"
-        ), None
+        return (
+            None,
+            (
+                f"not UTF-8 (byte 0x{data[exc.start]:02X} at line {line}, column {column}; perhaps Latin-1 or "
+                "Windows-1252); save it as UTF-8 to index it"
+            ),
+            None,
+        )
 
 
 def scan(notes_dir: Path) -> tuple[list[Path], list[Path]]:

@@ -25,8 +25,16 @@ from .markdown import first_heading
 from .notefiles import NOTE_MAX_BYTES, NOTE_SUFFIXES, decode_note, iter_note_files, read_note_bytes, scan
 
 __all__ = [
-    "NOTE_MAX_BYTES", "NOTE_SUFFIXES", "LoadReport", "Note", "NoteSkipped", "decode_note", "iter_note_files",
-    "load_notes", "parse_note", "read_note_bytes",
+    "NOTE_MAX_BYTES",
+    "NOTE_SUFFIXES",
+    "LoadReport",
+    "Note",
+    "NoteSkipped",
+    "decode_note",
+    "iter_note_files",
+    "load_notes",
+    "parse_note",
+    "read_note_bytes",
 ]
 
 # The opening '---' line, then the shortest text up to a line that is exactly '---' or '...';
@@ -156,8 +164,7 @@ def _check_nodes(root: Any, rel: str) -> list[str]:
                     if k.value in seen:
                         name = k.value if len(k.value) <= 40 else k.value[:40] + "…"
                         warnings.append(
-                            f"{rel}:{k.start_mark.line + 2}: duplicate key {name!r} in the front matter; "
-                            "the last value is used"
+                            f"{rel}:{k.start_mark.line + 2}: duplicate key {name!r} in the front matter; the last value is used"
                         )
                     seen.add(k.value)
         for kid in _children(node):
@@ -202,9 +209,7 @@ def _load_front_matter(text: str, rel: str) -> tuple[Any, list[str]]:
         try:
             warnings = _check_nodes(node, rel)
         except _Budget as exc:
-            raise NoteSkipped(
-                f"front matter has {exc} (a YAML alias bomb?); fix the front matter to index this note"
-            ) from None
+            raise NoteSkipped(f"front matter has {exc} (a YAML alias bomb?); fix the front matter to index this note") from None
         return loader.construct_document(node), warnings
     finally:
         loader.dispose()
@@ -223,7 +228,7 @@ def _front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int, list[s
         if _FM_OPEN_RE.match(text):
             warnings.append(f"{rel}:1: front matter is not closed by '---'; read the file as body")
         return {}, body, 1, warnings
-    body = text[match.end():]
+    body = text[match.end() :]
     body_line = text[: match.end()].count("\n") + 1
     raw = match.group(1)
     if len(raw) > FM_MAX_CHARS:
@@ -249,9 +254,7 @@ def _front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int, list[s
     if data is None:
         return {}, body, body_line, warnings
     if not isinstance(data, dict):
-        warnings.append(
-            f"{rel}:2: front matter must be a mapping (key: value lines), found {_kind(data)}; indexed the body only"
-        )
+        warnings.append(f"{rel}:2: front matter must be a mapping (key: value lines), found {_kind(data)}; indexed the body only")
         return {}, body, body_line, warnings
     return data, body, body_line, warnings
 
@@ -295,9 +298,7 @@ def load_notes(notes_dir: Path, *, follow_outside_symlinks: bool = False, max_by
     """Read every note in ``notes_dir``. Raises :class:`NotesError` if the folder is missing or empty."""
     notes_dir = Path(notes_dir)
     if not notes_dir.exists():
-        raise NotesError(
-            f"notes folder {notes_dir} does not exist; create it or point HWQA_NOTES (or --notes) at your notes"
-        )
+        raise NotesError(f"notes folder {notes_dir} does not exist; create it or point HWQA_NOTES (or --notes) at your notes")
     if not notes_dir.is_dir():
         raise NotesError(f"{notes_dir} is not a folder; point HWQA_NOTES (or --notes) at a folder of .md notes")
     root = notes_dir.resolve()
@@ -328,9 +329,7 @@ def load_notes(notes_dir: Path, *, follow_outside_symlinks: bool = False, max_by
         notes.append(note)
     if not notes:
         detail = f" ({len(skipped)} file(s) skipped: {skipped[0][0]}: {skipped[0][1]})" if skipped else ""
-        raise NotesError(
-            f"no notes (.md files) found in {notes_dir}{detail}; add notes or point HWQA_NOTES at your notes folder"
-        )
+        raise NotesError(f"no notes (.md files) found in {notes_dir}{detail}; add notes or point HWQA_NOTES at your notes folder")
     for rel, reason in skipped:
         warnings.append(f"{rel}: skipped: {reason}")
     return LoadReport(notes=notes, skipped=skipped, warnings=warnings)

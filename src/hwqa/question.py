@@ -39,17 +39,33 @@ _SUPERLATIVE = re.compile(
     r"(?:most|least)\s+expensive|newest|oldest|latest|earliest|maximum|minimum|max|min)\b"
 )
 _MAX_WORDS = {
-    "most", "largest", "biggest", "highest", "fastest", "priciest", "most expensive", "newest", "latest", "maximum", "max"
+    "most",
+    "largest",
+    "biggest",
+    "highest",
+    "fastest",
+    "priciest",
+    "most expensive",
+    "newest",
+    "latest",
+    "maximum",
+    "max",
 }
 _COMPARE = re.compile(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or|better|difference between)\b")
-_QUANTITY = re.compile(r"^\s*(?:how\s+(?:many|much|long|big|large|fast|old)|what\s+(?:is|was|are)\s+the\s+(?:number|size|"
-                       r"price|cost|default|maximum|minimum|limit|amount))\b")
-_VERSION = re.compile(r"\b(?:which|what)\s+(?:python\s+)?(?:version|release)s?\b|\bsince\s+when\b|\bwhen\s+was\b.*\badded\b|"
-                      r"\bin\s+which\s+version\b|\badded\s+in\b")
+_QUANTITY = re.compile(
+    r"^\s*(?:how\s+(?:many|much|long|big|large|fast|old)|what\s+(?:is|was|are)\s+the\s+(?:number|size|"
+    r"price|cost|default|maximum|minimum|limit|amount))\b"
+)
+_VERSION = re.compile(
+    r"\b(?:which|what)\s+(?:python\s+)?(?:version|release)s?\b|\bsince\s+when\b|\bwhen\s+was\b.*\badded\b|"
+    r"\bin\s+which\s+version\b|\badded\s+in\b"
+)
 _WHICH = re.compile(r"^\s*(?:which|what)\s+(?P<noun>[a-z][\w-]*)")
 _YESNO = re.compile(r"^\s*(?:is|are|does|do|can|could|should|will|has|have|was|were)\b")
-_LIST = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:are|were)\b|\blist\b|\bwhat\s+kinds?\b|\btypes?\s+of\b|"
-                   r"\bwhich\s+\w+s\b")
+_LIST = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:are|were)\b|\blist\b|\bwhat\s+kinds?\b|\btypes?\s+of\b|"
+    r"\bwhich\s+\w+s\b"
+)
 _CAPITAL_WORD = re.compile(r"(?<![\w./-])([A-Z][a-zA-Z]{2,}|[A-Z]{2,}[a-z]*)(?![\w/-])")
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -183,8 +199,20 @@ def _dictionary() -> frozenset[str]:
 
 # Endings to take off (and what to put back) before looking a word up: "cheapest" -> "cheap".
 _INFLECTIONS = (
-    ("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"), ("er", ""), ("ers", ""),
-    ("ly", ""), ("ies", "y"), ("ied", "y"), ("est", ""), ("iest", "y"), ("ier", "y"),
+    ("s", ""),
+    ("es", ""),
+    ("ed", ""),
+    ("ed", "e"),
+    ("ing", ""),
+    ("ing", "e"),
+    ("er", ""),
+    ("ers", ""),
+    ("ly", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("est", ""),
+    ("iest", "y"),
+    ("ier", "y"),
 )
 
 
@@ -192,7 +220,7 @@ def _known(word: str) -> bool:
     known = _dictionary()
     if word in known or stem(word) in known:
         return True
-    return any(word.endswith(suffix) and word[:-len(suffix)] + repl in known for suffix, repl in _INFLECTIONS)
+    return any(word.endswith(suffix) and word[: -len(suffix)] + repl in known for suffix, repl in _INFLECTIONS)
 
 
 def _coined(text: str) -> list[str]:

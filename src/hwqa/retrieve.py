@@ -60,9 +60,7 @@ class Filter:
         return cls(tuple(t.strip() for t in tags or () if t.strip()), tuple(n.strip() for n in notes or () if n.strip()))
 
 
-def rrf(
-    rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None
-) -> list[tuple[int, float]]:
+def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None) -> list[tuple[int, float]]:
     """Reciprocal rank fusion of ranked id lists, best first; ``weights`` scale each list's votes.
 
     Scores are exactly rounded sums (``math.fsum``), so they do not depend on the order of the
@@ -148,7 +146,7 @@ def retrieve(
     fused = rrf(rankings, weights=[DENSE_WEIGHT, 1.0] if mode == "hybrid" else None)
     if not fused:
         return []
-    ids = [i for i, _ in fused[: depth]]
+    ids = [i for i, _ in fused[:depth]]
     chunks = generation.chunks(ids)
     cosine = dict(dense)
     missing = [i for i in ids if i not in cosine]
@@ -164,7 +162,7 @@ def retrieve(
             d_rank.get(i),
             k_rank.get(i),
         )
-        for chunk, (i, score) in zip(chunks, fused[: depth], strict=True)
+        for chunk, (i, score) in zip(chunks, fused[:depth], strict=True)
     ]
     hits.sort(key=lambda h: -h.fused)  # stable: the RRF order decides among equals
     return _collapse(hits)[:k]

@@ -53,15 +53,11 @@ class Settings:
         "hybrid",
         "How passages are found: 'hybrid' (keyword BM25 and dense vectors, fused), 'dense' or 'keyword'.",
     )
-    min_score: float = _f(
-        0.30, "Cosine similarity below which a passage is not considered to cover the question."
-    )
+    min_score: float = _f(0.30, "Cosine similarity below which a passage is not considered to cover the question.")
     answer_sentences: int = _f(3, "Most sentences the builtin answerer puts in an answer.")
     offline: bool = _f(False, "Do not fetch linked web articles; use only cached copies.")
     fetch_links: bool = _f(True, "Fetch and index the web articles that notes link to.")
-    allow_private_hosts: bool = _f(
-        False, "Allow fetching links to loopback/private-network hosts (intranet users, tests)."
-    )
+    allow_private_hosts: bool = _f(False, "Allow fetching links to loopback/private-network hosts (intranet users, tests).")
     fetch_timeout: float = _f(20.0, "Seconds allowed per web page, in total.")
     fetch_max_bytes: int = _f(5_000_000, "Largest decoded web page accepted, in bytes.")
     fetch_max_age: float = _f(86_400.0, "Seconds a fetched page is fresh before it is checked again.")
@@ -75,9 +71,7 @@ class Settings:
     port: int = _f(7860, "Port the web chat listens on.")
     watch: bool = _f(False, "Let the web chat watch the notes folder and rebuild the index itself.")
     watch_debounce_ms: int = _f(800, "Milliseconds of quiet after a change to the notes before a watched rebuild starts.")
-    llm_backend: str = _f(
-        "builtin", "Answer backend: 'builtin' (no LLM) or 'openai' (any OpenAI-compatible server)."
-    )
+    llm_backend: str = _f("builtin", "Answer backend: 'builtin' (no LLM) or 'openai' (any OpenAI-compatible server).")
     llm_base_url: str = _f("http://127.0.0.1:11434/v1", "Base URL of the OpenAI-compatible server (Ollama default).")
     llm_model: str = _f("llama3.1", "Model name on the OpenAI-compatible server.")
     llm_api_key: str = field(  # never shown: not in repr, masked by describe()
@@ -106,16 +100,10 @@ class Settings:
     )
     fetch_max_redirects: int = _f(5, "Redirects followed per web page before giving up.")
     fetch_host_concurrency: int = _f(2, "Web requests in flight at once to one host.")
-    fetch_max_crawl_delay: float = _f(
-        10.0, "Seconds: a robots.txt Crawl-delay above fetch_host_delay is honoured up to this."
-    )
+    fetch_max_crawl_delay: float = _f(10.0, "Seconds: a robots.txt Crawl-delay above fetch_host_delay is honoured up to this.")
     fetch_retries: int = _f(3, "Retries after a 429 or 5xx answer (never after another 4xx).")
-    fetch_backoff: float = _f(
-        1.0, "Seconds the first retry waits (doubling each time) unless the server sends Retry-After."
-    )
-    fetch_max_retry_after: float = _f(
-        30.0, "Seconds: a longer Retry-After is not waited for; the page fails instead."
-    )
+    fetch_backoff: float = _f(1.0, "Seconds the first retry waits (doubling each time) unless the server sends Retry-After.")
+    fetch_max_retry_after: float = _f(30.0, "Seconds: a longer Retry-After is not waited for; the page fails instead.")
     fetch_workers: int = _f(8, "Web pages fetched in parallel (across all hosts).")
     fetch_robots_max_bytes: int = _f(500_000, "Bytes of robots.txt read (the rest is ignored).")
 
@@ -126,6 +114,7 @@ class Settings:
 
     def describe(self) -> list[tuple[str, Any, str]]:
         """(name, value, description) for every field, for ``hwqa config`` and the docs."""
+
         def shown(name: str) -> Any:
             value = getattr(self, name)
             return "(set, hidden)" if name in SECRETS and value else value

@@ -56,10 +56,7 @@ class LinkCounts:
 
     def summary(self) -> str:
         """One line for people: 'N fetched, N cached, N failed, N skipped' (cached counts not-modified too)."""
-        return (
-            f"{self.fetched} fetched, {self.not_modified + self.cached} cached, "
-            f"{self.failed} failed, {self.skipped} skipped"
-        )
+        return f"{self.fetched} fetched, {self.not_modified + self.cached} cached, {self.failed} failed, {self.skipped} skipped"
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,8 @@ _DROP_ROLES = frozenset(
         "menubar", "toolbar", "tablist", "tooltip",
     }
 )  # fmt: skip
+
+
 def has_descendant(tag: Tag, names: frozenset[str]) -> bool:
     """Whether any element below ``tag`` has one of ``names`` (faster than ``Tag.find``)."""
     return any(isinstance(d, Tag) and d.name in names for d in tag.descendants)
@@ -186,9 +188,7 @@ def _is_note_aside(tag: Tag) -> bool:
 
 def _hidden_has_text(tag: Tag) -> bool:
     """Whether a hidden element holds words (an icon or a "·" separator is not text)."""
-    return any(
-        isinstance(s, NavigableString) and not isinstance(s, Comment) and _WORD_RE.search(s) for s in tag.descendants
-    )
+    return any(isinstance(s, NavigableString) and not isinstance(s, Comment) and _WORD_RE.search(s) for s in tag.descendants)
 
 
 _WORD_RE = re.compile(r"[^\W_]")

@@ -32,8 +32,24 @@ _SHOWN_AT = ("block", "flex", "grid", "inline", "inline-block", "table", "d-bloc
 # Tailwind "hidden md:block" and Bootstrap "d-none d-lg-block" show the element on wider screens.
 _BREAKPOINT_SHOWN_RE = re.compile(r"^d-(?:sm|md|lg|xl|xxl)-(?:block|flex|inline|inline-block|inline-flex|table|grid)$")
 _LENGTH_RE = re.compile(r"^([-+]?\d*\.?\d+)\s*(px|pt|pc|em|rem|ex|ch|%|vw|vh|vmin|vmax|cm|mm|in|q)?$")
-_PX = {"px": 1.0, "pt": 1.333, "pc": 16.0, "em": 16.0, "rem": 16.0, "ex": 8.0, "ch": 8.0, "%": 0.16, "vw": 12.8,
-       "vh": 8.0, "vmin": 8.0, "vmax": 12.8, "cm": 37.8, "mm": 3.78, "in": 96.0, "q": 0.945}
+_PX = {
+    "px": 1.0,
+    "pt": 1.333,
+    "pc": 16.0,
+    "em": 16.0,
+    "rem": 16.0,
+    "ex": 8.0,
+    "ch": 8.0,
+    "%": 0.16,
+    "vw": 12.8,
+    "vh": 8.0,
+    "vmin": 8.0,
+    "vmax": 12.8,
+    "cm": 37.8,
+    "mm": 3.78,
+    "in": 96.0,
+    "q": 0.945,
+}
 _FONT_KEYWORDS_HIDDEN = frozenset({"0", "0px"})
 _OFFSCREEN_PX = 500.0  # further than this beyond the top/left edge is off-screen
 _FAR_PX = 5000.0  # further than this to the right/bottom is off-screen too

@@ -92,8 +92,23 @@ BOILER_TOKENS = frozenset(
 WEAK_TOKENS = frozenset({"banner", "menu", "share", "sharing", "ad", "ads", "promo", "modal", "overlay", "widget", "tags"})
 
 # Links that are chrome wherever they are.
-PERMALINK_TEXT = frozenset({"", "¶", "#", "§", "🔗", "∞", "link", "permalink", "permanent link", "anchor",
-                             "link to this heading", "direct link to heading", "copy link"})
+PERMALINK_TEXT = frozenset(
+    {
+        "",
+        "¶",
+        "#",
+        "§",
+        "🔗",
+        "∞",
+        "link",
+        "permalink",
+        "permanent link",
+        "anchor",
+        "link to this heading",
+        "direct link to heading",
+        "copy link",
+    }
+)
 CHROME_LINK_RE = re.compile(
     r"^(?:edit|edit (?:this|the) (?:page|doc|file)(?: on \w+)?|edit page|edit on (?:github|gitlab|bitbucket|codeberg)"
     r"|suggest (?:an )?edits?|suggest changes|improve this (?:page|doc|document)|view (?:page )?source"

@@ -174,9 +174,7 @@ class Renderer:
                 fence = "````" if "```" in text else "```"
                 lang = ""
                 code = tag.find("code")
-                for cls in (attr_text(code, "class") if isinstance(code, Tag) else "").split() + attr_text(
-                    tag, "class"
-                ).split():
+                for cls in (attr_text(code, "class") if isinstance(code, Tag) else "").split() + attr_text(tag, "class").split():
                     if cls.startswith(("language-", "lang-")):
                         lang = cls.split("-", 1)[1]
                         break

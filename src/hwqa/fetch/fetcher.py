@@ -320,8 +320,16 @@ class Fetcher:
                     if left <= 0:
                         raise LinkDeadlineReached(deadline.seconds)
                     reply = exchange(
-                        current, scheme, host, port, addresses, headers, min(budget, left), page=page,
-                        cap=cfg.max_bytes if page else cfg.robots_max_bytes, tls=self._tls,
+                        current,
+                        scheme,
+                        host,
+                        port,
+                        addresses,
+                        headers,
+                        min(budget, left),
+                        page=page,
+                        cap=cfg.max_bytes if page else cfg.robots_max_bytes,
+                        tls=self._tls,
                         timed_out=self._timeout_error(deadline if left < budget else None),
                     )
                 finally:
@@ -429,9 +437,16 @@ class Fetcher:
             with contextlib.suppress(OSError):
                 self.cache.store(
                     CacheEntry(
-                        url=robots_url, final_url=reply.url, content_type="text/plain",
-                        etag=reply.headers.get("etag"), last_modified=reply.headers.get("last-modified"),
-                        fetched_at=now, checked_at=now, http_status=reply.status, body_sha256="", text=text,
+                        url=robots_url,
+                        final_url=reply.url,
+                        content_type="text/plain",
+                        etag=reply.headers.get("etag"),
+                        last_modified=reply.headers.get("last-modified"),
+                        fetched_at=now,
+                        checked_at=now,
+                        http_status=reply.status,
+                        body_sha256="",
+                        text=text,
                     )
                 )
         if text is not None:

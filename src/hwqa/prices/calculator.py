@@ -40,6 +40,7 @@ __all__ = [
     "wall_hours_for",
 ]
 
+
 def usd_per_v100_hour(row: PriceRow) -> float | None:
     """``usd_per_hour / speed``: what one V100-hour of training costs on this row's hardware."""
     return row.usd_per_v100_hour

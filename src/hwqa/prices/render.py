@@ -85,9 +85,7 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     recommendation = result.recommendation
     lines.append("")
     if recommendation:
-        lines.append(
-            f"**Recommendation:** {recommendation.hardware} ({recommendation.provider}) — {recommendation.reason}."
-        )
+        lines.append(f"**Recommendation:** {recommendation.hardware} ({recommendation.provider}) — {recommendation.reason}.")
     else:
         lines.append("**No option fits** the filters; relax them (types, memory, pricing or budget).")
     lines.extend(line for line in (render_excluded(result), _render_problems(result)) if line)
@@ -113,8 +111,7 @@ def _describe_price(option: PriceOption) -> str:
     )
     if row.speed is not None and option.usd_per_v100_hour is not None:
         text += (
-            f" At {row.speed:g}× the speed of a V100 that is "
-            f"{_figure(option.usd_per_v100_hour, as_money=True)} per V100-hour."
+            f" At {row.speed:g}× the speed of a V100 that is {_figure(option.usd_per_v100_hour, as_money=True)} per V100-hour."
         )
     return text
 

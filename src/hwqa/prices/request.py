@@ -96,9 +96,7 @@ class CalcRequest:
     def to_arguments(self) -> dict[str, Any]:
         """The ``price_calculator`` tool arguments that ask for this request: the fields that differ
         from their defaults, as JSON values."""
-        return {
-            f.name: _json_value(value) for f in fields(self) if (value := getattr(self, f.name)) != f.default
-        }
+        return {f.name: _json_value(value) for f in fields(self) if (value := getattr(self, f.name)) != f.default}
 
 
 def _json_value(value: object) -> object:

@@ -216,4 +216,3 @@ def rank_key(option: PriceOption) -> RankKey:
     if option.usd_per_v100_hour is not None and row.speed is not None:
         return (0, option.usd_per_v100_hour, -row.speed, *names)
     return (1, row.usd_per_hour, 0.0, *names)
-

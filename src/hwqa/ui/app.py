@@ -224,9 +224,9 @@ def build_app(engine: Engine) -> Any:
         for button, question in zip(example_buttons, EXAMPLES, strict=True):
             ev = button.click(lambda q=question: q, None, [box], queue=False, api_visibility="private")
             wire(ev.then)
-        stop.click(
-            chat.stop, [chatbot, box], [chatbot, notice, box], cancels=drains, queue=False, api_visibility="private"
-        ).then(restore, [chatbot], [saved], queue=False, api_visibility="private")
+        stop.click(chat.stop, [chatbot, box], [chatbot, notice, box], cancels=drains, queue=False, api_visibility="private").then(
+            restore, [chatbot], [saved], queue=False, api_visibility="private"
+        )
         clear.click(chat.clear, None, [chatbot, saved, notice], cancels=drains, queue=False, api_visibility="private")
         theme.click(None, js="() => window.hwqaToggleTheme && window.hwqaToggleTheme()")
         demo.load(restore, [saved], [chatbot], queue=False, api_visibility="private")

@@ -98,9 +98,7 @@ def ask_options(flt: Filter | None = None) -> dict[str, Any]:
     return {"flt": flt} if flt else {}
 
 
-def answer_stream(
-    engine: Engine, question: str, history: ChatHistory, flt: Filter | None = None
-) -> Iterator[ChatHistory]:
+def answer_stream(engine: Engine, question: str, history: ChatHistory, flt: Filter | None = None) -> Iterator[ChatHistory]:
     """Stream one answer into ``history`` (which ends with the question and a placeholder)."""
     turn = answers_so_far(history[:-1]) + 1
     try:
@@ -231,9 +229,7 @@ def make_chat(engine: Engine) -> Any:
     ``tags`` / ``notes`` restrict the search like the chat tab's filters (empty: search everything).
     """
 
-    def chat(
-        message: str, history: Sequence[Message] | None, tags: Any = None, notes: Any = None
-    ) -> Iterator[str]:
+    def chat(message: str, history: Sequence[Message] | None, tags: Any = None, notes: Any = None) -> Iterator[str]:
         try:
             for item in engine.stream(message, engine_history(history), **ask_options(search_filter(tags, notes))):
                 if isinstance(item, Answer):
@@ -254,9 +250,7 @@ def format_answer(answer: Answer) -> str:
     return f"{text}\n\n**Sources**\n\n{plain_sources(answer.citations)}"
 
 
-def full_answer(
-    engine: Engine, message: str, history: Sequence[Message] | None = None, flt: Filter | None = None
-) -> str:
+def full_answer(engine: Engine, message: str, history: Sequence[Message] | None = None, flt: Filter | None = None) -> str:
     """One complete answer (the rich rendering), for the API endpoint."""
     try:
         return render_answer(engine.ask(message, engine_history(history), **ask_options(flt)), 1)

@@ -1,0 +1,76 @@
+"""ARCHITECTURE.md matches the tree: every module is named, every named module exists, and no
+module imports more of hwqa than its row says (a newcomer can trust the map)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from .conftest import REPO
+
+SRC = REPO / "src"
+PACKAGE = SRC / "hwqa"
+ROW = re.compile(r"^\| `(src/hwqa/[\w/]+\.py)` \| (.+?) \| (.+?) \|$")
+
+
+def modules_in_tree() -> set[str]:
+    return {str(p.relative_to(REPO)) for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+
+
+def rows() -> dict[str, set[str]]:
+    """Module path -> the hwqa modules and packages it may import ('—' for none)."""
+    out: dict[str, set[str]] = {}
+    for line in (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8").splitlines():
+        m = ROW.match(line)
+        if m:
+            allowed = m.group(3).strip()
+            out[m.group(1)] = set() if allowed == "—" else {a.strip() for a in allowed.split(",")}
+    return out
+
+
+def top_level(path: Path) -> str:
+    """'fetch' for src/hwqa/fetch/cache.py, 'cli' for src/hwqa/cli.py."""
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0] if len(parts) > 1 else parts[0].removesuffix(".py")
+
+
+def imports_of(path: Path) -> set[str]:
+    """The other hwqa modules and packages ``path`` imports (relative imports, anywhere in the file)."""
+    package = list(path.relative_to(PACKAGE).parts[:-1])
+    own = top_level(path)
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom) or not node.level:
+            continue
+        base = package[: len(package) - (node.level - 1)]
+        parts = base + (node.module.split(".") if node.module else [])
+        if not parts:  # "from . import x" at the top of the package
+            parts = [node.names[0].name]
+        target = "hwqa" if parts[0] == "__version__" else parts[0]
+        if target != own:
+            found.add(target)
+    return found
+
+
+def test_every_module_is_on_the_map_and_every_row_is_a_module() -> None:
+    named, present = set(rows()), modules_in_tree()
+    assert not present - named, f"add these modules to ARCHITECTURE.md: {sorted(present - named)}"
+    assert not named - present, f"ARCHITECTURE.md names modules that do not exist: {sorted(named - present)}"
+
+
+def test_no_module_imports_more_than_its_row_allows() -> None:
+    allowed = rows()
+    extra = {
+        module: sorted(imports_of(REPO / module) - allowed[module])
+        for module in sorted(allowed)
+        if (REPO / module).exists() and imports_of(REPO / module) - allowed[module]
+    }
+    assert not extra, f"imports not in ARCHITECTURE.md's 'may import' column: {extra}"
+
+
+def test_the_import_check_sees_imports() -> None:
+    """The checker is not vacuous: it finds the imports a module really has."""
+    assert {"markdown"} <= imports_of(PACKAGE / "chunk.py")
+    assert {"errors", "links"} <= imports_of(PACKAGE / "fetch" / "fetcher.py")
+    assert "hwqa" in imports_of(PACKAGE / "settings.py")
