@@ -40,7 +40,8 @@ test: install
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
 
 lint: install
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench eval
+	$(VENV)/bin/ruff format --check src tests bench eval
 	$(VENV)/bin/mypy
 
 # The benchmark's peer (txtai) and chart (matplotlib) come from the `bench` extra, installed here only.

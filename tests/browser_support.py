@@ -38,11 +38,11 @@ def in_ci() -> bool:
 def browser_status() -> tuple[Any, str | None]:
     """(the playwright sync API or None, what is missing and how to install it, or None)."""
     missing = []
+    sync_api: Any = None
     try:
         from playwright import sync_api
     except ImportError:
         missing.append("the playwright Python package")
-        sync_api = None
     if chromium_path() is None:
         missing.append("chromium")
     if missing:

@@ -12,7 +12,7 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -47,7 +47,7 @@ Route = Reply | Callable[[SeenRequest], Reply]
 class LoopbackSite:
     """A threaded HTTP/1.0 server on 127.0.0.1; use as a context manager."""
 
-    def __init__(self, routes: dict[str, Route] | None = None) -> None:
+    def __init__(self, routes: Mapping[str, Route] | None = None) -> None:
         self.routes: dict[str, Route] = dict(routes or {})
         self.requests: list[SeenRequest] = []
         self.connections = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def article(i: int) -> str:
 
 
 @pytest.fixture
-def site() -> LoopbackSite:
+def site() -> Iterator[LoopbackSite]:
     routes = {f"/articles/{i}": Reply(body=article(i), headers={"ETag": f'"v{i}"'}) for i in range(55)}
     routes["/robots.txt"] = Reply(
         body="User-agent: *\nDisallow: /private/\n", content_type="text/plain", headers={"ETag": '"robots1"'}

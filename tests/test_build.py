@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -16,10 +17,11 @@ from hwqa.settings import Settings
 from .conftest import write_note
 
 
-def manifest_of(settings: Settings) -> dict:
+def manifest_of(settings: Settings) -> dict[str, Any]:
     gen = store.current_generation_dir(settings.index)
     assert gen is not None
-    return json.loads((gen / "manifest.json").read_text())
+    manifest: dict[str, Any] = json.loads((gen / "manifest.json").read_text())
+    return manifest
 
 
 def test_manifest_records_what_built_the_index(settings: Settings) -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import itertools
 
-from hwqa.chunk import chunk_markdown, split_sections
+from hwqa.chunk import Chunk, chunk_markdown, split_sections
 from hwqa.embed import HashEmbedder
 
 EMB = HashEmbedder()
@@ -30,7 +30,7 @@ TPUs need XLA.
 """
 
 
-def chunks_of(text: str, max_tokens: int = 200, overlap: int = 20, title: str = "Guide") -> list:
+def chunks_of(text: str, max_tokens: int = 200, overlap: int = 20, title: str = "Guide") -> list[Chunk]:
     return chunk_markdown(
         text,
         kind="note",

@@ -348,7 +348,7 @@ def test_real_sphinx_pages_from_the_python_docs_keep_their_words_and_lose_their_
         md = extract_article(html, "text/html", f"file://{page}").markdown
         for word in PYTHON_DOCS_CHROME:
             assert word not in md, f"{page.name}: {word!r} survived"
-        body = BeautifulSoup(html, "lxml").find(attrs={"role": "main"})
+        body = BeautifulSoup(html, "lxml").find(role="main")
         assert body is not None
         for permalink in body.select("a.headerlink"):
             permalink.decompose()

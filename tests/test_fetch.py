@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from hwqa import __version__
 from hwqa.errors import ConfigError
-from hwqa.fetch import FetchConfig, Fetcher, FetchOutcome, InvalidAddress, parse_ip_literal
+from hwqa.fetch import FetchConfig, Fetcher, FetchOutcome, FetchStatus, InvalidAddress, parse_ip_literal
 
 from .helpers_http import LoopbackSite, Reply, SeenRequest, SocketSpy
 
@@ -620,7 +620,7 @@ def test_invalid_settings_are_reported(tmp_path: Path) -> None:
 
 
 def test_outcome_json_has_no_body(tmp_path: Path) -> None:
-    outcome = FetchOutcome("http://x/", "failed", "HTTP 404", None, None, None)
+    outcome = FetchOutcome("http://x/", FetchStatus.FAILED, "HTTP 404", None, None, None)
     assert outcome.to_json() == {
         "url": "http://x/",
         "status": "failed",

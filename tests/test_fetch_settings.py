@@ -172,4 +172,5 @@ def test_an_invalid_address_is_a_public_fetch_error() -> None:
         parse_ip_literal("1.2.3.4.5")
     assert isinstance(info.value, RefusedAddress) and isinstance(info.value, FetchError)
     assert isinstance(info.value, HwqaError)  # the CLI shows it as a one-line message
-    assert info.value.status == FetchStatus.SKIPPED == "skipped"
+    assert info.value.status == FetchStatus.SKIPPED
+    assert str(info.value.status) == "skipped"
