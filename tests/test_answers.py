@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from hwqa.build import build_index
+from hwqa.builtin import BuiltinAnswerer
 from hwqa.engine import Engine
 from hwqa.question import parse_question
+from hwqa.retrieve import Hit
 from hwqa.settings import Settings, load_settings
 from hwqa.spans import spans_of
 
@@ -276,3 +278,42 @@ def test_a_row_keyed_by_a_short_code_is_found_by_its_code(tmp_path: Path) -> Non
 def test_a_question_in_the_notes_is_quoted_with_its_answer(tmp_path: Path) -> None:
     answer = _engine(tmp_path, "codes.md", CODES_NOTE).ask("Does the T4 support bf16?")
     assert "fp16 with loss scaling" in answer.text
+
+
+DRIVER_NOTE = """
+---
+title: Zephyr cards
+---
+# Zephyr cards
+
+## Driver
+
+The Zephyr card needs the Zephyr kernel driver. Install the Zephyr driver before the Zephyr runtime.
+The Zephyr driver ships as a Debian package. The Zephyr driver loads at boot once it is installed.
+
+Older releases of the package were unsigned. Secure boot systems want the signed package today.
+Version 6.1 is the oldest that works.
+
+## Cooling
+
+The cards need front-to-back airflow.
+"""
+
+
+def test_the_answer_may_run_on_into_the_next_chunk_of_the_section(tmp_path: Path) -> None:
+    """The best passage is found; the sentence that answers is in the chunk after it, in the same section."""
+    engine = _engine(tmp_path, "zephyr.md", DRIVER_NOTE, chunk_tokens=48, chunk_overlap=0)
+    gen = engine.generation()
+    chunks = sorted((c for c in gen.all_chunks() if c.heading.endswith("Driver")), key=lambda c: c.ordinal)
+    assert len(chunks) >= 2 and "6.1" not in chunks[0].text, "the section must be split for this test"
+    assert gen.following(chunks[0]) == chunks[1]
+    assert gen.following(chunks[-1]) is None, "the next section is not the same passage"
+    question = "What version of the kernel does the Zephyr driver need?"
+    answerer = BuiltinAnswerer(min_score=0.0, max_sentences=3)
+    alone = answerer.answer(question, [Hit(chunks[0], 0.6)])
+    assert "6.1" not in alone.text
+    answer = answerer.answer(question, [Hit(chunks[0], 0.6, following=chunks[1])])
+    assert "6.1" in answer.text
+    assert any(c.text and "6.1" in c.text for c in answer.citations), "the chunk it came from is cited"
+    # The engine hands the best hits their next chunk.
+    assert "6.1" in engine.ask(question).text

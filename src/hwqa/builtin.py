@@ -111,6 +111,7 @@ class BuiltinAnswerer:
         q = parse_question(question)
         depth = len(relevant) if q.superlative else 5  # a superlative compares every candidate passage
         pool = [_Candidate(h, r, s) for r, h in enumerate(relevant[:depth]) for s in spans_of(h.chunk.text)]
+        pool += _following(relevant[:depth])
         if not pool:
             return _passages_only(relevant)
         _score(q, pool)
@@ -141,6 +142,19 @@ class BuiltinAnswerer:
             chosen.append((cand, _quote(cand, pool)))
             per_chunk[cand.hit.chunk.id] = per_chunk.get(cand.hit.chunk.id, 0) + 1
         return chosen
+
+
+def _following(hits: Sequence[Hit]) -> list[_Candidate]:
+    """Spans of the chunks that follow the best hits (not retrieved themselves), ranked as their hit."""
+    have = {h.chunk.id for h in hits}
+    out: list[_Candidate] = []
+    for rank, hit in enumerate(hits):
+        nxt = hit.following
+        if nxt is not None and nxt.id not in have:
+            have.add(nxt.id)
+            after = Hit(nxt, hit.score, hit.fused)
+            out += [_Candidate(after, rank, s) for s in spans_of(nxt.text)]
+    return out
 
 
 def _score(q: Question, pool: list[_Candidate]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import index as store
@@ -45,6 +46,8 @@ def __getattr__(name: str) -> Any:
         return getattr(build, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
+FOLLOWED = 3  # the best hits whose next chunk the answerer may read too
 
 CAVEAT_QUERY = "caveats: TPUs need XLA-compatible code; GPUs are more versatile; prices vary by region and change"
 
@@ -150,6 +153,8 @@ class Engine:
         # A superlative ("which GPU has the most memory?") is answered by comparing every candidate: look wider.
         k = self.settings.top_k * (3 if parse_question(question).superlative else 1)
         hits = retrieve(gen, self.embedder, question, k, mode=self.settings.retriever, flt=flt)
+        # An answer often runs on past the passage that was found: the best hits carry their next chunk.
+        hits = [replace(h, following=gen.following(h.chunk)) if i < FOLLOWED else h for i, h in enumerate(hits)]
         t_answer = time.perf_counter()
         answer: Answer | None = None
         missing = missing_terms(gen, question)

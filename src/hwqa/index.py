@@ -219,6 +219,14 @@ class Generation:
         ).fetchone()
         return _stored(row) if row else None
 
+    def following(self, chunk: StoredChunk) -> StoredChunk | None:
+        """The chunk after ``chunk`` in its section (same note or article, same heading), if any."""
+        row = self._db.execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE source = ? AND kind = ? AND url IS ? AND ordinal = ? AND heading = ?",
+            (chunk.source, chunk.kind, chunk.url, chunk.ordinal + 1, chunk.heading),
+        ).fetchone()
+        return _stored(row) if row else None
+
     def all_chunks(self) -> list[StoredChunk]:
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY id").fetchall()
         return [_stored(r) for r in rows]

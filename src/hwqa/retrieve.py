@@ -43,6 +43,7 @@ class Hit:
     fused: float = 0.0  # ordering score: RRF for hybrid, the single list's rank for dense/keyword
     dense_rank: int | None = None  # 1-based rank in the dense list, None if not in it
     keyword_rank: int | None = None  # 1-based rank in the keyword list, None if not in it
+    following: StoredChunk | None = None  # the next chunk of its document, for an answer that runs on
 
 
 @dataclass(frozen=True)
