@@ -317,3 +317,37 @@ def test_the_answer_may_run_on_into_the_next_chunk_of_the_section(tmp_path: Path
     assert any(c.text and "6.1" in c.text for c in answer.citations), "the chunk it came from is cited"
     # The engine hands the best hits their next chunk.
     assert "6.1" in engine.ask(question).text
+
+
+ENV_NOTE = """
+---
+title: Zephyr runtime
+---
+# Zephyr runtime
+
+## Environment variables
+
+The runtime reads these variables.
+
+ZEPHYR_VISIBLE_CARDS
+
+A comma-separated list of card indices the runtime may use.
+
+ZEPHYR_LOG_LEVEL
+
+How much the tools log: error, warning or debug.
+"""
+
+
+def test_a_definition_is_quoted_with_the_term_line_above_it(tmp_path: Path) -> None:
+    """Reference pages put the name on a line of its own (a <dt>); the quote names it."""
+    answer = _engine(tmp_path, "zephyr.md", ENV_NOTE).ask("Which variable sets how much the tools log?")
+    assert "ZEPHYR_LOG_LEVEL: How much the tools log" in answer.text
+    assert "ZEPHYR_VISIBLE_CARDS: How much" not in answer.text
+
+
+def test_only_a_short_naming_line_is_a_term() -> None:
+    spans = spans_of("March 18, 2025 · 3 min · the SDK team\n\nSDK 3.2 is out.\n\nSource code: Lib/x.py\n\nIt parses.")
+    assert [s.label for s in spans if s.kind == "sentence"] == ["", "", "", ""]
+    spans = spans_of("The intro says so.\n\n--json-lines\n\nParse every line as one object. Then print it.")
+    assert [(s.text, s.label) for s in spans if s.label] == [("Parse every line as one object.", "--json-lines")]

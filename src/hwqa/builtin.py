@@ -223,6 +223,8 @@ def _quote(cand: _Candidate, pool: Sequence[_Candidate]) -> str:
         before = [c for c in pool if c.hit is cand.hit and c.span.position == span.position - 1 and c.span.kind == "sentence"]
         if before:
             return f"{before[0].span.text} {text}"
+    if span.label and span.label not in text:
+        text = f"{span.label}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
     if span.kind == "sentence" and span.text.endswith("?"):
         # A question in the text (an FAQ, "Q: ... A: ...") is answered by what follows it.
         answer: list[str] = []  # the next sentences, until they say something ("A: Maybe not." is not enough)

@@ -45,6 +45,7 @@ class Span:
     cells: dict[str, str] = field(default_factory=dict)  # table rows: column -> value
     list_id: int = -1  # items of one list share it
     lead: str = ""  # a list's lead-in line
+    label: str = ""  # a paragraph's first sentence: the term line just above it, if any ("csv.QUOTE_ALL")
 
 
 def unit_of(column: str) -> tuple[str, str]:
@@ -85,6 +86,15 @@ def row_text(cells: dict[str, str]) -> str:
     return f"{head}: " + ", ".join(rest) if rest else head
 
 
+def _is_term(line: str) -> bool:
+    """A short line that names something rather than says it: no closing punctuation, few words.
+
+    A line that already says what it is ("Source code: Lib/json/tool.py") or a byline
+    ("March 18, 2025 · 3 min") is not a term.
+    """
+    return len(line.split()) <= 12 and not line.endswith((".", ":", "!", "?", ";", ",")) and ": " not in line and "·" not in line
+
+
 def spans_of(text: str) -> list[Span]:
     """Sentences, list items (with lead-in) and table rows (with header) of a passage's Markdown."""
     spans: list[Span] = []
@@ -97,16 +107,19 @@ def spans_of(text: str) -> list[Span]:
     code = code_lines(lines)
     item: list[str] = []
 
+    term = ""  # the previous paragraph, if it was a term line (a definition list's <dt>, "--json-lines")
+
     def flush_paragraph() -> None:
-        nonlocal paragraph, last_prose
+        nonlocal paragraph, last_prose, term
         if not paragraph:
             return
         sentences = [clean_markdown(s) for s in split_sentences(" ".join(x.strip() for x in paragraph))]
         sentences = [s for s in sentences if s]
         for i, sentence in enumerate(sentences):
             around = " ".join(sentences[max(0, i - 1) : i] + sentences[i + 1 : i + 2])
-            spans.append(Span(sentence, "sentence", around, len(spans)))
+            spans.append(Span(sentence, "sentence", around, len(spans), label=term if i == 0 else ""))
         last_prose = sentences[-1] if sentences else last_prose
+        term = sentences[0] if len(paragraph) == 1 and len(sentences) == 1 and _is_term(sentences[0]) else ""
         paragraph = []
 
     def flush_item() -> None:
@@ -125,6 +138,7 @@ def spans_of(text: str) -> list[Span]:
             flush_paragraph()
             flush_item()
             in_list = False
+            term = ""
             cells = split_row(stripped)
             nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
             if is_delimiter_row(stripped):
@@ -140,6 +154,7 @@ def spans_of(text: str) -> list[Span]:
         if _LIST_ITEM.match(line):
             flush_paragraph()
             flush_item()
+            term = ""
             if not in_list:
                 list_id += 1
                 in_list = True
