@@ -351,3 +351,52 @@ def test_only_a_short_naming_line_is_a_term() -> None:
     assert [s.label for s in spans if s.kind == "sentence"] == ["", "", "", ""]
     spans = spans_of("The intro says so.\n\n--json-lines\n\nParse every line as one object. Then print it.")
     assert [(s.text, s.label) for s in spans if s.label] == [("Parse every line as one object.", "--json-lines")]
+
+
+SERVE_NOTE = """
+---
+title: Zephyr serving
+---
+# Zephyr serving
+
+## Kernels
+
+Release 2.1 ships kernels for these chips:
+
+| chip | architecture |
+|---|---|
+| Z1 | Aurora |
+| Z2 | Borealis |
+| Z3 | Corona |
+
+## Setup
+
+1. Install the package.
+2. Check that the cards are detected:
+   ```console
+   $ zctl cards
+   ```
+   It prints one line per card.
+
+To see the driver version, run:
+
+```
+zctl --version
+```
+
+## Flags
+
+--zone
+
+Where the slice is created. It defaults to us-east1-b.
+"""
+
+
+def test_a_lead_in_brings_its_table_its_command_or_its_definition(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "serve.md", SERVE_NOTE)
+    answer = engine.ask("Which chips does release 2.1 ship kernels for?").text
+    assert all(chip in answer for chip in ("Z1", "Z2", "Z3")), answer
+    assert "zctl cards" in engine.ask("How do I check that the cards are detected?").text
+    assert "zctl --version" in engine.ask("How do I see the driver version?").text
+    answer = engine.ask("What does the --zone flag set?").text
+    assert "--zone: Where the slice is created. It defaults to us-east1-b." in answer, answer

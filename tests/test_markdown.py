@@ -172,7 +172,12 @@ def test_a_code_block_in_a_list_item_ends_with_the_item() -> None:
     )
     assert [c.heading for c in chunks_of(note)] == ["", "Next step"]
     assert urls(note) == ["https://after-the-list.example/"]
-    assert not any("import hwqa" in s.text for c in chunks_of(note) for s in spans_of(c.text))
+    # The code is no sentence of its own; it is the command of the step that introduces it ("Run this:").
+    spans = [(s.kind, s.text) for c in chunks_of(note) for s in spans_of(c.text)]
+    assert spans == [
+        ("item", "Run this: import hwqa # https://in-the-item-code.example/"),
+        ("sentence", "Go to https://after-the-list.example/"),
+    ]
 
 
 def test_triple_backticks_with_a_backtick_after_them_are_inline_code_not_a_fence() -> None:

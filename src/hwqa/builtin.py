@@ -126,6 +126,9 @@ class BuiltinAnswerer:
         following = _introduced(best, pool)
         if following:  # a lead-in ("The SDK supports these versions:") answers through the list it introduces
             return _whole_list(following[0], pool)
+        rows = _introduced_rows(best, pool)
+        if rows:  # ... or through the table it introduces
+            return [(best, _whole_table(best, rows))]
         if q.wants == "list" and best.span.kind == "item":
             return _whole_list(best, pool)
         chosen: list[tuple[_Candidate, str]] = []
@@ -138,6 +141,10 @@ class BuiltinAnswerer:
             items = _introduced(cand, pool)
             if items:  # a lead-in quoted alone ("... supports these versions:") says nothing: quote its list
                 chosen.extend(_whole_list(items[0], pool))
+                break
+            rows = _introduced_rows(cand, pool)
+            if rows:
+                chosen.append((cand, _whole_table(cand, rows)))
                 break
             chosen.append((cand, _quote(cand, pool)))
             per_chunk[cand.hit.chunk.id] = per_chunk.get(cand.hit.chunk.id, 0) + 1
@@ -223,8 +230,13 @@ def _quote(cand: _Candidate, pool: Sequence[_Candidate]) -> str:
         before = [c for c in pool if c.hit is cand.hit and c.span.position == span.position - 1 and c.span.kind == "sentence"]
         if before:
             return f"{before[0].span.text} {text}"
+    after = _next_sentences(cand, pool, 2)
+    if after and after[0].span.label == span.text:  # a term line alone says nothing: quote its definition
+        return f"{text}: " + " ".join(c.span.text for c in after[:1] + [c for c in after[1:] if not c.span.label])
     if span.label and span.label not in text:
         text = f"{span.label}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
+        if len(span.text.split()) < 12 and after and not after[0].span.label:
+            return f"{text} {after[0].span.text}"  # a definition's short summary: its next sentence says more
     if span.kind == "sentence" and span.text.endswith("?"):
         # A question in the text (an FAQ, "Q: ... A: ...") is answered by what follows it.
         answer: list[str] = []  # the next sentences, until they say something ("A: Maybe not." is not enough)
@@ -235,9 +247,43 @@ def _quote(cand: _Candidate, pool: Sequence[_Candidate]) -> str:
             answer.append(after[0].span.text)
         if answer:
             return " ".join([text, *answer])
+    if span.code:
+        return f"{text} `{span.code}`"  # "Check that the cards are visible: `tsr devices`"
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
         return f"{span.lead} {text}"
     return text
+
+
+def _next_sentences(cand: _Candidate, pool: Sequence[_Candidate], n: int) -> list[_Candidate]:
+    """Up to ``n`` sentences right after ``cand`` in its passage (stopping at anything else)."""
+    out: list[_Candidate] = []
+    for pos in range(cand.span.position + 1, cand.span.position + 1 + n):
+        nxt = next((c for c in pool if c.hit is cand.hit and c.span.position == pos), None)
+        if nxt is None or nxt.span.kind != "sentence":
+            break
+        out.append(nxt)
+    return out
+
+
+def _introduced_rows(cand: _Candidate, pool: Sequence[_Candidate]) -> list[_Candidate]:
+    """The rows of the table right after a lead-in sentence ("... these compute capabilities:")."""
+    span = cand.span
+    if span.kind != "sentence" or not span.text.endswith(":") or span.code:
+        return []
+    rows: list[_Candidate] = []
+    for pos in range(span.position + 1, span.position + 200):
+        nxt = next((c for c in pool if c.hit is cand.hit and c.span.position == pos), None)
+        if nxt is None or nxt.span.kind != "row":
+            break
+        rows.append(nxt)
+    return rows
+
+
+def _whole_table(lead: _Candidate, rows: Sequence[_Candidate], shown: int = 12) -> str:
+    """A table answer: its lead-in and its rows, as one quote."""
+    body = "; ".join(c.span.text for c in rows[:shown])
+    more = f"; and {len(rows) - shown} more" if len(rows) > shown else ""
+    return f"{lead.span.text} {body}{more}"
 
 
 def _introduced(cand: _Candidate, pool: Sequence[_Candidate]) -> list[_Candidate]:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row
 
+_PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
+_FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
@@ -46,6 +48,7 @@ class Span:
     list_id: int = -1  # items of one list share it
     lead: str = ""  # a list's lead-in line
     label: str = ""  # a paragraph's first sentence: the term line just above it, if any ("csv.QUOTE_ALL")
+    code: str = ""  # a lead-in's command: the first line of the code block right after it ("tsr devices")
 
 
 def unit_of(column: str) -> tuple[str, str]:
@@ -132,7 +135,18 @@ def spans_of(text: str) -> list[Span]:
 
     for i, line in enumerate(lines):
         stripped = line.strip()
-        if code[i]:  # code is not an answer's wording (see hwqa.markdown for what is code)
+        if code[i]:  # code is not an answer's wording (see hwqa.markdown for what is code) ...
+            command = _PROMPT.sub("", stripped)
+            if not command or _FENCE_MARK.match(stripped):
+                continue
+            # ... but "Check that the cards are visible:" is answered by the command right after it.
+            if item and item[-1].rstrip().endswith(":"):  # a step of a list: the command joins the step
+                item.append(f"`{command}`")
+                continue
+            flush_paragraph()
+            lead = spans[-1] if spans and spans[-1].kind == "sentence" and spans[-1].text.endswith(":") else None
+            if lead is not None and not lead.code:
+                lead.code = command
             continue
         if stripped.startswith("|"):
             flush_paragraph()
