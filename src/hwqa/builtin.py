@@ -230,13 +230,18 @@ def _quote(cand: _Candidate, pool: Sequence[_Candidate]) -> str:
         before = [c for c in pool if c.hit is cand.hit and c.span.position == span.position - 1 and c.span.kind == "sentence"]
         if before:
             return f"{before[0].span.text} {text}"
-    after = _next_sentences(cand, pool, 2)
+    after = _next_sentences(cand, pool, 3)
     if after and after[0].span.label == span.text:  # a term line alone says nothing: quote its definition
         return f"{text}: " + " ".join(c.span.text for c in after[:1] + [c for c in after[1:] if not c.span.label])
     if span.label and span.label not in text:
         text = f"{span.label}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
-        if len(span.text.split()) < 12 and after and not after[0].span.label:
-            return f"{text} {after[0].span.text}"  # a definition's short summary: its next sentence says more
+        # A definition is read whole: its next sentences in the paragraph, while it stays short.
+        rest = []
+        for nxt in after:
+            if nxt.span.label or len(" ".join([text, *rest, nxt.span.text]).split()) > 45:
+                break
+            rest.append(nxt.span.text)
+        return " ".join([text, *rest])
     if span.kind == "sentence" and span.text.endswith("?"):
         # A question in the text (an FAQ, "Q: ... A: ...") is answered by what follows it.
         answer: list[str] = []  # the next sentences, until they say something ("A: Maybe not." is not enough)
