@@ -400,3 +400,42 @@ def test_a_lead_in_brings_its_table_its_command_or_its_definition(tmp_path: Path
     assert "zctl --version" in engine.ask("How do I see the driver version?").text
     answer = engine.ask("What does the --zone flag set?").text
     assert "--zone: Where the slice is created. It defaults to us-east1-b." in answer, answer
+
+
+ZEPHYR_CLOUD_NOTE = """
+---
+title: Zephyr Cloud pricing
+---
+# Zephyr Cloud pricing
+
+## Instance types
+
+| Instance type | Cards | Price per hour |
+|---|---|---|
+| z1.large | 4 | $6.80 |
+| z1.small | 1 | $1.90 |
+"""
+
+OTHER_PRICES_NOTE = """
+---
+title: GPU rental prices
+---
+# GPU rental prices
+
+## Table
+
+| hardware | provider | usd_per_hour |
+|---|---|---|
+| T4 | AWS | 0.53 |
+| V100 | GCP | 2.48 |
+"""
+
+
+def test_a_superlative_reads_human_headers_in_the_table_the_question_names(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    write_note(notes, "other.md", OTHER_PRICES_NOTE)
+    engine = _engine(tmp_path, "zephyr-cloud.md", ZEPHYR_CLOUD_NOTE)
+    first = engine.ask("What is the cheapest Zephyr Cloud instance?").text.split("[1]")[0]
+    assert "z1.small" in first and "1.90" in first, first
+    first = engine.ask("What is the cheapest GPU to rent per hour?").text.split("[1]")[0]
+    assert "T4" in first, first

@@ -236,7 +236,7 @@ def _quote(cand: _Candidate, pool: Sequence[_Candidate]) -> str:
     if span.label and span.label not in text:
         text = f"{span.label}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
         # A definition is read whole: its next sentences in the paragraph, while it stays short.
-        rest = []
+        rest: list[str] = []
         for nxt in after:
             if nxt.span.label or len(" ".join([text, *rest, nxt.span.text]).split()) > 45:
                 break
@@ -360,7 +360,7 @@ def _superlative(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, 
     scored: list[tuple[float, _Candidate, str]] = []
     for cand in rows:
         cells = cand.span.cells
-        column = next((k for k in cells if k.strip().lower() in columns or column_label(k) in columns), None)
+        column = next((k for k in cells if _column_key(k) in columns or column_label(k) in columns), None)
         if column is None or not _row_matches_entity(q, cells):
             continue
         try:
@@ -370,6 +370,7 @@ def _superlative(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, 
         if math.isnan(value):
             continue
         scored.append((value, cand, column))
+    scored = _in_named_tables(q, scored)
     from_rows = [(v, c, _row_sentence(q, c, col)) for v, c, col in _dedupe_rows(scored)]
     if from_rows and not _comparable(q, [col for _, _, col in scored]):
         return _extremes(q, from_rows)
@@ -377,6 +378,32 @@ def _superlative(q: Question, pool: list[_Candidate]) -> list[tuple[_Candidate, 
     if not from_rows and not stated:
         return None
     return _extremes(q, from_rows + stated)  # a table and the prose may both state the quantity: the extreme of all
+
+
+def _column_key(column: str) -> str:
+    """A header as a column name: 'Price per hour' -> 'price_per_hour'."""
+    return re.sub(r"\W+", "_", column.strip().lower()).strip("_")
+
+
+def _in_named_tables(q: Question, scored: list[tuple[float, _Candidate, str]]) -> list[tuple[float, _Candidate, str]]:
+    """'The cheapest Tessera Cloud instance': only the rows of tables whose passage names what the question names."""
+    names = [fold(n) for n in (*q.names, *(t.written for t in q.terms))]
+    if not names:
+        return scored
+
+    def named(cand: _Candidate) -> bool:
+        chunk = cand.hit.chunk
+        where = _runs(f"{chunk.title} {chunk.heading} {chunk.text}")
+        return all(n in where for n in names)
+
+    kept = [s for s in scored if named(s[1])]
+    return kept or scored
+
+
+def _runs(text: str, longest: int = 4) -> set[str]:
+    """Folded runs of up to ``longest`` consecutive words ("Tessera Cloud" -> "tesseracloud")."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {"".join(words[i : i + n]) for i in range(len(words)) for n in range(1, longest + 1) if i + n <= len(words)}
 
 
 def _comparable(q: Question, columns: Sequence[str]) -> bool:
