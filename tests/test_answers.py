@@ -439,3 +439,12 @@ def test_a_superlative_reads_human_headers_in_the_table_the_question_names(tmp_p
     assert "z1.small" in first and "1.90" in first, first
     first = engine.ask("What is the cheapest GPU to rent per hour?").text.split("[1]")[0]
     assert "T4" in first, first
+
+
+def test_a_price_superlative_reads_the_whole_price_table(bundled: Settings) -> None:
+    """The cheapest row is found even when its passage is not among the retrieved ones; spot rows only if asked."""
+    engine = Engine.load(bundled)
+    first = engine.ask("What is the cheapest GPU to rent per hour?").text.split("[1]")[0]
+    assert "T4" in first and "0.35" in first, first
+    first = engine.ask("Which TPU is the most expensive per hour?").text.split("[1]")[0]
+    assert "TPU" in first and "preemptible" not in first, first

@@ -32,7 +32,7 @@ from .prices import render_price_result
 from .prices.tool import PriceTool
 from .question import Question, content_stems, parse_question, stem
 from .retrieve import Hit
-from .spans import Span, cell_text, clean_markdown, column_label, spans_of, unit_of
+from .spans import Span, cell_text, clean_markdown, column_label, row_text, spans_of, unit_of
 
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|[a-zA-Z/]+))?")
 _VERSIONISH = re.compile(r"\b(?:version|v?\d+\.\d+(?:\.\d+)?)\b", re.I)
@@ -88,8 +88,8 @@ class BuiltinAnswerer:
     def answer(
         self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
     ) -> Answer:
-        from_notes = self.extract(question, hits)
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
+        from_notes = self.extract(question, hits, price)
         request = price.plan(question, history) if price is not None else None
         if price is None or request is None:
             return from_notes
@@ -103,8 +103,11 @@ class BuiltinAnswerer:
         call = ToolCall(price.name, arguments, result.to_json())
         return compose_price_answer(render_price_result(result), price.sources(result), call, from_notes, price.caveats())
 
-    def extract(self, question: str, hits: Sequence[Hit]) -> Answer:
-        """The spans of ``hits`` that answer ``question``, cited; 'not covered' when nothing is close enough."""
+    def extract(self, question: str, hits: Sequence[Hit], price: PriceTool | None = None) -> Answer:
+        """The spans of ``hits`` that answer ``question``, cited; 'not covered' when nothing is close enough.
+
+        A price superlative ("the cheapest GPU per hour") also reads every row of the price table.
+        """
         relevant = [h for h in hits if h.score >= self.min_score]
         if not relevant:
             return not_covered(hits)
@@ -112,6 +115,8 @@ class BuiltinAnswerer:
         depth = len(relevant) if q.superlative else 5  # a superlative compares every candidate passage
         pool = [_Candidate(h, r, s) for r, h in enumerate(relevant[:depth]) for s in spans_of(h.chunk.text)]
         pool += _following(relevant[:depth])
+        if price is not None and q.superlative and q.attribute == "price":
+            pool += _price_rows(price, q, pool)
         if not pool:
             return _passages_only(relevant)
         _score(q, pool)
@@ -149,6 +154,24 @@ class BuiltinAnswerer:
             chosen.append((cand, _quote(cand, pool)))
             per_chunk[cand.hit.chunk.id] = per_chunk.get(cand.hit.chunk.id, 0) + 1
         return chosen
+
+
+def _price_rows(price: PriceTool, q: Question, pool: Sequence[_Candidate]) -> list[_Candidate]:
+    """Rows of the price table as candidates (on-demand ones unless the question asks for spot or preemptible)."""
+    interruptible = bool({"spot", "preemptibl", "preemptible"} & set(q.stems))
+    have = {(c.span.cells.get("hardware"), c.span.cells.get("provider")) for c in pool if c.span.kind == "row"}
+    out: list[_Candidate] = []
+    for row in price.table.rows:
+        if (row.interruptible and not interruptible) or (row.hardware, row.provider) in have:
+            continue
+        section = price.section_at(row.note, row.line)
+        if section is None:
+            continue
+        cells = {"hardware": row.hardware, "provider": row.provider, "type": row.type, "usd_per_hour": f"{row.usd_per_hour:g}"}
+        cells["pricing"] = row.pricing
+        span = Span(row_text(cells), "row", " ".join(cells), 10_000 + row.line, cells=cells)
+        out.append(_Candidate(Hit(section, 1.0), len(pool), span, score=0.5))
+    return out
 
 
 def _following(hits: Sequence[Hit]) -> list[_Candidate]:
