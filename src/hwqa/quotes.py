@@ -1,0 +1,147 @@
+"""How a chosen span is quoted: what it needs to be read alone.
+
+A candidate is a span of a retrieved passage (see :mod:`hwqa.spans`) with its score. Quoted, a
+sentence that starts with "It" keeps the sentence before it; a definition's opening sentence its
+term line and the rest of its short paragraph; a term line alone its definition; a lead-in ending
+in ":" its list (continued from the section's next chunk), its table or its command; a question
+in the notes ("Q: ...") its answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .keywords import identifiers
+from .retrieve import Hit
+from .spans import Span
+
+_PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
+_SOURCE_TRAILER = re.compile(r"\s+Source:\s[^.]{0,120}\.?$")  # a note's "Source: <link text>" after a fact
+
+
+@dataclass
+class Candidate:
+    hit: Hit
+    rank: int  # of the passage among the relevant hits
+    span: Span
+    score: float = 0.0
+
+
+def span_idents(text: str) -> set[str]:
+    return set(identifiers(text))
+
+
+def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
+    """The span as quoted: a sentence that starts with 'It'/'This' keeps the sentence before it."""
+    span = cand.span
+    text = _SOURCE_TRAILER.sub("", span.text)
+    if span.kind == "sentence" and _PRONOUN_START.match(span.text):
+        before = [c for c in pool if c.hit is cand.hit and c.span.position == span.position - 1 and c.span.kind == "sentence"]
+        if before:
+            return f"{before[0].span.text} {text}"
+    after = _next_sentences(cand, pool, 3)
+    if after and after[0].span.label == span.text:  # a term line alone says nothing: quote its definition
+        return f"{text}: " + " ".join(c.span.text for c in after[:1] + [c for c in after[1:] if not c.span.label])
+    if span.label and span.label not in text:
+        text = f"{span.label}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
+        # A definition is read whole: its next sentences in the paragraph, while it stays short.
+        rest: list[str] = []
+        for nxt in after:
+            if nxt.span.label or len(" ".join([text, *rest, nxt.span.text]).split()) > 45:
+                break
+            rest.append(nxt.span.text)
+        return " ".join([text, *rest])
+    if span.kind == "sentence" and span.text.endswith("?"):
+        # A question in the text (an FAQ, "Q: ... A: ...") is answered by what follows it.
+        answer: list[str] = []  # the next sentences, until they say something ("A: Maybe not." is not enough)
+        for pos in range(span.position + 1, span.position + 3):
+            after = [c for c in pool if c.hit is cand.hit and c.span.position == pos and c.span.kind == "sentence"]
+            if not after or len(" ".join(answer).split()) >= 8:
+                break
+            answer.append(after[0].span.text)
+        if answer:
+            return " ".join([text, *answer])
+    if span.code:
+        return f"{text} `{span.code}`"  # "Check that the cards are visible: `tsr devices`"
+    if span.kind == "item" and span.lead and span.lead.endswith(":"):
+        return f"{span.lead} {text}"
+    return text
+
+
+def _next_sentences(cand: Candidate, pool: Sequence[Candidate], n: int) -> list[Candidate]:
+    """Up to ``n`` sentences right after ``cand`` in its passage (stopping at anything else)."""
+    out: list[Candidate] = []
+    for pos in range(cand.span.position + 1, cand.span.position + 1 + n):
+        nxt = next((c for c in pool if c.hit is cand.hit and c.span.position == pos), None)
+        if nxt is None or nxt.span.kind != "sentence":
+            break
+        out.append(nxt)
+    return out
+
+
+def introduced_rows(cand: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
+    """The rows of the table right after a lead-in sentence ("... these compute capabilities:")."""
+    span = cand.span
+    if span.kind != "sentence" or not span.text.endswith(":") or span.code:
+        return []
+    rows: list[Candidate] = []
+    for pos in range(span.position + 1, span.position + 200):
+        nxt = next((c for c in pool if c.hit is cand.hit and c.span.position == pos), None)
+        if nxt is None or nxt.span.kind != "row":
+            break
+        rows.append(nxt)
+    return rows
+
+
+def whole_table(lead: Candidate, rows: Sequence[Candidate], shown: int = 12) -> str:
+    """A table answer: its lead-in and its rows, as one quote."""
+    body = "; ".join(c.span.text for c in rows[:shown])
+    more = f"; and {len(rows) - shown} more" if len(rows) > shown else ""
+    return f"{lead.span.text} {body}{more}"
+
+
+def introduced(cand: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
+    """The list items a lead-in sentence ("... these versions:") introduces, if ``cand`` is one."""
+    span = cand.span
+    if span.kind != "sentence" or not span.text.endswith(":"):
+        return []
+    return [c for c in pool if c.hit is cand.hit and c.span.kind == "item" and c.span.lead == span.text]
+
+
+def _continuation(last: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
+    """The items of a list cut at the end of its chunk, from the section's next chunk if it was retrieved."""
+    chunk = last.hit.chunk
+    if any(c.hit is last.hit and c.span.position > last.span.position for c in pool):
+        return []  # the list ends inside its chunk
+    nxt = [
+        c
+        for c in pool
+        if c.hit.chunk.source == chunk.source
+        and c.hit.chunk.heading == chunk.heading
+        and c.hit.chunk.ordinal == chunk.ordinal + 1
+    ]
+    nxt.sort(key=lambda c: c.span.position)
+    out = []
+    for c in nxt:
+        if c.span.kind != "item":
+            break
+        out.append(c)
+    return out
+
+
+def whole_list(best: Candidate, pool: Sequence[Candidate]) -> list[tuple[Candidate, str]]:
+    """A list answer: its lead-in and its items, as one quote (continued from the next chunk if cut)."""
+    items = [c for c in pool if c.hit is best.hit and c.span.kind == "item" and c.span.list_id == best.span.list_id]
+    items.sort(key=lambda c: c.span.position)
+    if items:
+        seen = {c.span.text for c in items}
+        items += [c for c in _continuation(items[-1], pool) if c.span.text not in seen]
+    shown = items[:12]
+    body = "; ".join(_SOURCE_TRAILER.sub("", c.span.text).rstrip(".;") for c in shown)
+    if len(items) > len(shown):
+        body += f"; and {len(items) - len(shown)} more"
+    lead = best.span.lead.rstrip(":.").strip()
+    text = f"{lead}: {body}" if lead else body
+    return [(best, text)]
