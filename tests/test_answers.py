@@ -448,3 +448,31 @@ def test_a_price_superlative_reads_the_whole_price_table(bundled: Settings) -> N
     assert "T4" in first and "0.35" in first, first
     first = engine.ask("Which TPU is the most expensive per hour?").text.split("[1]")[0]
     assert "TPU" in first and "preemptible" not in first, first
+
+
+FLAG_NOTE = """
+---
+title: Slice flags
+---
+# Slice flags
+
+## Zone
+
+--zone
+
+Where the slice is created, as a region and a zone letter.
+
+The default zone is us-east1-b when neither the flag nor a config file names one.
+"""
+
+
+def test_a_quote_reads_on_into_the_next_chunk_of_its_section(tmp_path: Path) -> None:
+    """A term line found alone brings its definition, even where the chunker cut the section."""
+    engine = _engine(tmp_path, "flags.md", FLAG_NOTE, chunk_tokens=32, chunk_overlap=0)
+    chunks = sorted((c for c in engine.generation().all_chunks() if c.heading.endswith("Zone")), key=lambda c: c.ordinal)
+    assert len(chunks) >= 2 and "us-east1-b" not in chunks[0].text, [c.text for c in chunks]
+    answerer = BuiltinAnswerer(min_score=0.0, max_sentences=3)
+    hit = Hit(chunks[0], 0.6, following=chunks[1])
+    answer = answerer.answer("What does --zone do?", [hit])
+    assert "--zone: Where the slice is created, as a region and a zone letter. The default zone is us-east1-b" in answer.text
+    assert answer.text.count("us-east1-b") == 1, "the sentence is quoted once, inside the definition"

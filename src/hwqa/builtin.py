@@ -127,7 +127,11 @@ class BuiltinAnswerer:
             if rows:
                 chosen.append((cand, whole_table(cand, rows)))
                 break
-            chosen.append((cand, quote(cand, pool)))
+            text = quote(cand, pool)
+            if any(cand.span.text in t for _, t in chosen):
+                continue  # already part of a longer quote (a definition read on)
+            chosen = [(c, t) for c, t in chosen if c.span.text not in text]  # ... or now part of this one
+            chosen.append((cand, text))
             per_chunk[cand.hit.chunk.id] = per_chunk.get(cand.hit.chunk.id, 0) + 1
         return chosen
 

@@ -71,13 +71,21 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
 
 
 def _next_sentences(cand: Candidate, pool: Sequence[Candidate], n: int) -> list[Candidate]:
-    """Up to ``n`` sentences right after ``cand`` in its passage (stopping at anything else)."""
+    """Up to ``n`` sentences right after ``cand`` in its passage, and on into the section's next chunk
+    when the pool holds it (stopping at anything else)."""
     out: list[Candidate] = []
-    for pos in range(cand.span.position + 1, cand.span.position + 1 + n):
-        nxt = next((c for c in pool if c.hit is cand.hit and c.span.position == pos), None)
+    hit, pos = cand.hit, cand.span.position + 1
+    while len(out) < n:
+        nxt = next((c for c in pool if c.hit is hit and c.span.position == pos), None)
+        if nxt is None and hit.following is not None and pos > 0:
+            after = [c for c in pool if c.hit.chunk.id == hit.following.id]
+            if after:  # the passage ended: its section goes on in the next chunk
+                hit, pos = after[0].hit, 0
+                continue
         if nxt is None or nxt.span.kind != "sentence":
             break
         out.append(nxt)
+        pos += 1
     return out
 
 
