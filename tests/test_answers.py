@@ -344,6 +344,9 @@ def test_a_definition_is_quoted_with_the_term_line_above_it(tmp_path: Path) -> N
     answer = _engine(tmp_path, "zephyr.md", ENV_NOTE).ask("Which variable sets how much the tools log?")
     assert "ZEPHYR_LOG_LEVEL: How much the tools log" in answer.text
     assert "ZEPHYR_VISIBLE_CARDS: How much" not in answer.text
+    answer = _engine(tmp_path / "b", "zephyr.md", ENV_NOTE).ask("Which variable lists the cards the runtime may use?")
+    first = answer.text.split("[1]")[0]
+    assert "ZEPHYR_VISIBLE_CARDS: A comma-separated list" in first and "ZEPHYR_LOG_LEVEL" not in first, first
 
 
 def test_only_a_short_naming_line_is_a_term() -> None:

@@ -43,13 +43,13 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
             return f"{before[0].span.text} {text}"
     after = _next_sentences(cand, pool, 3)
     if after and after[0].span.label == span.text:  # a term line alone says nothing: quote its definition
-        return f"{text}: " + " ".join(c.span.text for c in after[:1] + [c for c in after[1:] if not c.span.label])
+        return f"{text}: " + " ".join(c.span.text for c in [after[0], *_same_definition(after[1:], pool)])
     if span.label and span.label not in text:
         text = f"{span.label}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
-        # A definition is read whole: its next sentences in the paragraph, while it stays short.
+        # A definition is read whole: its next sentences, while it stays short.
         rest: list[str] = []
-        for nxt in after:
-            if nxt.span.label or len(" ".join([text, *rest, nxt.span.text]).split()) > 45:
+        for nxt in _same_definition(after, pool):
+            if len(" ".join([text, *rest, nxt.span.text]).split()) > 45:
                 break
             rest.append(nxt.span.text)
         return " ".join([text, *rest])
@@ -68,6 +68,17 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
         return f"{span.lead} {text}"
     return text
+
+
+def _same_definition(after: Sequence[Candidate], pool: Sequence[Candidate]) -> list[Candidate]:
+    """The sentences of ``after`` up to the next term line ("See also", the next ``<dt>``) or its definition."""
+    out: list[Candidate] = []
+    for cand in after:
+        nxt = _next_sentences(cand, pool, 1)
+        if cand.span.label or (nxt and nxt[0].span.label == cand.span.text):
+            break
+        out.append(cand)
+    return out
 
 
 def _next_sentences(cand: Candidate, pool: Sequence[Candidate], n: int) -> list[Candidate]:
