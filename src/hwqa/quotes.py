@@ -23,6 +23,8 @@ _SOURCE_TRAILER = re.compile(r"\s+Source:\s[^.]{0,120}\.?$")  # a note's "Source
 
 @dataclass
 class Candidate:
+    """A span of a retrieved passage that may be quoted, with its score for the question."""
+
     hit: Hit
     rank: int  # of the passage among the relevant hits
     span: Span
@@ -34,7 +36,7 @@ def span_idents(text: str) -> set[str]:
 
 
 def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
-    """The span as quoted: a sentence that starts with 'It'/'This' keeps the sentence before it."""
+    """The span as quoted, with what it needs to be read alone (see the module docstring)."""
     span = cand.span
     text = _SOURCE_TRAILER.sub("", span.text)
     if span.kind == "sentence" and _PRONOUN_START.match(span.text):

@@ -20,10 +20,7 @@ from .retrieve import Hit
 from .spans import Span, cell_text, column_label, row_text, unit_of
 
 _SCALE = {"kw": 1000.0, "tb": 1000.0, "mb": 0.001}  # to the base unit of the family (W, GB)
-
-
 _QUANTITY = re.compile(r"(?P<prefix>\$)?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>[a-zA-Z%/]+)?")
-
 
 # Column names that hold what a superlative asks about.
 _ATTRIBUTE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -39,7 +36,7 @@ _ATTRIBUTE_COLUMNS: dict[str, tuple[str, ...]] = {
 
 def price_rows(price: PriceTool, q: Question, pool: Sequence[Candidate]) -> list[Candidate]:
     """Rows of the price table as candidates (on-demand ones unless the question asks for spot or preemptible)."""
-    interruptible = bool({"spot", "preemptibl", "preemptible"} & set(q.stems))
+    interruptible = bool({"spot", "preemptible"} & set(q.stems))
     have = {(c.span.cells.get("hardware"), c.span.cells.get("provider")) for c in pool if c.span.kind == "row"}
     out: list[Candidate] = []
     for row in price.table.rows:
@@ -48,8 +45,13 @@ def price_rows(price: PriceTool, q: Question, pool: Sequence[Candidate]) -> list
         section = price.section_at(row.note, row.line)
         if section is None:
             continue
-        cells = {"hardware": row.hardware, "provider": row.provider, "type": row.type, "usd_per_hour": f"{row.usd_per_hour:g}"}
-        cells["pricing"] = row.pricing
+        cells = {
+            "hardware": row.hardware,
+            "provider": row.provider,
+            "type": row.type,
+            "usd_per_hour": f"{row.usd_per_hour:g}",
+            "pricing": row.pricing,
+        }
         span = Span(row_text(cells), "row", " ".join(cells), 10_000 + row.line, cells=cells)
         out.append(Candidate(Hit(section, 1.0), len(pool), span, score=0.5))
     return out
