@@ -20,6 +20,7 @@ What is measured (medians of ``--runs`` runs unless a line says otherwise):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -447,6 +448,15 @@ def txtai_peer(
 # -- web app ----------------------------------------------------------------------------------------
 
 
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a served process: politely, then for good after 20 s."""
+    proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=20)
+    if proc.poll() is None:
+        proc.kill()
+
+
 def web_app_rss(notes: Path, index: Path) -> dict[str, Any]:
     """Start ``hwqa serve``, wait until it answers HTTP, ask one question if gradio_client can, read VmHWM."""
     import socket
@@ -489,11 +499,7 @@ def web_app_rss(notes: Path, index: Path) -> dict[str, Any]:
         log(f"web app: ready after {ready} s, peak RSS {hwm} MB, asked: {asked}")
         return {"ready_s": ready, "first_answer_s": first_answer, "peak_rss_mb": hwm, "asked_one_question": asked}
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        _stop(proc)
 
 
 # -- hit@5 on the shipped evaluation questions ---------------------------------------------------------------

@@ -66,6 +66,19 @@ Choose a CPU for data cleaning and small models.
 """
 
 
+def built_hash_index(tmp_path: Path, **extra: object) -> Settings:
+    """Settings over ``tmp_path/notes`` (hash embedder, no link fetching), with the index built."""
+    from hwqa.build import build_index
+
+    settings = load_settings(
+        {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False, **extra},
+        env={},
+        cwd=tmp_path,
+    )
+    build_index(settings)
+    return settings
+
+
 @pytest.fixture
 def notes_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "notes"

@@ -285,19 +285,12 @@ Compare with [a reseller](http://reseller.example/deal) ![banner](http://reselle
 
 
 def test_price_answers_keep_their_table_sources_live(tmp_path: Any) -> None:
-    from hwqa.engine import Engine, build_index
-    from hwqa.settings import load_settings
+    from hwqa.engine import Engine
 
-    from .conftest import write_note
+    from .conftest import built_hash_index, write_note
 
     write_note(tmp_path / "notes", "prices.md", PRICE_NOTE_WITH_SOURCES)
-    settings = load_settings(
-        {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False},
-        env={},
-        cwd=tmp_path,
-    )
-    build_index(settings)
-    answer = Engine.load(settings).ask("TPU or GPU for my budget of $500?")
+    answer = Engine.load(built_hash_index(tmp_path)).ask("TPU or GPU for my budget of $500?")
     assert answer.tool_calls, "answered by the price calculator"
     joined = answer.text + "\n".join(c.text for c in answer.citations)
     assert "source https://cloud.google.com/tpu/pricing" in joined, "the price table's own sources stay usable"

@@ -59,6 +59,7 @@ from hwqa.ui import reports  # noqa: E402
 from hwqa.ui.render import answer_messages, safe_markdown  # noqa: E402
 from hwqa.ui.security import check_bind  # noqa: E402
 from tests.browser_support import App, write_browser_notes  # noqa: E402
+from tests.conftest import built_hash_index  # noqa: E402
 
 
 def test_safe_markdown_leaves_no_html_and_loads_nothing() -> None:
@@ -77,16 +78,8 @@ def test_safe_markdown_leaves_no_html_and_loads_nothing() -> None:
 
 
 def test_calculator_step_lists_every_option_and_names_excluded_rows_with_pricing(tmp_path: Path) -> None:
-    from hwqa.settings import load_settings
-
     write_browser_notes(tmp_path / "notes")
-    settings = load_settings(
-        {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False},
-        env={},
-        cwd=tmp_path,
-    )
-    build_index(settings)
-    answer = Engine.load(settings).ask("TPU or GPU for my budget of $500?")
+    answer = Engine.load(built_hash_index(tmp_path)).ask("TPU or GPU for my budget of $500?")
     step, final = answer_messages(answer, 1)
     assert step["metadata"] == {"title": "Price calculator — budget $500: hours per option", "status": "done"}
     assert "budget_usd" in step["content"] and "P100" in step["content"] and "other types not compared" in step["content"]
