@@ -58,11 +58,10 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     if span.kind == "sentence" and span.text.endswith("?"):
         # A question in the text (an FAQ, "Q: ... A: ...") is answered by what follows it.
         answer: list[str] = []  # the next sentences, until they say something ("A: Maybe not." is not enough)
-        for pos in range(span.position + 1, span.position + 3):
-            after = [c for c in pool if c.hit is cand.hit and c.span.position == pos and c.span.kind == "sentence"]
-            if not after or len(" ".join(answer).split()) >= 8:
+        for nxt in [c for c in after if c.hit is cand.hit][:2]:
+            if len(" ".join(answer).split()) >= 8:
                 break
-            answer.append(after[0].span.text)
+            answer.append(nxt.span.text)
         if answer:
             return " ".join([text, *answer])
     if span.code:
@@ -91,9 +90,9 @@ def _next_sentences(cand: Candidate, pool: Sequence[Candidate], n: int) -> list[
     while len(out) < n:
         nxt = next((c for c in pool if c.hit is hit and c.span.position == pos), None)
         if nxt is None and hit.following is not None and pos > 0:
-            after = [c for c in pool if c.hit.chunk.id == hit.following.id]
+            after = _next_chunk(hit, pool)
             if after:  # the passage ended: its section goes on in the next chunk
-                hit, pos = after[0].hit, 0
+                hit, pos = after[0].hit, after[0].span.position
                 continue
         if nxt is None or nxt.span.kind != "sentence":
             break
@@ -131,11 +130,9 @@ def introduced(cand: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
     return [c for c in pool if c.hit is cand.hit and c.span.kind == "item" and c.span.lead == span.text]
 
 
-def _continuation(last: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
-    """The items of a list cut at the end of its chunk, from the section's next chunk if it was retrieved."""
-    chunk = last.hit.chunk
-    if any(c.hit is last.hit and c.span.position > last.span.position for c in pool):
-        return []  # the list ends inside its chunk
+def _next_chunk(hit: Hit, pool: Sequence[Candidate]) -> list[Candidate]:
+    """The pool's spans of the chunk after ``hit``'s in its section (retrieved, or handed over as following)."""
+    chunk = hit.chunk
     nxt = [
         c
         for c in pool
@@ -143,9 +140,15 @@ def _continuation(last: Candidate, pool: Sequence[Candidate]) -> list[Candidate]
         and c.hit.chunk.heading == chunk.heading
         and c.hit.chunk.ordinal == chunk.ordinal + 1
     ]
-    nxt.sort(key=lambda c: c.span.position)
+    return sorted(nxt, key=lambda c: c.span.position)
+
+
+def _continuation(last: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
+    """The items of a list cut at the end of its chunk, from the section's next chunk if it was retrieved."""
+    if any(c.hit is last.hit and c.span.position > last.span.position for c in pool):
+        return []  # the list ends inside its chunk
     out = []
-    for c in nxt:
+    for c in _next_chunk(last.hit, pool):
         if c.span.kind != "item":
             break
         out.append(c)

@@ -112,12 +112,13 @@ def _in_named_tables(q: Question, scored: list[tuple[float, Candidate, str]]) ->
     if not names:
         return scored
 
-    def named(cand: Candidate) -> bool:
+    named: dict[int, bool] = {}  # per passage: a table's rows share it
+    for _, cand, _ in scored:
         chunk = cand.hit.chunk
-        where = _runs(f"{chunk.title} {chunk.heading} {chunk.text}")
-        return all(n in where for n in names)
-
-    kept = [s for s in scored if named(s[1])]
+        if chunk.id not in named:
+            where = _runs(f"{chunk.title} {chunk.heading} {chunk.text}")
+            named[chunk.id] = all(n in where for n in names)
+    kept = [s for s in scored if named[s[1].hit.chunk.id]]
     return kept or scored
 
 
