@@ -6,15 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from hwqa.build import build_index
 from hwqa.builtin import BuiltinAnswerer
 from hwqa.engine import Engine
 from hwqa.question import parse_question
 from hwqa.retrieve import Hit
-from hwqa.settings import Settings, load_settings
+from hwqa.settings import Settings
 from hwqa.spans import spans_of
 
-from .conftest import REPO, write_note
+from .conftest import REPO, built_hash_index, write_note
 
 CHIPS_NOTE = """
 ---
@@ -50,15 +49,7 @@ Each die has its own HBM stacks.
 
 @pytest.fixture
 def chips(tmp_path: Path) -> Engine:
-    notes = tmp_path / "notes"
-    write_note(notes, "chips.md", CHIPS_NOTE)
-    settings = load_settings(
-        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False, "min_score": 0.0},
-        env={},
-        cwd=tmp_path,
-    )
-    build_index(settings)
-    return Engine.load(settings)
+    return _engine(tmp_path, "chips.md", CHIPS_NOTE)
 
 
 def test_spans_keep_rows_with_their_header_and_items_with_their_lead_in() -> None:
@@ -125,13 +116,7 @@ def test_list_question_gets_the_list_with_its_lead_in(chips: Engine) -> None:
 
 @pytest.fixture
 def bundled(tmp_path: Path) -> Settings:
-    settings = load_settings(
-        {"notes": REPO / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False},
-        env={},
-        cwd=tmp_path,
-    )
-    build_index(settings)
-    return settings
+    return built_hash_index(tmp_path, notes=REPO / "notes")
 
 
 def test_price_lookup_uses_the_named_provider(bundled: Settings) -> None:
@@ -207,15 +192,8 @@ The export tool writes these file formats:
 
 
 def _engine(tmp_path: Path, name: str, text: str, **extra: object) -> Engine:
-    notes = tmp_path / "notes"
-    write_note(notes, name, text)
-    settings = load_settings(
-        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False, "min_score": 0.0, **extra},
-        env={},
-        cwd=tmp_path,
-    )
-    build_index(settings)
-    return Engine.load(settings)
+    write_note(tmp_path / "notes", name, text)
+    return Engine.load(built_hash_index(tmp_path, min_score=0.0, **extra))
 
 
 def test_superlative_weighs_the_prose_against_the_table(tmp_path: Path) -> None:

@@ -17,9 +17,9 @@ from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.keywords import identifiers
 from hwqa.retrieve import Filter, missing_terms, rrf
-from hwqa.settings import Settings, load_settings
+from hwqa.settings import Settings
 
-from .conftest import write_note
+from .conftest import built_hash_index, write_note
 
 runner = CliRunner()
 
@@ -123,10 +123,7 @@ def ident_settings(tmp_path: Path) -> Settings:
     write_note(notes, "targets.md", TARGETS_NOTE)
     write_note(notes, "cuda.md", GPU_NOTE)
     write_note(notes, "tpu-flags.md", TPU_FLAGS_NOTE)
-    settings = load_settings(
-        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path
-    )
-    build_index(settings)
+    settings = built_hash_index(tmp_path)
     return settings
 
 
@@ -186,10 +183,7 @@ def test_a_versioned_name_counts_when_the_notes_shorten_it(tmp_path: Path) -> No
     notes = tmp_path / "notes"
     note = "---\ntitle: Rivulet Serve\n---\n# Rivulet\n\nRivulet 1.8 ships kernels for sm_80 and sm_90.\n"
     write_note(notes, "rivulet.md", note)
-    settings = load_settings(
-        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path
-    )
-    build_index(settings)
+    settings = built_hash_index(tmp_path)
     gen = Engine.load(settings).generation()
     assert missing_terms(gen, "Which cards does Rivulet Serve 1.8 support?") == []
     assert missing_terms(gen, "Which cards does Rivulet Serve 2.0 support?") == ["Serve 2.0"]
@@ -243,10 +237,7 @@ def test_near_duplicate_passages_are_collapsed(tmp_path: Path) -> None:
     text = "The Gaudi 3 accelerator has 128 GB of HBM2e memory and 64 tensor processor cores per chip."
     write_note(notes, "a.md", f"---\ntitle: Gaudi\n---\n# Gaudi\n\n{text}\n")
     write_note(notes, "b.md", f"---\ntitle: Reading\n---\n# Quoted from the vendor\n\n{text} (quoted)\n")
-    settings = load_settings(
-        {"notes": notes, "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path
-    )
-    build_index(settings)
+    settings = built_hash_index(tmp_path)
     hits = Engine.load(settings).search("How much memory does the Gaudi 3 have?", 5)
     assert len([h for h in hits if "128 GB" in h.chunk.text]) == 1
 
