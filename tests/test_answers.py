@@ -457,3 +457,92 @@ def test_a_quote_reads_on_into_the_next_chunk_of_its_section(tmp_path: Path) -> 
     answer = answerer.answer("What does --zone do?", [hit])
     assert "--zone: Where the slice is created, as a region and a zone letter. The default zone is us-east1-b" in answer.text
     assert answer.text.count("us-east1-b") == 1, "the sentence is quoted once, inside the definition"
+
+
+CONSTANTS_NOTE = """
+---
+title: Zipcsv constants
+---
+# Zipcsv constants
+
+## Quoting
+
+The zipcsv module defines the following constants:
+
+zipcsv.QUOTE_EVERY
+
+Tells writers to quote every field.
+
+zipcsv.QUOTE_WORDS
+
+Tells writers to quote the fields that are not numbers.
+
+Tells the reader to turn each unquoted field into a float.
+
+zipcsv.QUOTE_NOTHING
+
+Tells writers to quote nothing, and readers to keep quote characters.
+"""
+
+
+def test_a_later_paragraph_of_a_definition_is_quoted_under_its_term(tmp_path: Path) -> None:
+    """A definition's second paragraph still belongs to its term line: the answer names the constant."""
+    answer = _engine(tmp_path, "consts.md", CONSTANTS_NOTE).ask(
+        "Which constant makes the reader turn unquoted fields into floats?"
+    )
+    assert "zipcsv.QUOTE_WORDS: Tells the reader to turn each unquoted field into a float" in answer.text, answer.text
+    assert "QUOTE_NOTHING" not in answer.text, "the next term line is another definition"
+
+
+RELEASE_NOTE = """
+---
+title: Zorro SDK release notes
+---
+# Zorro SDK release notes
+
+## Zorro SDK 2.1
+
+Changes you may notice:
+
+- The ONNX importer accepts models up to opset 21.
+- Logs now go to standard error.
+"""
+
+BENCH_NOTE = """
+---
+title: Zorro benchmark
+---
+# Zorro benchmark
+
+Both machines ran the same models: the A100 through CUDA, the Z2 through Zorro SDK 2.1, exported from ONNX.
+
+Zorro SDK 2.1 was installed with pip on both hosts. The Z2 ran Zorro SDK 2.1 with its default settings.
+"""
+
+
+def test_a_name_in_the_section_heading_counts_for_the_sentences_under_it(tmp_path: Path) -> None:
+    """The release notes' item under the 'Zorro SDK 2.1' heading answers, even ranked below another note's
+    sentences that only name the version."""
+    write_note(tmp_path / "notes", "bench.md", BENCH_NOTE)
+    engine = _engine(tmp_path, "release.md", RELEASE_NOTE)
+    chunks = {c.source: c for c in engine.generation().all_chunks() if "Zorro SDK 2.1" in c.heading or c.source == "bench.md"}
+    hits = [Hit(chunks["bench.md"], 0.7), Hit(chunks["release.md"], 0.6)]
+    answer = BuiltinAnswerer(min_score=0.0, max_sentences=3).answer(
+        "Up to which ONNX opset does Zorro SDK 2.1 import models?", hits
+    )
+    assert "opset 21" in answer.text.split("[1]")[0], answer.text
+
+
+PLACEMENT_NOTE = FLAG_NOTE.replace("--zone", "--placement")
+
+
+def test_a_quote_read_on_into_the_next_chunk_skips_the_chunks_overlap(tmp_path: Path) -> None:
+    """Chunks overlap by a sentence or two; a definition read on into the next chunk says each sentence once."""
+    engine = _engine(tmp_path, "flags.md", PLACEMENT_NOTE, chunk_tokens=40, chunk_overlap=19)
+    chunks = sorted((c for c in engine.generation().all_chunks() if c.heading.endswith("Zone")), key=lambda c: c.ordinal)
+    assert len(chunks) == 2 and "Where the slice is created" in chunks[1].text, [c.text for c in chunks]
+    answerer = BuiltinAnswerer(min_score=0.0, max_sentences=3)
+    answer = answerer.answer("What does --placement do?", [Hit(chunks[0], 0.6, following=chunks[1])])
+    assert answer.text.startswith("--placement: Where the slice is created"), answer.text
+    assert answer.text.count("Where the slice is created") == 1, answer.text
+    assert "us-east1-b" in answer.text, answer.text

@@ -7,7 +7,8 @@ their neighbours, list items with their lead-in, table rows with their header; s
 - the question's content words found in the span (weighted by how rare they are among the
   candidates), and less so in its context, heading and title;
 - the things the question names exactly (model names, identifiers, versions): a span that names
-  them outranks one that names a sibling ("RTX 3090" when the question asks about the "RTX 4090");
+  them outranks one that names a sibling ("RTX 3090" when the question asks about the "RTX 4090"),
+  and a name in the span's heading, title or definition term counts nearly as much as in the span;
 - the question's type: "how many / how much" wants a number (with the asked unit), "which
   version" a version, "which ... are" a list;
 - how well the passage itself was retrieved.
@@ -153,6 +154,9 @@ def _score(q: Question, pool: list[Candidate]) -> None:
     stems_of = [set(content_stems(c.span.text)) for c in pool]
     context_of = [set(content_stems(f"{c.span.context} {c.hit.chunk.heading} {c.hit.chunk.title}")) for c in pool]
     n = len(pool)
+    # The words of a name the question asks about ("Tessera SDK 3.2") count as fully in the span's
+    # heading or title as in the span: the section is about it.
+    named = set(content_stems(" ".join(f"{t.written} {' '.join(t.qualifiers)}" for t in q.terms)))
     idf = {w: math.log(1 + n / (1 + sum(1 for s in stems_of if w in s))) for w in q.stems}
     total = sum(idf.values()) or 1.0
     terms = [t.folded for t in q.terms]
@@ -163,13 +167,20 @@ def _score(q: Question, pool: list[Candidate]) -> None:
         # A list answers "what are the types of X" through its lead-in and heading, not its items' words.
         # A row's header names what its cells are ("chips", "price"): it counts like the row's own words.
         weight = 1.0 if (q.wants == "list" and span.kind == "item") or span.kind == "row" else 0.35
-        lexical = sum(idf[w] * (1.0 if w in stems else weight if w in context else 0.0) for w in q.stems) / total
+        lexical = (
+            sum(idf[w] * (1.0 if w in stems else (1.0 if w in named else weight) if w in context else 0.0) for w in q.stems)
+            / total
+        )
         score = 0.5 * lexical
         if terms:
             folded = fold(span.text)
             mine = span_idents(span.text)
             found = sum(1 for t in terms if t in mine or t in folded)
-            score += 0.35 * found / len(terms)
+            # ... and the name itself nearly so in its section: its heading, its title, its neighbours, or
+            # the term line of the definition it belongs to.
+            around = fold(f"{span.context} {span.subject} {cand.hit.chunk.heading} {cand.hit.chunk.title}")
+            near = sum(1 for t in terms if not (t in mine or t in folded) and t in around)
+            score += 0.35 * (found + 0.85 * near) / len(terms)
             siblings = {i for i in mine if _family(i) in families and i not in terms}
             if siblings and not found:
                 score -= 0.25

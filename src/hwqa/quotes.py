@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .keywords import identifiers
 from .retrieve import Hit
-from .spans import Span
+from .spans import Span, is_term
 
 _PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
 _SOURCE_TRAILER = re.compile(r"\s+Source:\s[^.]{0,120}\.?$")  # a note's "Source: <link text>" after a fact
@@ -45,12 +45,12 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
             return f"{before[0].span.text} {text}"
     after = _next_sentences(cand, pool, 3)
     if after and after[0].span.label == span.text:  # a term line alone says nothing: quote its definition
-        return f"{text}: " + " ".join(c.span.text for c in [after[0], *_same_definition(after[1:], pool)])
+        return f"{text}: " + " ".join(c.span.text for c in [after[0], *_same_definition(after[1:], pool, text)])
     if span.label and span.label not in text:
         text = f"{span.label}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
         # A definition is read whole: its next sentences, while it stays short.
         rest: list[str] = []
-        for nxt in _same_definition(after, pool):
+        for nxt in _same_definition(after, pool, span.label):
             if len(" ".join([text, *rest, nxt.span.text]).split()) > 45:
                 break
             rest.append(nxt.span.text)
@@ -71,12 +71,12 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     return text
 
 
-def _same_definition(after: Sequence[Candidate], pool: Sequence[Candidate]) -> list[Candidate]:
+def _same_definition(after: Sequence[Candidate], pool: Sequence[Candidate], term: str) -> list[Candidate]:
     """The sentences of ``after`` up to the next term line ("See also", the next ``<dt>``) or its definition."""
     out: list[Candidate] = []
     for cand in after:
         nxt = _next_sentences(cand, pool, 1)
-        if cand.span.label or (nxt and nxt[0].span.label == cand.span.text):
+        if cand.span.label not in ("", term) or (nxt and nxt[0].span.label == cand.span.text) or is_term(cand.span.text):
             break
         out.append(cand)
     return out
@@ -131,7 +131,8 @@ def introduced(cand: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
 
 
 def _next_chunk(hit: Hit, pool: Sequence[Candidate]) -> list[Candidate]:
-    """The pool's spans of the chunk after ``hit``'s in its section (retrieved, or handed over as following)."""
+    """The pool's spans of the chunk after ``hit``'s in its section (retrieved, or handed over as following),
+    without the ones it repeats from ``hit``'s (the chunks' overlap)."""
     chunk = hit.chunk
     nxt = [
         c
@@ -140,7 +141,11 @@ def _next_chunk(hit: Hit, pool: Sequence[Candidate]) -> list[Candidate]:
         and c.hit.chunk.heading == chunk.heading
         and c.hit.chunk.ordinal == chunk.ordinal + 1
     ]
-    return sorted(nxt, key=lambda c: c.span.position)
+    nxt.sort(key=lambda c: c.span.position)
+    repeated = {c.span.text for c in pool if c.hit.chunk.id == chunk.id}
+    while nxt and nxt[0].span.text in repeated:
+        nxt.pop(0)
+    return nxt
 
 
 def _continuation(last: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:

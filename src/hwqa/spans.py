@@ -48,6 +48,7 @@ class Span:
     list_id: int = -1  # items of one list share it
     lead: str = ""  # a list's lead-in line
     label: str = ""  # a paragraph's first sentence: the term line just above it, if any ("csv.QUOTE_ALL")
+    subject: str = ""  # every sentence of a definition: its term line (the label of its first sentence)
     code: str = ""  # a lead-in's command: the first line of the code block right after it ("tsr devices")
 
 
@@ -89,7 +90,7 @@ def row_text(cells: dict[str, str]) -> str:
     return f"{head}: " + ", ".join(rest) if rest else head
 
 
-def _is_term(line: str) -> bool:
+def is_term(line: str) -> bool:
     """A short line that names something rather than says it: no closing punctuation, few words.
 
     A line that already says what it is ("Source code: Lib/json/tool.py") or a byline
@@ -111,18 +112,22 @@ def spans_of(text: str) -> list[Span]:
     item: list[str] = []
 
     term = ""  # the previous paragraph, if it was a term line (a definition list's <dt>, "--json-lines")
+    defined = ""  # the term whose definition the paragraphs since it belong to
 
     def flush_paragraph() -> None:
-        nonlocal paragraph, last_prose, term
+        nonlocal paragraph, last_prose, term, defined
         if not paragraph:
             return
         sentences = [clean_markdown(s) for s in split_sentences(" ".join(x.strip() for x in paragraph))]
         sentences = [s for s in sentences if s]
+        term_line = len(paragraph) == 1 and len(sentences) == 1 and is_term(sentences[0])
+        defined = term or ("" if term_line else defined)
         for i, sentence in enumerate(sentences):
             around = " ".join(sentences[max(0, i - 1) : i] + sentences[i + 1 : i + 2])
-            spans.append(Span(sentence, "sentence", around, len(spans), label=term if i == 0 else ""))
+            label = defined if i == 0 else ""
+            spans.append(Span(sentence, "sentence", around, len(spans), label=label, subject=defined))
         last_prose = sentences[-1] if sentences else last_prose
-        term = sentences[0] if len(paragraph) == 1 and len(sentences) == 1 and _is_term(sentences[0]) else ""
+        term = sentences[0] if term_line else ""
         paragraph = []
 
     def flush_item() -> None:
@@ -152,7 +157,7 @@ def spans_of(text: str) -> list[Span]:
             flush_paragraph()
             flush_item()
             in_list = False
-            term = ""
+            term = defined = ""
             cells = split_row(stripped)
             nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
             if is_delimiter_row(stripped):
@@ -168,7 +173,7 @@ def spans_of(text: str) -> list[Span]:
         if _LIST_ITEM.match(line):
             flush_paragraph()
             flush_item()
-            term = ""
+            term = defined = ""
             if not in_list:
                 list_id += 1
                 in_list = True
