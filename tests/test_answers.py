@@ -546,3 +546,28 @@ def test_a_quote_read_on_into_the_next_chunk_skips_the_chunks_overlap(tmp_path: 
     assert answer.text.startswith("--placement: Where the slice is created"), answer.text
     assert answer.text.count("Where the slice is created") == 1, answer.text
     assert "us-east1-b" in answer.text, answer.text
+
+
+QUOTED_NOTE = """
+---
+title: Zipenum summary
+---
+# Zipenum summary
+
+## Module contents
+
+> `ZipCheck`
+>
+> > An enumeration with the values `SOLID`, `HOLLOW` and `SINGLE`, for use with `verify()`.
+>
+> `ZipBoundary`
+>
+> > An enumeration with the values `STRICT` and `LOOSE` for out-of-range values.
+"""
+
+
+def test_a_definition_inside_a_block_quote_is_quoted_as_text_under_its_term(tmp_path: Path) -> None:
+    answer = _engine(tmp_path, "zipenum.md", QUOTED_NOTE).ask("What values does ZipCheck have?")
+    first = answer.text.split("[1]")[0]
+    assert first.startswith("ZipCheck: An enumeration with the values SOLID, HOLLOW and SINGLE"), answer.text
+    assert ">" not in first and "STRICT" not in first, answer.text

@@ -110,3 +110,16 @@ def test_a_split_table_repeats_its_header_in_every_piece() -> None:
         first_row = next(i for i, line in enumerate(lines) if line.startswith("| GPU model"))
         assert lines[first_row - 2 : first_row] == ["| hardware | usd_per_hour |", "|---|---|"]
     assert sum(c.text.count("| GPU model") for c in chunks) >= 60
+
+
+def test_a_long_block_quote_splits_at_its_empty_lines_and_keeps_its_markers() -> None:
+    """A block quote (a Sphinx summary, a quoted passage) is cut into its paragraphs, each still quoted,
+    rather than flattened into one line of "> >" sentences."""
+    paragraphs = [f"> `Name{i}`\n>\n> > What Name{i} is for, told in a sentence of a dozen words or so." for i in range(12)]
+    md = "# Summary\n\n" + "\n>\n".join(paragraphs) + "\n"
+    chunks = chunks_of(md, max_tokens=48, overlap=8, title="Summary")
+    assert len(chunks) > 2
+    for c in chunks:
+        for line in c.text.splitlines():
+            assert not line or line.startswith(">"), c.text
+            assert " > " not in line.lstrip("> "), c.text

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .markdown import code_lines, heading, is_delimiter_row, iter_code
+from .markdown import code_lines, heading, is_delimiter_row, iter_code, unquote
 
 TokenCounter = Callable[[str], int]
 
@@ -94,7 +94,7 @@ def _blocks(text: str) -> list[str]:
         if code:  # a code block stays whole: its lines are not list items or table rows
             current.append(line)
             continue
-        if not line.strip():
+        if not unquote(line).strip():  # a blank line, or a block quote's empty line, ends a block
             if current:
                 blocks.append("\n".join(current))
                 current = []

@@ -39,6 +39,7 @@ __all__ = [
     "iter_code",
     "mask_code",
     "split_row",
+    "unquote",
 ]
 
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
@@ -60,6 +61,11 @@ _MAY_START_BLOCK = frozenset(">`~-*+_#0123456789") | {""}
 
 # --------------------------------------------------------------------------------------------
 # Headings and tables
+
+
+def unquote(line: str) -> str:
+    """``line`` without its block-quote markers ("> > text" -> "text"); a quote's empty line becomes blank."""
+    return _BLOCKQUOTE_RE.sub("", line, count=1)
 
 
 def heading(line: str) -> tuple[int, str] | None:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from .chunk import split_sentences
-from .markdown import code_lines, is_delimiter_row, split_row
+from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
@@ -138,7 +138,8 @@ def spans_of(text: str) -> list[Span]:
                 spans.append(Span(body, "item", last_prose, len(spans), list_id=list_id, lead=last_prose))
             item = []
 
-    for i, line in enumerate(lines):
+    for i, raw in enumerate(lines):
+        line = unquote(raw)  # a block quote is read as the text it quotes
         stripped = line.strip()
         if code[i]:  # code is not an answer's wording (see hwqa.markdown for what is code) ...
             command = _PROMPT.sub("", stripped)
@@ -159,7 +160,7 @@ def spans_of(text: str) -> list[Span]:
             in_list = False
             term = defined = ""
             cells = split_row(stripped)
-            nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            nxt = unquote(lines[i + 1]).strip() if i + 1 < len(lines) else ""
             if is_delimiter_row(stripped):
                 continue
             if nxt.startswith("|") and not code[i + 1] and is_delimiter_row(nxt):
