@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -177,6 +177,7 @@ MARKUP = st.sampled_from(
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(MARKUP, max_size=30).map("".join))
+@example("https://example.com/<https://example.com/>http://outside/")  # an outside address glued to a kept link
 def test_any_mix_of_markup_is_inert(text: str) -> None:
     out = neutralise(text, ALLOWED)
     assert_inert(out)

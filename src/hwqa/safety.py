@@ -73,7 +73,8 @@ _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 # Anything left that a renderer could read as an image.
 _IMAGE_START = re.compile(r"!(?=\[)")
 # Bare addresses GitHub-flavoured Markdown auto-links: scheme://... and www....
-_BARE_URL = re.compile(r"(?i)(?:https?|ftp)://[^\s<>\"'`()\[\]]+|www\.[^\s<>\"'`()\[\]]+")
+# A kept link's placeholder (\x00N\x00) ends an address: what follows it is checked on its own.
+_BARE_URL = re.compile(r"(?i)(?:https?|ftp)://[^\s<>\"'`()\[\]\x00]+|www\.[^\s<>\"'`()\[\]\x00]+")
 # A link we keep: http(s), a plain host name, optional port, a path without anything odd.
 _SAFE_URL = re.compile(r"(?i)https?://([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::\d{1,5})?(?:[/?#][^\s<>\"'`\\]*)?")
 
