@@ -571,3 +571,36 @@ def test_a_definition_inside_a_block_quote_is_quoted_as_text_under_its_term(tmp_
     first = answer.text.split("[1]")[0]
     assert first.startswith("ZipCheck: An enumeration with the values SOLID, HOLLOW and SINGLE"), answer.text
     assert ">" not in first and "STRICT" not in first, answer.text
+
+
+OPTIONS_NOTE = """
+---
+title: Zython interpreter options
+---
+# Zython interpreter options
+
+## Optimisation
+
+-O
+
+Remove assert statements and any code conditional on the value of __debug__.
+
+-OO
+
+Do -O and also discard docstrings.
+"""
+
+
+def test_a_short_flag_before_a_word_is_not_a_flag_with_a_value() -> None:
+    """'-O and -OO' names the flag -OO (and -O, too short to be a name); not the flag -O with the value 'and'."""
+    assert [t.written for t in parse_question("What is the difference between the -O and -OO options?").terms] == ["-OO"]
+    assert [t.written for t in parse_question("What does -X perf enable?").terms] == ["-X perf"]
+
+
+def test_a_passage_below_the_floor_that_holds_the_asked_name_still_answers(tmp_path: Path) -> None:
+    """The floor keeps out passages that only sound related; one holding the very flag asked about is in."""
+    write_note(tmp_path / "notes", "options.md", OPTIONS_NOTE)
+    engine = Engine.load(built_hash_index(tmp_path, min_score=0.99))
+    answer = engine.ask("What does -OO do?")
+    assert answer.covered and "discard docstrings" in answer.text, answer.text
+    assert not engine.ask("What does the optimiser remove?").covered, "a passage without the name stays below the floor"

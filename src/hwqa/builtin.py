@@ -85,10 +85,12 @@ class BuiltinAnswerer:
 
         A price superlative ("the cheapest GPU per hour") also reads every row of the price table.
         """
-        relevant = [h for h in hits if h.score >= self.min_score]
+        q = parse_question(question)
+        named = {t.folded for t in q.terms}
+        # A passage that holds a name the question asks about ("-OO") covers it, however its wording scores.
+        relevant = [h for h in hits if h.score >= self.min_score or named & span_idents(h.chunk.text)]
         if not relevant:
             return not_covered(hits)
-        q = parse_question(question)
         depth = len(relevant) if q.superlative else 5  # a superlative compares every candidate passage
         pool = [Candidate(h, r, s) for r, h in enumerate(relevant[:depth]) for s in spans_of(h.chunk.text)]
         pool += _following(relevant[:depth])

@@ -267,6 +267,8 @@ def _distinctive(text: str) -> list[Term]:
     """
     out: list[Term] = []
     for m in _FLAG_VALUE.finditer(text):
+        if m.group(2).lower() in STOPWORDS:
+            continue  # "-O and -OO": a flag next to a word, not a flag with its value
         out.append(Term(f"-{m.group(1)} {m.group(2)}", fold(m.group(1) + m.group(2)), (f"-{m.group(1)}", m.group(2))))
     for m in _EXTENSION.finditer(text):
         out.append(Term(f".{m.group(1)}", fold(m.group(1))))
