@@ -9,7 +9,7 @@ import pytest
 from hwqa.builtin import BuiltinAnswerer
 from hwqa.engine import Engine
 from hwqa.question import parse_question
-from hwqa.retrieve import Hit
+from hwqa.retrieve import Filter, Hit
 from hwqa.settings import Settings
 from hwqa.spans import spans_of
 
@@ -604,3 +604,15 @@ def test_a_passage_below_the_floor_that_holds_the_asked_name_still_answers(tmp_p
     answer = engine.ask("What does -OO do?")
     assert answer.covered and "discard docstrings" in answer.text, answer.text
     assert not engine.ask("What does the optimiser remove?").covered, "a passage without the name stays below the floor"
+
+
+def test_the_price_calculator_reads_only_the_notes_a_filter_admits(bundled: Settings) -> None:
+    """`hwqa ask --note` / the chat's note filter: the price rows of other notes are not used, nor cited."""
+    engine = Engine.load(bundled)
+    question = "How much does an A100 cost on AWS?"
+    assert engine.ask(question).tool_calls
+    only_colab = engine.ask(question, flt=Filter.of(notes=["google-colab-runtimes.md"]))
+    assert not only_colab.tool_calls and "4.10" not in only_colab.text, only_colab.text
+    assert {c.source for c in only_colab.citations} <= {"google-colab-runtimes.md"}
+    only_prices = engine.ask(question, flt=Filter.of(notes=["cloud-prices.md"]))
+    assert only_prices.tool_calls and "4.10" in only_prices.text, only_prices.text

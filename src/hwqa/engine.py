@@ -22,7 +22,7 @@ from .llm import OpenAIAnswerer, Tool
 from .prices import PriceTable
 from .prices.tool import PriceTool
 from .question import parse_question
-from .retrieve import Filter, Hit, missing_terms, retrieve
+from .retrieve import Filter, Hit, allowed_ids, missing_terms, retrieve
 from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
 from .status import IndexStatus
@@ -110,13 +110,19 @@ class Engine:
         self._prices = (gen.name, table)
         return table
 
-    def tools(self, gen: store.Generation) -> list[Tool]:
-        """The tools an answerer may use: the price calculator over this generation's tables."""
+    def tools(self, gen: store.Generation, flt: Filter | None = None) -> list[Tool]:
+        """The tools an answerer may use: the price calculator over this generation's tables (with a
+        filter, only the rows of the notes it admits)."""
+        table = self.price_table(gen)
+        if flt:
+            admitted = allowed_ids(gen, flt)
+            notes = {c.source for c in gen.all_chunks() if c.kind == "note" and c.id in admitted}
+            table = PriceTable([r for r in table.rows if r.note in notes], list(table.problems))
 
         def caveats() -> Answer:
-            return self.caveats.extract(CAVEAT_QUERY, retrieve(gen, self.embedder, CAVEAT_QUERY, 4))
+            return self.caveats.extract(CAVEAT_QUERY, retrieve(gen, self.embedder, CAVEAT_QUERY, 4, flt=flt))
 
-        return [PriceTool.over(self.price_table(gen), gen.section_at, caveats)]
+        return [PriceTool.over(table, gen.section_at, caveats)]
 
     def status(self) -> IndexStatus:
         """What the index holds, for the web chat's header and ``hwqa status``."""
@@ -161,7 +167,7 @@ class Engine:
         if missing:
             answer = not_covered(hits, missing=missing)
         else:
-            for item in self.answerer.stream(question, hits, history, self.tools(gen)):
+            for item in self.answerer.stream(question, hits, history, self.tools(gen, flt)):
                 if isinstance(item, Answer):
                     answer = item
                 else:
