@@ -157,7 +157,11 @@ def test_queries_during_rebuilds_never_mix_generations(tmp_path: Path) -> None:
 
     builder = threading.Thread(target=rebuild)
     builder.start()
-    for i in range(1000):
+    deadline = time.monotonic() + 120
+    i = 0
+    # Query until 1000 are done and the builder has published every edition (a loaded machine builds slower).
+    while (i < 1000 or builder.is_alive()) and time.monotonic() < deadline:
+        i += 1
         try:
             answer = engine.ask(f"How much memory does GPU number {i % 40} have?")
         except BaseException as exc:
@@ -169,7 +173,7 @@ def test_queries_during_rebuilds_never_mix_generations(tmp_path: Path) -> None:
         done += 1
     builder.join(timeout=120)
     assert not errors, errors
-    assert done == 1000
+    assert done >= 1000
     assert len(seen) >= 5, "the queries ran across the rebuilds"
 
 

@@ -410,7 +410,9 @@ def test_delay_between_requests_to_one_host(tmp_path: Path) -> None:
         Fetcher(tmp_path, loopback_config(per_host_delay_s=0.3)).fetch_many([site.url(p) for p in routes])
     starts = sorted(r.at for r in site.requests)
     assert len(starts) == 4  # robots.txt + 3 pages
-    assert all(b - a >= 0.2 for a, b in itertools.pairwise(starts))  # 0.3 s, minus jitter
+    # 0.3 s apart, as the server saw them arrive: one late arrival under load shortens the gap after it
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert all(g >= 0.15 for g in gaps) and starts[-1] - starts[0] >= 0.75, gaps
 
 
 # ---------------------------------------------------------------------------------------------
