@@ -616,3 +616,12 @@ def test_the_price_calculator_reads_only_the_notes_a_filter_admits(bundled: Sett
     assert {c.source for c in only_colab.citations} <= {"google-colab-runtimes.md"}
     only_prices = engine.ask(question, flt=Filter.of(notes=["cloud-prices.md"]))
     assert only_prices.tool_calls and "4.10" in only_prices.text, only_prices.text
+
+
+def test_an_answer_that_shares_no_word_with_the_question_is_not_given(tmp_path: Path) -> None:
+    """Above the floor but about something else: 'Which laptop is best for gaming?' over GPU-rental notes
+    is not covered, rather than answered with a sentence about renting."""
+    engine = _engine(tmp_path, "rent.md", "# Renting or buying\n\nIf you will train for fewer than a few hundred hours, rent.\n")
+    answer = engine.ask("Which laptop is best for gaming?")
+    assert not answer.covered and answer.text.startswith("My notes don't cover that question"), answer.text
+    assert engine.ask("Should I rent if I train for a few hundred hours?").covered

@@ -102,6 +102,8 @@ class BuiltinAnswerer:
         chosen = superlative(q, pool) or _comparison(q, pool) or self._best(q, pool)
         if not chosen:
             return _passages_only(relevant)
+        if not q.terms and not any(_overlaps(q, c) for c, _ in chosen):
+            return not_covered(hits)  # nothing quoted says a word of the question: the passages only sound related
         return _compose(chosen)
 
     def _best(self, q: Question, pool: list[Candidate]) -> list[tuple[Candidate, str]]:
@@ -137,6 +139,12 @@ class BuiltinAnswerer:
             chosen.append((cand, text))
             per_chunk[cand.hit.chunk.id] = per_chunk.get(cand.hit.chunk.id, 0) + 1
         return chosen
+
+
+def _overlaps(q: Question, cand: Candidate) -> bool:
+    """Whether a quoted span, its context, heading or title holds any content word of the question."""
+    words = set(content_stems(f"{cand.span.text} {cand.span.context} {cand.hit.chunk.heading} {cand.hit.chunk.title}"))
+    return bool(words & set(q.stems))
 
 
 def _following(hits: Sequence[Hit]) -> list[Candidate]:
