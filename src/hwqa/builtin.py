@@ -148,15 +148,16 @@ def _overlaps(q: Question, cand: Candidate) -> bool:
 
 
 def _following(hits: Sequence[Hit]) -> list[Candidate]:
-    """Spans of the chunks that follow the best hits (not retrieved themselves), ranked as their hit."""
+    """Spans of the chunks the best hits hand over (their section's next chunk, the rest of a table
+    they hold rows of) that were not retrieved themselves, ranked as their hit."""
     have = {h.chunk.id for h in hits}
     out: list[Candidate] = []
     for rank, hit in enumerate(hits):
-        nxt = hit.following
-        if nxt is not None and nxt.id not in have:
-            have.add(nxt.id)
-            after = Hit(nxt, hit.score, hit.fused)
-            out += [Candidate(after, rank, s) for s in spans_of(nxt.text)]
+        for nxt in [*([hit.following] if hit.following is not None else []), *hit.table]:
+            if nxt.id not in have:
+                have.add(nxt.id)
+                after = Hit(nxt, hit.score, hit.fused)
+                out += [Candidate(after, rank, s) for s in spans_of(nxt.text)]
     return out
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import index as store
@@ -22,7 +21,7 @@ from .llm import OpenAIAnswerer, Tool
 from .prices import PriceTable
 from .prices.tool import PriceTool
 from .question import parse_question
-from .retrieve import Filter, Hit, allowed_ids, missing_terms, retrieve
+from .retrieve import Filter, Hit, allowed_ids, missing_terms, retrieve, with_surroundings
 from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
 from .status import IndexStatus
@@ -160,7 +159,7 @@ class Engine:
         k = self.settings.top_k * (3 if parse_question(question).superlative else 1)
         hits = retrieve(gen, self.embedder, question, k, mode=self.settings.retriever, flt=flt)
         # An answer often runs on past the passage that was found: the best hits carry their next chunk.
-        hits = [replace(h, following=gen.following(h.chunk)) if i < FOLLOWED else h for i, h in enumerate(hits)]
+        hits = [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]
         t_answer = time.perf_counter()
         answer: Answer | None = None
         missing = missing_terms(gen, question)

@@ -219,13 +219,11 @@ class Generation:
         ).fetchone()
         return _stored(row) if row else None
 
-    def following(self, chunk: StoredChunk) -> StoredChunk | None:
-        """The chunk after ``chunk`` in its section (same note or article, same heading), if any."""
-        row = self._db.execute(
-            f"SELECT {_COLUMNS} FROM chunks WHERE source = ? AND kind = ? AND url IS ? AND ordinal = ? AND heading = ?",
-            (chunk.source, chunk.kind, chunk.url, chunk.ordinal + 1, chunk.heading),
-        ).fetchone()
-        return _stored(row) if row else None
+    def nearby(self, chunk: StoredChunk, before: int, after: int) -> list[StoredChunk]:
+        """The chunks of ``chunk``'s section from ``before`` ordinals before it to ``after`` after, in order."""
+        where = "source = ? AND kind = ? AND url IS ? AND heading = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal"
+        args = (chunk.source, chunk.kind, chunk.url, chunk.heading, chunk.ordinal - before, chunk.ordinal + after)
+        return [_stored(r) for r in self._db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE {where}", args).fetchall()]
 
     def all_chunks(self) -> list[StoredChunk]:
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY id").fetchall()

@@ -13,7 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-STOPWORDS = frozenset(
+# The function words of NLTK's English stopword list that the set below does not already hold
+# ("up" in "start up", "only", "such"): they say nothing about what a passage is about.
+_MORE_FUNCTION_WORDS = (
+    "above after again against am because been before being below both but doing don down during each few further "
+    "having he her here hers herself him himself his itself myself nor now off once only ours ourselves out over own "
+    "same she such theirs themselves they those through too under until up while yours yourself yourselves"
+)
+STOPWORDS = frozenset(_MORE_FUNCTION_WORDS.split()) | frozenset(
     {
         "a",
         "an",

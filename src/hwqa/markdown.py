@@ -39,6 +39,7 @@ __all__ = [
     "iter_code",
     "mask_code",
     "split_row",
+    "table_headers",
     "unquote",
 ]
 
@@ -105,6 +106,17 @@ def is_delimiter_row(line: str) -> bool:
         return False
     cells = split_row(line)
     return bool(cells) and all(_DELIM_CELL_RE.match(c) for c in cells)
+
+
+def table_headers(text: str) -> list[str]:
+    """Each table's header and delimiter rows in ``text`` (outside code), as two lines."""
+    lines = text.splitlines()
+    code = code_lines(lines)
+    return [
+        f"{line}\n{lines[i + 1]}"
+        for i, line in enumerate(lines[:-1])
+        if line.lstrip().startswith("|") and not code[i] and not code[i + 1] and is_delimiter_row(lines[i + 1])
+    ]
 
 
 # --------------------------------------------------------------------------------------------

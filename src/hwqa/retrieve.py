@@ -18,12 +18,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from .embed import Embedder
 from .errors import ConfigError
 from .index import Generation, StoredChunk
+from .markdown import table_headers
 from .question import parse_question
 
 RETRIEVERS = ("dense", "keyword", "hybrid")
@@ -31,6 +32,7 @@ RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al. 2009)
 DENSE_WEIGHT = 0.6  # the dense list's vote against the keyword list's 1.0 (hwqa eval: 0.5, 0.6, 0.7, 1.0 tried)
 PREFERRED_SECTION_BONUS = 0.5 / RRF_K  # an article section named by the link's #fragment: about half a rank-1 vote
 DUPLICATE_JACCARD = 0.8  # word-set overlap above which two passages count as the same text
+TABLE_REACH = 8  # chunks either side of a hit searched for the rest of a table it holds rows of
 _WORD = re.compile(r"\w+")
 
 
@@ -44,6 +46,7 @@ class Hit:
     dense_rank: int | None = None  # 1-based rank in the dense list, None if not in it
     keyword_rank: int | None = None  # 1-based rank in the keyword list, None if not in it
     following: StoredChunk | None = None  # the next chunk of its document, for an answer that runs on
+    table: tuple[StoredChunk, ...] = ()  # the section's other chunks of a table it holds rows of
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,17 @@ def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[flo
             best[doc] = min(best.get(doc, rank), rank)
     scores = {doc: math.fsum(values) for doc, values in parts.items()}
     return sorted(scores.items(), key=lambda item: (-item[1], best[item[0]], item[0]))
+
+
+def with_surroundings(generation: Generation, hit: Hit) -> Hit:
+    """``hit`` with what an answer may need to read on: the next chunk of its section, and the other
+    chunks of a table split across the section that ``hit`` holds rows of (its header repeats in each)."""
+    headers = table_headers(hit.chunk.text)
+    reach = TABLE_REACH if headers else 0
+    near = generation.nearby(hit.chunk, reach, max(reach, 1))
+    following = next((c for c in near if c.ordinal == hit.chunk.ordinal + 1), None)
+    table = tuple(c for c in near if c.id != hit.chunk.id and any(h in c.text for h in headers))
+    return replace(hit, following=following, table=table)
 
 
 def _norm(text: str) -> str:
