@@ -88,7 +88,7 @@ class BuiltinAnswerer:
         q = parse_question(question)
         named = {t.folded for t in q.terms}
         # A passage that holds a name the question asks about ("-OO") covers it, however its wording scores.
-        relevant = [h for h in hits if h.score >= self.min_score or named & span_idents(h.chunk.text)]
+        relevant = [h for h in hits if h.score >= self.min_score or (named and named & span_idents(h.chunk.text))]
         if not relevant:
             return not_covered(hits)
         depth = len(relevant) if q.superlative else 5  # a superlative compares every candidate passage

@@ -158,7 +158,8 @@ class Engine:
         # A superlative ("which GPU has the most memory?") is answered by comparing every candidate: look wider.
         k = self.settings.top_k * (3 if parse_question(question).superlative else 1)
         hits = retrieve(gen, self.embedder, question, k, mode=self.settings.retriever, flt=flt)
-        # An answer often runs on past the passage that was found: the best hits carry their next chunk.
+        # An answer often runs on past the passage that was found: the best hits carry their next chunk,
+        # and the rest of a table split across chunks that they hold rows of.
         hits = [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]
         t_answer = time.perf_counter()
         answer: Answer | None = None
