@@ -52,6 +52,25 @@ ROBOTS_AGENT = "hwqa"
 _ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 
 
+def _fresh_entry(
+    url: str, reply: Reply, content_type: str, text: str, now: float, *, addresses: Sequence[str] = ()
+) -> CacheEntry:
+    """The cache entry for ``url`` just fetched: the reply's validators, fetched and checked ``now``."""
+    return CacheEntry(
+        url=url,
+        final_url=reply.url,
+        content_type=content_type,
+        etag=reply.headers.get("etag"),
+        last_modified=reply.headers.get("last-modified"),
+        fetched_at=now,
+        checked_at=now,
+        http_status=reply.status,
+        body_sha256="",
+        text=text,
+        addresses=list(addresses),
+    )
+
+
 class Fetcher:
     """Fetches pages safely and politely, with a cache under ``cache_dir``.
 
@@ -174,19 +193,7 @@ class Fetcher:
             return FetchOutcome(url, FetchStatus.SKIPPED, binary, reply.url, reply.mime, None, reply.status)
         if reply.mime == "text/plain" and looks_like_html_document(text):
             reply.mime = "text/html"  # an HTML document served as text: extracted as HTML
-        entry = CacheEntry(
-            url=url,
-            final_url=reply.url,
-            content_type=reply.mime,
-            etag=reply.headers.get("etag"),
-            last_modified=reply.headers.get("last-modified"),
-            fetched_at=now,
-            checked_at=now,
-            http_status=reply.status,
-            body_sha256="",
-            text=text,
-            addresses=reply.addresses,
-        )
+        entry = _fresh_entry(url, reply, reply.mime, text, now, addresses=reply.addresses)
         try:
             self.cache.store(entry)
         except OSError as exc:
@@ -433,22 +440,8 @@ class Fetcher:
             if len(body) >= self.config.robots_max_bytes:
                 body = body[: body.rfind(b"\n") + 1]  # cut at the cap: drop the half line
             text = decode_body(body, "text/plain", reply.charset)
-            now = time.time()
             with contextlib.suppress(OSError):
-                self.cache.store(
-                    CacheEntry(
-                        url=robots_url,
-                        final_url=reply.url,
-                        content_type="text/plain",
-                        etag=reply.headers.get("etag"),
-                        last_modified=reply.headers.get("last-modified"),
-                        fetched_at=now,
-                        checked_at=now,
-                        http_status=reply.status,
-                        body_sha256="",
-                        text=text,
-                    )
-                )
+                self.cache.store(_fresh_entry(robots_url, reply, "text/plain", text, time.time()))
         if text is not None:
             rules = urllib.robotparser.RobotFileParser(robots_url)
             rules.parse(text.splitlines())
