@@ -21,7 +21,7 @@ from .llm import OpenAIAnswerer, Tool
 from .prices import PriceTable
 from .prices.tool import PriceTool
 from .question import parse_question
-from .retrieve import Filter, Hit, allowed_ids, missing_terms, retrieve, with_surroundings
+from .retrieve import Filter, Hit, admitted, missing_terms, retrieve, with_surroundings
 from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
 from .status import IndexStatus
@@ -114,8 +114,7 @@ class Engine:
         filter, only the rows of the notes it admits)."""
         table = self.price_table(gen)
         if flt:
-            admitted = allowed_ids(gen, flt)
-            notes = {c.source for c in gen.all_chunks() if c.kind == "note" and c.id in admitted}
+            notes = admitted(gen, flt)[1]
             table = PriceTable([r for r in table.rows if r.note in notes], list(table.problems))
 
         def caveats() -> Answer:

@@ -96,11 +96,13 @@ def _norm(text: str) -> str:
     return text.strip().casefold()
 
 
-def allowed_ids(generation: Generation, flt: Filter) -> frozenset[int]:
-    """Chunk ids a filter admits: matching notes, and articles linked from a matching note."""
+def admitted(generation: Generation, flt: Filter) -> tuple[frozenset[int], frozenset[str]]:
+    """What a filter admits: the ids of the chunks of matching notes and of the articles they link to,
+    and the matching notes' paths."""
     tags = {_norm(t).lstrip("#") for t in flt.tags}
     names = {_norm(n) for n in flt.notes}
     titles: set[str] = set()
+    notes: set[str] = set()
     ids: set[int] = set()
     chunks = generation.all_chunks()
     for c in chunks:
@@ -112,10 +114,11 @@ def allowed_ids(generation: Generation, flt: Filter) -> frozenset[int]:
         if (not tags or tags & note_tags) and (not names or names & note_names):
             ids.add(c.id)
             titles.add(c.title)
+            notes.add(c.source)
     for c in chunks:
         if c.kind == "article" and titles.intersection(c.meta.get("linked_from", [])):
             ids.add(c.id)
-    return frozenset(ids)
+    return frozenset(ids), frozenset(notes)
 
 
 def _words(text: str) -> set[str]:
@@ -150,7 +153,7 @@ def retrieve(
     """The ``k`` best passages, best first. All of them come from ``generation``."""
     if mode not in RETRIEVERS:
         raise ConfigError(f"unknown retriever '{mode}'; use one of: {', '.join(RETRIEVERS)}")
-    allowed = allowed_ids(generation, flt) if flt else None
+    allowed = admitted(generation, flt)[0] if flt else None
     depth = max(4 * k, 30)
     query = embedder.embed([question])[0]
     dense = generation.search(query, depth, allowed) if mode != "keyword" else []
