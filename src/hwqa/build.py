@@ -29,7 +29,7 @@ from .extract import EXTRACTOR_VERSION, extract_article
 from .fetch import FetchConfig, Fetcher, FetchOutcome, FetchStatus
 from .links import find_all_urls
 from .notes import Note, load_notes
-from .prices import load_price_table
+from .prices import Found, article_doc, load_price_table, read_document
 from .settings import Settings
 from .status import LinkCounts
 
@@ -186,7 +186,7 @@ def build_index(
             progress("chunk", i + 1, len(loaded.notes))
         articles, link_records = _article_chunks(settings, embedder, loaded.notes, previous, reusable, report, progress)
         chunks.extend(articles)
-        prices = load_price_table(loaded.notes)
+        prices = load_price_table(loaded.notes, [Found.from_json(r["prices"]) for r in link_records.values() if r.get("prices")])
         report.price_problems = list(prices.problems)
         report.warnings.extend(f"price table: {problem}" for problem in prices.problems)
         digest = _content_digest(chunks, prices.to_json())
@@ -367,12 +367,14 @@ def _article_chunks(
             same.get("sha256") == digest
             and same.get("notes") == info["notes"]
             and same.get("extractor") == EXTRACTOR_VERSION  # a newer extractor reads the page again
+            and "prices" in same  # ... and so does a generation from before prices were read from pages
             and ("article", outcome.url) in reusable
         ):
             mine = reusable[("article", outcome.url)]
             record.hidden_dropped = int(same.get("hidden_dropped", 0))
+            prices = same["prices"]
         else:
-            mine = _extract_and_chunk(settings, embedder, outcome, info, record)
+            mine, prices = _extract_and_chunk(settings, embedder, outcome, info, record)
         record.chunks = len(mine)
         chunks.extend(mine)
         recorded[outcome.url] = {
@@ -381,27 +383,30 @@ def _article_chunks(
             "chunks": len(mine),
             "hidden_dropped": record.hidden_dropped,
             "extractor": EXTRACTOR_VERSION,
+            "prices": prices,  # what the page states of prices (rows, statements left out, speeds)
         }
     return chunks, recorded
 
 
 def _extract_and_chunk(
     settings: Settings, embedder: Embedder, outcome: FetchOutcome, info: dict[str, Any], link: LinkReport
-) -> list[Chunk]:
+) -> tuple[list[Chunk], dict[str, Any]]:
+    """The page's passages, and the prices it states (:func:`hwqa.prices.read_document`, as JSON)."""
     assert outcome.text is not None
     fragment = info["fragments"][0] if info["fragments"] else None
     try:
         article = extract_article(outcome.text, outcome.content_type, outcome.final_url or outcome.url, fragment)
     except Exception as exc:  # a page we cannot parse must not stop the build; it is reported
         link.status, link.reason = FetchStatus.FAILED, f"could not extract the text ({type(exc).__name__}: {exc})"
-        return []
+        return [], {}
     link.hidden_dropped = article.hidden_dropped
     if not article.markdown.strip():
         link.reason = (link.reason + "; " if link.reason else "") + "no article text found on the page"
-        return []
+        return [], {}
     chunking = chunking_settings(settings, embedder)
     preferred = article.preferred_heading
-    return chunk_markdown(
+    prices = read_document(article_doc(outcome.url, article.title, article.markdown)).to_json()
+    chunks = chunk_markdown(
         article.markdown,
         kind="article",
         source=outcome.url,
@@ -414,3 +419,4 @@ def _extract_and_chunk(
         meta={"linked_from": info["notes"]},
         section_meta=lambda path: {"preferred": True} if preferred and preferred in path else {},
     )
+    return chunks, prices

@@ -68,6 +68,7 @@ class Note:
     body_line: int
     content_hash: str
     warnings: tuple[str, ...] = field(default=())
+    as_of: str | None = None  # front matter ``as_of``: the date the note's prices were true
 
 
 @dataclass
@@ -291,6 +292,7 @@ def parse_note(text: str, rel: str, path: Path | None = None) -> Note:
         body_line=body_line,
         content_hash=digest,
         warnings=tuple(warnings),
+        as_of=_as_date(meta.get("as_of")),
     )
 
 

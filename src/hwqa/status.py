@@ -69,18 +69,23 @@ class IndexStatus:
     chunks: int
     links: LinkCounts
     price_rows: int
+    price_rows_from_text: int  # rows read from sentences, list items and untagged tables (notes and articles)
+    price_left_out: int  # price statements not read, each with its reason (hwqa prices lists them)
     embedder: dict[str, Any]  # backend, model, dim, ... of the embedder that built the index
     backend: str  # the answer backend the engine uses
 
     @classmethod
     def from_manifest(cls, generation: str, manifest: Mapping[str, Any], *, chunks: int, backend: str) -> IndexStatus:
         built_at = manifest.get("built_at")
+        prices: Mapping[str, Any] = manifest.get("prices") or {}
         return cls(
             generation=generation,
             built_at=str(built_at) if built_at is not None else None,
             notes=len(manifest.get("notes") or {}),
             chunks=chunks,
-            price_rows=len((manifest.get("prices") or {}).get("rows") or []),
+            price_rows=len(prices.get("rows") or []),
+            price_rows_from_text=sum(1 for r in prices.get("rows") or [] if r.get("origin", "price table") != "price table"),
+            price_left_out=len(prices.get("left_out") or []),
             backend=backend,
             embedder=dict(manifest.get("embedder") or {}),
             links=LinkCounts.from_manifest(manifest),
@@ -95,6 +100,7 @@ class IndexStatus:
         links = self.links.summary() if self.links.total else "none"
         return (
             f"Index {self.generation} (built {self.built_at}): {self.notes} notes, {self.chunks} passages, "
-            f"{self.price_rows} price rows; links: {links}; model {self.embedder.get('model')} "
+            f"{self.price_rows} price rows ({self.price_rows_from_text} read from text, {self.price_left_out} statements "
+            f"left out); links: {links}; model {self.embedder.get('model')} "
             f"({self.embedder.get('dim')} dims); answers: {self.backend}"
         )

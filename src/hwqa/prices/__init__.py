@@ -3,6 +3,9 @@
 - :mod:`.table`: :class:`PriceRow`, :class:`PriceTable` and forgiving hardware-name matching;
 - :mod:`.parse` (with :mod:`.pipe_tables`): the tables in notes tagged ``prices``, or the table
   the live index stored;
+- :mod:`.prose` (with :mod:`.names`, :mod:`.facts`, :mod:`.adhoc`): prices stated in sentences, list
+  items and tables of any shape, in notes and linked articles, each with its evidence;
+- :mod:`.merge`: one table from all of them, sources ranked, conflicts said;
 - :mod:`.question`: a question (and its follow-ups) as a :class:`CalcRequest`;
 - :mod:`.request`, :mod:`.calculator`, :mod:`.result`: what to compute, computing it, what was found;
 - :mod:`.render`: results and tables as Markdown;
@@ -13,24 +16,32 @@
 from __future__ import annotations
 
 from .calculator import calculate, check_and_calculate
+from .facts import Doc, Found, article_doc, note_doc
 from .parse import load_price_table, stored_price_table
+from .prose import read_document
 from .question import parse_price_question
 from .render import render_price_result, render_price_table
 from .request import CalcRequest, check_request
 from .result import CalcResult
-from .table import HARDWARE_TYPES, PriceRow, PriceTable
+from .table import HARDWARE_TYPES, LeftOut, PriceRow, PriceTable
 
 __all__ = [
     "HARDWARE_TYPES",
     "CalcRequest",
     "CalcResult",
+    "Doc",
+    "Found",
+    "LeftOut",
     "PriceRow",
     "PriceTable",
+    "article_doc",
     "calculate",
     "check_and_calculate",
     "check_request",
     "load_price_table",
+    "note_doc",
     "parse_price_question",
+    "read_document",
     "render_price_result",
     "render_price_table",
     "stored_price_table",

@@ -27,7 +27,7 @@ from ..errors import PriceTableError
 from .fmt import money, number
 from .request import CalcRequest, check_request
 from .result import CalcResult, ExcludedOption, PriceOption, Recommendation, WorkloadReference, rank_key
-from .table import DEFAULT_PRICING, PriceRow, PriceTable, hardware_matches
+from .table import DEFAULT_PRICING, HARDWARE_TYPES, OTHER_TYPE, PriceRow, PriceTable, hardware_matches
 
 __all__ = [
     "break_even_hours",
@@ -105,7 +105,8 @@ def _filter_rows(
         if providers and row.provider.casefold() not in providers and row not in reference_rows:
             other_provider += 1
             continue
-        if row.type not in request.types and row not in reference_rows:
+        open_types = row.type == OTHER_TYPE and set(request.types) == set(HARDWARE_TYPES)
+        if row.type not in request.types and not open_types and row not in reference_rows:
             wrong_type += 1
             continue
         reason = _pricing_excluded(row, request.allow_preemptible)

@@ -27,7 +27,10 @@ from pathlib import Path
 from ..errors import IndexMissingError
 from ..index import current_generation_dir, read_manifest
 from ..notes import Note
+from .facts import Found, note_doc
+from .merge import bounded_left_out, fill_speeds, merge_rows
 from .pipe_tables import PipeTable, find_tables
+from .prose import read_document
 from .table import (
     DEFAULT_PRICING,
     HARDWARE_TYPES,
@@ -159,7 +162,7 @@ def _table_columns(table: PipeTable) -> tuple[dict[str, int], list[str], list[st
 
 
 def _parse_row(
-    cells: list[str], columns: Mapping[str, int], header_len: int, note: Note, line: int
+    cells: list[str], columns: Mapping[str, int], header_len: int, note: Note, line: int, raw: str = ""
 ) -> tuple[PriceRow | None, list[str]]:
     if len(cells) != header_len:
         return None, [f"row has {len(cells)} cells but the header has {header_len} (a missing or extra |)"]
@@ -215,6 +218,8 @@ def _parse_row(
             note=note.rel,
             note_title=note.title,
             line=line,
+            evidence=raw,
+            stated=_strip_emphasis(cell("usd_per_hour")),
         ),
         [],
     )
@@ -248,7 +253,7 @@ def parse_price_note(note: Note) -> tuple[list[PriceRow], list[str]]:
             continue
         for index, cells in table.rows:
             line = note.body_line + index
-            row, issues = _parse_row(cells, columns, len(table.header), note, line)
+            row, issues = _parse_row(cells, columns, len(table.header), note, line, lines[index].strip())
             if row is not None:
                 rows.append(row)
             else:
@@ -256,16 +261,27 @@ def parse_price_note(note: Note) -> tuple[list[PriceRow], list[str]]:
     return rows, problems
 
 
-def load_price_table(notes: Iterable[Note]) -> PriceTable:
-    """Every price table in the notes tagged ``prices`` (case-insensitive), in note order.
+def load_price_table(notes: Iterable[Note], articles: Iterable[Found] = ()) -> PriceTable:
+    """Every price the notes state, ranked into one table (see :mod:`hwqa.prices.merge`): the tables
+    of the notes tagged ``prices`` (case-insensitive), then the prices read from every note's
+    sentences, list items and other tables, and from the linked articles (``articles``: what
+    :func:`~hwqa.prices.prose.read_document` found in each).
 
-    Malformed rows are left out and reported in ``problems`` with note and file line.
+    Malformed rows of a price table are left out and reported in ``problems`` with note and file
+    line; statements that can't be read with confidence are listed in ``left_out`` with the reason.
     """
     table = PriceTable()
+    found = Found()
     for note in notes:
         rows, problems = parse_price_note(note)
         table.rows.extend(rows)
         table.problems.extend(problems)
+        found.extend(read_document(note_doc(note), tables=not _is_price_note(note)))
+    for article in articles:
+        found.extend(article)
+    rows, table.conflicts = merge_rows(table.rows, found.rows)
+    table.rows = fill_speeds(rows, found.speeds)
+    table.left_out = bounded_left_out(found.left_out)
     return table
 
 

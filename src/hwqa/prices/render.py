@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from .fmt import cell, money, number
 from .request import CalcRequest
 from .result import CalcResult, PriceOption
-from .table import HARDWARE_TYPES, PriceTable, round_figures
+from .table import HARDWARE_TYPES, OTHER_TYPE, PriceRow, PriceTable, round_figures
 
 __all__ = ["render_excluded", "render_price_result", "render_price_table"]
 
@@ -145,6 +145,16 @@ def _describe_request(request: CalcRequest) -> str:
     return ""
 
 
+def evidence_label(row: PriceRow) -> str:
+    """What a row was read from, for people: ``price table``, ``sentence: "…$1.46/hr…"`` (with its conversion)."""
+    if row.origin == "price table" or not row.evidence:
+        return row.origin
+    text = row.evidence if len(row.evidence) <= 160 else row.evidence[:157] + "…"
+    extra = f" ({row.conversion})" if row.conversion else ""
+    speed = f"; speed from {row.speed_from.split(': ', 1)[0]}" if row.speed_from else ""
+    return f"{row.origin}: “{text}”{extra}{speed}"
+
+
 def render_price_table(
     table: PriceTable,
     *,
@@ -153,9 +163,9 @@ def render_price_table(
 ) -> str:
     """The whole price table as Markdown (for ``hwqa prices``), optionally only some types, with
     the problems found listed after it."""
-    wanted = {t.lower() for t in types} if types is not None else set(HARDWARE_TYPES)
+    wanted = {t.lower() for t in types} if types is not None else {*HARDWARE_TYPES, OTHER_TYPE}
     rows = [r for r in table.rows if r.type in wanted]
-    headers = ["Hardware", "Provider", "Type", "Pricing", "$/h", "Speed", "$/V100-h", "Memory GB", "As of", "Note"]
+    headers = ["Hardware", "Provider", "Type", "Pricing", "$/h", "Speed", "$/V100-h", "Memory GB", "As of", "Note", "From"]
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     for r in rows:
         lines.append(
@@ -171,14 +181,26 @@ def render_price_table(
                     cell(r.usd_per_v100_hour, as_money=True),
                     "–" if r.memory_gb is None else f"{r.memory_gb:g}",
                     _md_escape(r.as_of or "–"),
-                    f"{r.note}:{r.line}",
+                    _md_escape(f"{r.note}:{r.line}" if r.url is None else f"{r.url} § {r.section or r.note_title}"),
+                    _md_escape(evidence_label(r)),
                 ]
             )
             + " |"
         )
     if not rows:
         lines.append("")
-        lines.append("No price rows found; add a note tagged `prices` with a table of hardware, provider, type, usd_per_hour.")
+        lines.append(
+            "No price rows found; write prices in your notes (a sentence such as 'an A100 costs $3.67/hr on GCP', "
+            "or a note tagged `prices` with a table of hardware, provider, type, usd_per_hour)."
+        )
+    if table.conflicts:
+        lines.append("")
+        lines.append(f"Conflicts ({len(table.conflicts)}):")
+        lines.extend(f"- {_md_escape(c)}" for c in table.conflicts)
+    if table.left_out:
+        lines.append("")
+        lines.append(f"Left out ({len(table.left_out)}):")
+        lines.extend(f"- {_md_escape(f'{i.where}: {i.reason}')}" for i in table.left_out)
     if show_problems and table.problems:
         lines.append("")
         lines.append(f"Problems ({len(table.problems)}):")

@@ -1,7 +1,8 @@
 """Price rows and tables: what the price calculator (:mod:`hwqa.prices.calculator`) works on.
 
 A :class:`PriceTable` holds every valid :class:`PriceRow` found in the notes tagged ``prices``
-(see :mod:`hwqa.prices.parse` for the table format) and one message per malformed row. Each
+(see :mod:`hwqa.prices.parse` for the table format) and read from the notes' and articles' text
+(:mod:`hwqa.prices.prose`), one message per malformed row, and what was left out. Each
 index generation's manifest stores the table as JSON (:meth:`PriceTable.to_json`), so answers
 use exactly the table they cite. Hardware names are matched forgivingly (:func:`hardware_matches`).
 """
@@ -16,9 +17,11 @@ from typing import Any, Literal
 __all__ = [
     "HARDWARE_TYPES",
     "OPTIONAL_COLUMNS",
+    "OTHER_TYPE",
     "PRICES_TAG",
     "REQUIRED_COLUMNS",
     "HardwareType",
+    "LeftOut",
     "PriceRow",
     "PriceTable",
     "hardware_key",
@@ -29,6 +32,9 @@ __all__ = [
 HardwareType = Literal["gpu", "tpu", "cpu"]
 PRICES_TAG = "prices"
 HARDWARE_TYPES: tuple[HardwareType, ...] = ("gpu", "tpu", "cpu")
+#: The type of a row read from text whose hardware is neither (Trainium, Gaudi, ...): compared only
+#: when a request leaves the types open.
+OTHER_TYPE = "other"
 REQUIRED_COLUMNS: tuple[str, ...] = ("hardware", "provider", "type", "usd_per_hour")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("speed", "memory_gb", "pricing", "as_of", "source")
 DEFAULT_PRICING = "on-demand"
@@ -61,9 +67,17 @@ class PriceRow:
     pricing: str = DEFAULT_PRICING
     as_of: str | None = None
     source: str | None = None
-    note: str = ""
+    note: str = ""  # the note's path, or the article's URL
     note_title: str = ""
     line: int = 0
+    # Where the price was read (provenance: not part of a row's value, so not compared).
+    origin: str = field(default="price table", compare=False)  # price table (tagged prices), table, sentence, list item
+    evidence: str = field(default="", compare=False)  # the exact row or sentence the price was read from
+    stated: str = field(default="", compare=False)  # the price as written ("$1.46/hr", "$3.22 per chip-hour")
+    conversion: str = field(default="", compare=False)  # how it became dollars per hour of one device, if it had to
+    section: str = field(default="", compare=False)  # the heading the evidence is under
+    url: str | None = field(default=None, compare=False)  # set when the price was read from a linked article
+    speed_from: str = field(default="", compare=False)  # where a speed stated in words was read ("note:line: sentence")
 
     @property
     def usd_per_v100_hour(self) -> float | None:
@@ -96,6 +110,13 @@ class PriceRow:
             "note": self.note,
             "note_title": self.note_title,
             "line": self.line,
+            "origin": self.origin,
+            "evidence": self.evidence,
+            "stated": self.stated,
+            "conversion": self.conversion,
+            "section": self.section,
+            "url": self.url,
+            "speed_from": self.speed_from,
         }
 
 
@@ -156,12 +177,28 @@ def hardware_matches(query: str, name: str) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A price statement that was not read into a row: where it is, its text, and why."""
+
+    where: str
+    text: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"where": self.where, "text": self.text, "reason": self.reason}
+
+
 @dataclass
 class PriceTable:
-    """Every valid price row found in the notes, and one message per problem found."""
+    """Every price row found in the notes and their articles, one message per malformed row of a
+    price table (``problems``), the statements left out with their reason (``left_out``) and the
+    prices that disagree for the same hardware, provider and pricing (``conflicts``, saying which is used)."""
 
     rows: list[PriceRow] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
 
     def find(self, name: str) -> list[PriceRow]:
         """Rows whose hardware matches ``name`` forgivingly (see :func:`hardware_matches`)."""
@@ -184,11 +221,22 @@ class PriceTable:
 
     def to_json(self) -> dict[str, Any]:
         """The table as a JSON-ready dict: rows and problems."""
-        return {"rows": [r.to_json() for r in self.rows], "problems": list(self.problems)}
+        return {
+            "rows": [r.to_json() for r in self.rows],
+            "problems": list(self.problems),
+            "left_out": [item.to_json() for item in self.left_out],
+            "conflicts": list(self.conflicts),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PriceTable:
         """The inverse of :meth:`to_json` (derived keys such as ``usd_per_v100_hour`` are recomputed)."""
         names = {f.name for f in fields(PriceRow)}
         rows = [PriceRow(**{k: v for k, v in row.items() if k in names}) for row in data.get("rows", [])]
-        return cls(rows=rows, problems=[str(p) for p in data.get("problems", [])])
+        left_out = [LeftOut(str(i.get("where")), str(i.get("text")), str(i.get("reason"))) for i in data.get("left_out", [])]
+        return cls(
+            rows=rows,
+            problems=[str(p) for p in data.get("problems", [])],
+            left_out=left_out,
+            conflicts=[str(c) for c in data.get("conflicts", [])],
+        )

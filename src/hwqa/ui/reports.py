@@ -13,7 +13,8 @@ from typing import Any
 
 from .. import index as store
 from ..errors import IndexMissingError
-from ..prices import PriceRow
+from ..prices import PriceRow, PriceTable
+from ..prices.render import evidence_label
 
 OUTCOMES = {"fetched": "fetched", "not-modified": "cached", "from-cache": "cached", "failed": "failed", "skipped": "skipped"}
 PROBLEMS = ("failed", "skipped")
@@ -70,6 +71,19 @@ def skipped_notes(manifest: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
+def price_notes(table: PriceTable) -> str:
+    """What the prices tab says under the table: conflicts between sources (and the price used), and
+    the price statements left out with their reason (Markdown)."""
+    parts = []
+    if table.conflicts:
+        parts.append("**Conflicting prices** (the first is used):\n" + "\n".join(f"- {c}" for c in table.conflicts))
+    if table.left_out:
+        items = "\n".join(f"- `{i.where}`: {i.reason}" for i in table.left_out[:50])
+        more = f"\n- … and {len(table.left_out) - 50} more (`hwqa prices` lists them all)" if len(table.left_out) > 50 else ""
+        parts.append(f"**Left out** ({len(table.left_out)} price statements not read):\n{items}{more}")
+    return "\n\n".join(parts)
+
+
 def parse_as_of(text: str | None) -> dt.date | None:
     """'2024-05-01', '2024-05' or '2024' as a date (the first day of the period), else None."""
     m = re.match(r"^\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", text or "")
@@ -98,6 +112,7 @@ PRICE_COLUMNS = [
     "Memory GB",
     "As of",
     "Note:line",
+    "From",  # price table, or the table row / sentence / list item it was read from
 ]
 
 
@@ -131,7 +146,8 @@ def price_rows(
                 _num(r.usd_per_v100_hour, True),
                 _num(r.memory_gb),
                 as_of,
-                f"{r.note}:{r.line}",
+                f"{r.note}:{r.line}" if r.url is None else f"{r.url} § {r.section or r.note_title}",
+                evidence_label(r),
             ]
         )
     return out

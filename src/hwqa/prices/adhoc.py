@@ -1,0 +1,160 @@
+"""Prices in tables of any shape: a note's own table without the ``prices`` tag, or a cloud
+pricing page's table (``Machine type | GPUs | On-demand price (USD/hour) | Spot price``).
+
+Columns are known by their header: a price column names money (price, cost, USD, $, rate) and
+may name its pricing kind (on-demand, spot, preemptible, reserved/commitment) and its time unit
+(per hour, /hr, hourly, per month, per chip-hour); other columns hold the hardware (the first cell
+of a row with a hardware name), memory, provider, speed, date or a device count. A table with no
+price column, or with no row naming hardware, is not a price table and is not read. A row of a
+price table that can't be read (no hardware name, a price without a time unit) is left out with
+its reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .facts import Context, Found, clean, per_device_hour, rental_unit_problem
+from .names import Mention, Money, find_date, find_hardware, find_money, find_pricing, find_providers
+from .table import DEFAULT_PRICING, LeftOut
+
+__all__ = ["read_table"]
+
+_PRICE_HEADER = re.compile(r"price|cost|usd|\$|rate\b|hourly|monthly|per[\s_-]*(?:hour|month|h\b)|/\s*h", re.I)
+_UNIT_IN_HEADER = re.compile(
+    r"(?:(?P<word>hourly|monthly|daily)|(?:/\s*|(?<![a-z])per[\s_-]*)(?:(?P<qual>[a-z0-9]+)[\s_-])?"
+    r"(?P<unit>hour|hr|h|month|mo|day)s?\b)",
+    re.I,
+)
+_UNITS = {"hourly": "hour", "hour": "hour", "hr": "hour", "h": "hour", "monthly": "month", "month": "month", "mo": "month"}
+_UNITS |= {"daily": "day", "day": "day"}
+_ROLES = {
+    "memory": re.compile(r"memory|vram|hbm|\bgb\b|gib", re.I),
+    "provider": re.compile(r"provider|cloud|vendor", re.I),
+    "speed": re.compile(r"speed|v100\s*=\s*1", re.I),
+    "date": re.compile(r"as[\s_-]*of|date|updated", re.I),
+    "pricing": re.compile(r"^pricing$|billing|commitment type", re.I),
+    "count": re.compile(r"^(?:#\s*)?(?:gpus|tpus|chips|accelerators|devices|count|gpu count|number of gpus)$", re.I),
+}
+_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:x|×|gb|gib)?\s*$", re.I)
+_BARE_AMOUNT = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*$")
+_EMPTY = frozenset({"", "-", "–", "—", "n/a", "na", "?", "none", "not available"})
+
+
+def _roles(header: Sequence[str]) -> dict[str, list[int]]:
+    roles: dict[str, list[int]] = {"price": []}
+    for idx, cell in enumerate(header):
+        text = clean(cell)
+        if _PRICE_HEADER.search(text) and not _ROLES["memory"].search(text) and not re.search(r"v100", text, re.I):
+            roles["price"].append(idx)
+            continue
+        for role, pattern in _ROLES.items():
+            if pattern.search(text):
+                roles.setdefault(role, []).append(idx)
+                break
+    return roles
+
+
+def _number(cell: str) -> float | None:
+    m = _NUMBER.match(clean(cell))
+    return float(m.group(1)) if m and float(m.group(1)) > 0 else None
+
+
+def _hardware(cells: Sequence[str], header: Sequence[str], skip: set[int]) -> Mention | None:
+    """The first hardware name of the row (a cell, or a cell under a header naming its family: 'TPU' + 'v5e')."""
+    for idx, cell in enumerate(cells):
+        if idx in skip:
+            continue
+        text = clean(cell)
+        found = find_hardware(text)
+        if found:
+            return found[0]
+        family = re.search(r"\b(tpu)\b", clean(header[idx]) if idx < len(header) else "", re.I)
+        if family and re.fullmatch(r"v\d{1,2}[a-z]{0,2}(?:-\d+)?", text, re.I):
+            named = find_hardware(f"TPU {text}")
+            if named:
+                return named[0]
+    return None
+
+
+def _money(cell: str, header: str) -> Money | None:
+    """The price in a cell; a bare number counts when the header says the column is in US dollars."""
+    text = clean(cell)
+    found = find_money(text)
+    if found:
+        return found[0]
+    bare = _BARE_AMOUNT.match(text)
+    if bare and re.search(r"usd|\$|dollar", header, re.I):
+        return Money(0, len(text), float(bare.group(1).replace(",", "")), text, "USD", None, None)
+    return None
+
+
+def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequence[tuple[int, str, list[str]]]) -> Found:
+    """The price rows of one table (header at ``header_line``; rows as (file line, raw line, cells))."""
+    found = Found()
+    roles = _roles(header)
+    if not roles["price"] or not rows:
+        return found
+    skip = set(roles["price"]) | {i for role in ("memory", "speed", "date") for i in roles.get(role, [])}
+    named = [(line, raw, cells, _hardware(cells, header, skip)) for line, raw, cells in rows]
+    if not any(m is not None for *_, m in named):
+        return found  # not a table of hardware prices
+    for line, raw, cells, mention in named:
+        where = ctx.where(line)
+
+        def cell(role: str, cells: list[str] = cells) -> str:
+            idx = roles.get(role, [None])[0]
+            return cells[idx] if idx is not None and idx < len(cells) else ""
+
+        if mention is None:
+            found.left_out.append(LeftOut(where, raw, "no hardware name in the row"))
+            continue
+        count = mention.count
+        stated_count = _number(cell("count"))
+        if stated_count and stated_count == int(stated_count):
+            count = int(stated_count)
+        providers = find_providers(clean(cell("provider"))) or find_providers(clean(" ".join(cells)))
+        provider = providers[0][2] if providers else (clean(cell("provider")) or ctx.provider())
+        others = " ".join(c for i, c in enumerate(cells) if i not in roles["price"])
+        kind_text = cell("pricing") if roles.get("pricing") else others
+        row_kind = [k for k in find_pricing(clean(kind_text)) if k[2] != "free"]
+        for idx in roles["price"]:
+            if idx >= len(cells) or clean(cells[idx]).lower() in _EMPTY:
+                continue
+            head = clean(header[idx])
+            money = _money(cells[idx], head)
+            if money is None:
+                found.left_out.append(LeftOut(where, raw, f"{head} {clean(cells[idx])!r} is not a price in US dollars"))
+                continue
+            if money.unit is None:
+                unit = _UNIT_IN_HEADER.search(head)
+                if unit:
+                    word = (unit.group("word") or unit.group("unit")).lower()
+                    money = Money(
+                        money.start, money.end, money.amount, money.stated, money.currency, _UNITS[word], unit.group("qual")
+                    )
+            problem = rental_unit_problem(money)
+            if problem is not None:
+                found.left_out.append(LeftOut(where, raw, f"{head}: {problem}"))
+                continue
+            usd, conversion = per_device_hour(money, count, "", head)
+            kinds = [k for k in find_pricing(head) if k[2] != "free"]
+            pricing = (kinds[0][2] if kinds else None) or (row_kind[0][2] if row_kind else None) or ctx.pricing()
+            found.rows.append(
+                ctx.row(
+                    mention,
+                    usd,
+                    provider=provider,
+                    pricing=pricing or DEFAULT_PRICING,
+                    line=line,
+                    origin="table",
+                    evidence=raw,
+                    stated=clean(cells[idx]),
+                    conversion=conversion,
+                    as_of=find_date(clean(cell("date"))),
+                    memory_gb=_number(cell("memory")),
+                    speed=_number(cell("speed")),
+                )
+            )
+    return found

@@ -1,0 +1,211 @@
+"""What reading a document for prices produces, and the steps sentences and tables share.
+
+A :class:`Doc` is a note body or a linked article's Markdown; reading it (:mod:`hwqa.prices.prose`,
+:mod:`hwqa.prices.adhoc`) gives :class:`Found`: price rows (each with its evidence), the statements
+left out with their reason, and relative speeds stated in words (:class:`SpeedFact`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..notes import Note
+from .names import DEVICE_WORDS, HOURS_PER, Mention, Money, find_pricing, find_providers, provider_of_host
+from .table import DEFAULT_PRICING, LeftOut, PriceRow, PriceTable
+
+__all__ = ["Doc", "Found", "SpeedFact", "article_doc", "clean", "note_doc", "per_device_hour"]
+
+NOT_STATED = "not stated"
+_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
+_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_EMPHASIS = re.compile(r"\*\*|__|`")
+_EACH_AFTER = re.compile(r"\s*(?:each|apiece|per\s+(?:gpu|device|card|chip|accelerator))\b", re.IGNORECASE)
+_INSTANCE_WORDS = frozenset({"node", "instance", "vm", "machine", "server"})
+
+
+def clean(text: str) -> str:
+    """Markdown reduced to what a reader sees: link texts, no emphasis marks, single spaces."""
+    text = _AUTOLINK.sub(r"\1", _LINK.sub(r"\1", text))
+    return re.sub(r"\s+", " ", _EMPHASIS.sub("", text)).strip()
+
+
+@dataclass(frozen=True)
+class Doc:
+    """A text prices are read from: a note's body or a linked article's Markdown."""
+
+    source: str  # the note's path, or the article's URL
+    title: str
+    body: str
+    first_line: int  # file line of the body's first line
+    as_of: str | None = None  # the date it was written (front matter as_of or date), if known
+    provider: str | None = None  # the provider a pricing page belongs to (from its address), if known
+    url: str | None = None
+
+
+def note_doc(note: Note) -> Doc:
+    """A note as a :class:`Doc`: its date is the front matter's ``as_of``, else its ``date`` (the day)."""
+    when = note.as_of or note.date
+    return Doc(note.rel, note.title, note.body, note.body_line, when.split(" ")[0] if when else None)
+
+
+def article_doc(url: str, title: str, markdown: str) -> Doc:
+    """A linked article as a :class:`Doc` (lines counted from 0, as its passages are; provider from its address)."""
+    return Doc(url, title or url, markdown, 0, None, provider_of_host(urlsplit(url).hostname or ""), url)
+
+
+@dataclass(frozen=True)
+class SpeedFact:
+    """A relative speed stated in words: ``subject`` is ``value`` × a V100, said at ``where`` in ``text``."""
+
+    subject: str
+    value: float
+    where: str
+    text: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"subject": self.subject, "value": self.value, "where": self.where, "text": self.text}
+
+
+@dataclass
+class Found:
+    """What one document holds: price rows, statements left out, speeds."""
+
+    rows: list[PriceRow] = field(default_factory=list)
+    left_out: list[LeftOut] = field(default_factory=list)
+    speeds: list[SpeedFact] = field(default_factory=list)
+
+    def extend(self, other: Found) -> None:
+        self.rows.extend(other.rows)
+        self.left_out.extend(other.left_out)
+        self.speeds.extend(other.speeds)
+
+    def to_json(self) -> dict[str, Any]:
+        """What an article holds, as JSON (kept in the manifest so an unchanged page is not read again)."""
+        return {
+            "rows": [row.to_json() for row in self.rows],
+            "left_out": [item.to_json() for item in self.left_out],
+            "speeds": [speed.to_json() for speed in self.speeds],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Found:
+        table = PriceTable.from_json({"rows": data.get("rows", []), "left_out": data.get("left_out", [])})
+        speeds = [
+            SpeedFact(str(s["subject"]), float(s["value"]), str(s["where"]), str(s["text"])) for s in data.get("speeds", [])
+        ]
+        return cls(table.rows, table.left_out, speeds)
+
+
+def rental_unit_problem(money: Money) -> str | None:
+    """Why ``money`` is not a price per unit of time of one device or machine (None when it is)."""
+    if money.currency != "USD":
+        return f"{money.stated} is not in US dollars"
+    if money.unit is None:
+        return f"{money.stated} has no time unit (per hour, per month): a purchase price or a total, not a rental price"
+    if money.amount <= 0:
+        return f"{money.stated} is not above 0; a free offer has no price per hour to compare"
+    qual = _qualifier_words(money.qualifier)
+    if qual and not qual <= DEVICE_WORDS:
+        return f"{money.stated} is a price per {money.qualifier} {money.unit}, not per hour of a device"
+    return None
+
+
+def _qualifier_words(qualifier: str | None) -> set[str]:
+    words = re.split(r"[\s-]+", (qualifier or "").lower())
+    return {w.rstrip("s") if w not in ("gpus", "vms") else w[:-1] for w in words if w and w != "per"}
+
+
+def per_device_hour(money: Money, count: int, after: str, header: str = "") -> tuple[float, str]:
+    """Dollars per hour of one device for ``money`` said of ``count`` devices, and the conversion said
+    in words ('' when none was needed). ``after`` is the text after the price ("each"), ``header``
+    a table column's name ("price per GPU")."""
+    assert money.unit is not None
+    steps: list[str] = []
+    hours = HOURS_PER[money.unit]
+    value = money.amount / hours
+    if money.unit != "hour":
+        steps.append(f"per {money.unit} ÷ {hours:g} h" if hours > 1 else f"per {money.unit} × {1 / hours:g}")
+    qual = _qualifier_words(money.qualifier)
+    if "chip" in qual or "core" in qual:
+        steps.append(f"per {'chip' if 'chip' in qual else 'core'}-hour: the price of one {'chip' if 'chip' in qual else 'core'}")
+    each = bool(_EACH_AFTER.match(after)) or bool(re.search(r"per\s+(?:gpu|device|card|chip|accelerator)", header, re.I))
+    per_device = bool(qual & (DEVICE_WORDS - _INSTANCE_WORDS))
+    if count > 1 and not each and not per_device:
+        value /= count
+        steps.append(f"÷ {count} devices (the price is for {count})")
+    return value, "; ".join(steps)
+
+
+def nearest(items: list[tuple[int, int, str]], start: int, end: int) -> str | None:
+    """The item of ``items`` (start, end, value) closest to ``start:end``, or None."""
+    if not items:
+        return None
+
+    def gap(item: tuple[int, int, str]) -> int:
+        return max(item[0] - end, start - item[1], 0)
+
+    return min(items, key=gap)[2]
+
+
+def one(items: list[tuple[int, int, str]]) -> str | None:
+    """The value of ``items`` when they all say the same, else None."""
+    values = {value for _, _, value in items}
+    return values.pop() if len(values) == 1 else None
+
+
+@dataclass
+class Context:
+    """Where a statement is: its document, section heading, and what the heading says."""
+
+    doc: Doc
+    section: str = ""
+
+    def provider(self) -> str:
+        return one(find_providers(self.section)) or self.doc.provider or one(find_providers(self.doc.title)) or NOT_STATED
+
+    def pricing(self) -> str:
+        return one([p for p in find_pricing(self.section) if p[2] != "free"]) or DEFAULT_PRICING
+
+    def where(self, line: int) -> str:
+        return f"{self.doc.source}:{line}"
+
+    def row(
+        self,
+        mention: Mention,
+        usd_per_hour: float,
+        *,
+        provider: str,
+        pricing: str,
+        line: int,
+        origin: str,
+        evidence: str,
+        stated: str,
+        conversion: str,
+        as_of: str | None,
+        memory_gb: float | None = None,
+        speed: float | None = None,
+    ) -> PriceRow:
+        return PriceRow(
+            hardware=mention.name,
+            provider=provider,
+            type=mention.type,
+            usd_per_hour=usd_per_hour,
+            speed=speed,
+            memory_gb=mention.memory_gb if mention.memory_gb is not None else memory_gb,
+            pricing=pricing,
+            as_of=as_of or self.doc.as_of,
+            source=self.doc.url,
+            note=self.doc.source,
+            note_title=self.doc.title,
+            line=line,
+            origin=origin,
+            evidence=evidence,
+            stated=stated,
+            conversion=conversion,
+            section=self.section,
+            url=self.doc.url,
+        )

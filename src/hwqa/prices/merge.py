@@ -1,0 +1,107 @@
+"""One price table from every source, ranked: what answers use when several sources price the same thing.
+
+Rows of the explicit price tables (notes tagged ``prices``) are all kept. Every other row (another
+table, a sentence, a list item, in a note or a linked article) is compared with the rows kept so
+far, best source first: an explicit table, then any other table, then sentences and list items;
+within each, the newest date first. A row for the same hardware (one name matching the other:
+"TPU v3" and "TPU v3-8"), the same pricing kind and the same provider (or one whose provider is not
+stated) is the same offer: it adds nothing when its price agrees, and is listed as a conflict,
+with the price used, when it does not. Speeds stated in words fill the rows that have none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from .facts import NOT_STATED, SpeedFact
+from .table import LeftOut, PriceRow, hardware_matches
+
+__all__ = ["MAX_LEFT_OUT", "merge_rows"]
+
+MAX_LEFT_OUT = 500  # statements left out kept in a generation's manifest (the count says how many more)
+_RANK = {"price table": 0, "table": 1, "list item": 2, "sentence": 2}
+
+
+def _date_key(as_of: str | None) -> str:
+    m = re.match(r"\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", as_of or "")
+    if not m:
+        return ""
+    return f"{m.group(1)}-{int(m.group(2) or 0):02d}-{int(m.group(3) or 0):02d}"
+
+
+def _same_offer(a: PriceRow, b: PriceRow) -> bool:
+    if a.pricing != b.pricing:
+        return False
+    if NOT_STATED not in (a.provider, b.provider) and a.provider.casefold() != b.provider.casefold():
+        return False
+    return _same_hardware(a.hardware, b.hardware)
+
+
+def _same_hardware(a: str, b: str) -> bool:
+    """One name matches the other ("TPU v3" and "TPU v3-8", "A100" and "A100 40GB")."""
+    return hardware_matches(a, b) or hardware_matches(b, a)
+
+
+def _agrees(a: PriceRow, b: PriceRow) -> bool:
+    return abs(a.usd_per_hour - b.usd_per_hour) <= max(0.005, 0.01 * max(a.usd_per_hour, b.usd_per_hour))
+
+
+def describe_source(row: PriceRow) -> str:
+    """``$8.00/h in notes.md:12 (sentence, 2021-12-21)``: a row's price, where it is, what kind of source."""
+    where = f"{row.note}:{row.line}" if row.url is None else f"{row.url} § {row.section or row.note_title}"
+    when = f", {row.as_of}" if row.as_of else ""
+    stated = f" (stated {row.stated}; {row.conversion})" if row.conversion else ""
+    return f"${row.usd_per_hour:.2f}/h{stated} in {where} ({row.origin}{when})"
+
+
+def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple[list[PriceRow], list[str]]:
+    """The rows answers use (explicit rows first, then the others not already priced) and the conflicts."""
+    kept: list[PriceRow] = list(explicit)
+    rivals: dict[int, list[PriceRow]] = {}
+    others = sorted(found, key=lambda r: _date_key(r.as_of), reverse=True)
+    others.sort(key=lambda r: _RANK.get(r.origin, 3))
+    for row in others:
+        matches = [k for k, kept_row in enumerate(kept) if _same_offer(kept_row, row)]
+        if not matches:
+            kept.append(row)
+            continue
+        used = next((k for k in matches if _agrees(kept[k], row)), matches[0])
+        if not _agrees(kept[used], row):
+            rivals.setdefault(used, []).append(row)
+    conflicts = []
+    for k, others_of in rivals.items():
+        row = kept[k]
+        provider = "" if row.provider == NOT_STATED else f"{row.provider}, "
+        conflicts.append(
+            f"{row.hardware} ({provider}{row.pricing}): {describe_source(row)} is used; "
+            + "; ".join(f"not {describe_source(o)}" for o in others_of)
+        )
+    return kept, conflicts
+
+
+def fill_speeds(rows: Sequence[PriceRow], speeds: Sequence[SpeedFact]) -> list[PriceRow]:
+    """Rows without a speed get one stated in words for their hardware (from their own note first)."""
+    out = []
+    for row in rows:
+        if row.speed is None:
+            fitting = [s for s in speeds if _same_hardware(s.subject, row.hardware)]
+            fitting.sort(key=lambda s: not s.where.startswith(f"{row.note}:"))
+            if fitting:
+                fact = fitting[0]
+                row = replace(row, speed=fact.value, speed_from=f"{fact.where}: {fact.text}")
+        out.append(row)
+    return out
+
+
+def bounded_left_out(items: Iterable[LeftOut]) -> list[LeftOut]:
+    """The statements left out, each once, at most :data:`MAX_LEFT_OUT` of them (then one line saying how many more)."""
+    seen: dict[tuple[str, str], LeftOut] = {}
+    for item in items:
+        seen.setdefault((item.where, item.reason), item)
+    out = list(seen.values())
+    if len(out) > MAX_LEFT_OUT:
+        more = len(out) - MAX_LEFT_OUT
+        out = [*out[:MAX_LEFT_OUT], LeftOut("", "", f"and {more} more statements left out")]
+    return out

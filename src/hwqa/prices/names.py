@@ -1,0 +1,282 @@
+"""The words a price statement is made of: hardware names, providers, pricing kinds, dates, money
+with its time unit, and relative speeds ("equivalent to 8 V100").
+
+Each finder returns spans of the text it was given (start, end and what was read), so
+:mod:`hwqa.prices.text` can pair a price with the nearest hardware name of its clause and quote the
+text exactly. The grammar is of accelerator names in general (NVIDIA letter-and-number models, RTX
+cards, TPU generations, AMD Instinct, CPUs, other ASICs), not of any one note's sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "HOURS_PER",
+    "Mention",
+    "Money",
+    "Speed",
+    "find_date",
+    "find_hardware",
+    "find_money",
+    "find_pricing",
+    "find_providers",
+    "find_speeds",
+    "provider_of_host",
+]
+
+# --- hardware ---------------------------------------------------------------------------------
+
+_TPU = r"(?:tpu\s?-?\s?v\d{1,2}[a-z]{0,2}(?:\s?-\s?\d{1,4}(?![\d.]))?(?:\s(?:pod|slice))?)"
+_NVIDIA = (
+    r"(?:(?-i:[TLAP])\d(?![\d.])|(?-i:[ABHKLMPTV])\d{2,3}(?-i:[A-Z])?|(?-i:[abhklmptv])\d{3}(?-i:[a-z])?|"
+    r"(?-i:G[HB])\d{3})"
+    r"(?:\s?(?:pcie|sxm\d?|nvl))?(?:[\s-]?\d{2,3}\s?gb)?"
+)
+_RTX = r"(?:(?:rtx|gtx)\s?-?\s?(?:a\d{4}|\d{4}(?:\s?ti)?)|\d{4}\s?-?(?:rtx|gtx)|titan\s(?:v|x|rtx))"
+_AMD = r"(?:mi\d{2,3}[a-z]?)"
+_CPU = r"(?:xeon(?:\s(?:platinum|gold|silver))?(?:\s\d{4}[a-z]?)?|epyc(?:\s\d{4}[a-z]?)?|graviton\s?\d?)"
+_OTHER = r"(?:trainium\d?|inferentia\d?|gaudi\s?\d?)"
+_HARDWARE = re.compile(
+    rf"(?<![\w.$-])(?P<name>{_TPU}|{_RTX}|{_AMD}|{_CPU}|{_OTHER}|{_NVIDIA})(?![\w]|[.-][a-z0-9])",
+    re.IGNORECASE,
+)
+_MEMORY_IN_NAME = re.compile(r"(\d{2,3})\s?gb$", re.IGNORECASE)
+_COUNT_BEFORE = re.compile(
+    r"(?<![\w.])(?P<n>\d{1,3}|one|two|three|four|six|eight|sixteen)\s?(?:x|×)?\s+"
+    r"(?:(?:nvidia|tesla|google|cloud|amd|intel|geforce)\s+)*$",
+    re.IGNORECASE,
+)
+_WORD_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16}
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A hardware name as written (``"P100"``, ``"TPUv2"``, ``"A100 40GB"``) at ``start:end``."""
+
+    start: int
+    end: int
+    name: str
+    type: str  # gpu, tpu, cpu or other (see OTHER_TYPE)
+    memory_gb: float | None = None
+    count: int = 1  # "eight A100 GPUs", "8 x A100": how many the statement is about
+
+
+def _type_of(name: str) -> str:
+    low = name.lower()
+    if low.startswith("tpu"):
+        return "tpu"
+    if re.match(r"xeon|epyc|graviton", low):
+        return "cpu"
+    if re.match(r"trainium|inferentia|gaudi", low):
+        return "other"
+    return "gpu"
+
+
+def find_hardware(text: str) -> list[Mention]:
+    """Hardware names in ``text``, in order (vendor words such as "NVIDIA Tesla" left outside the name)."""
+    found: list[Mention] = []
+    for m in _HARDWARE.finditer(text):
+        name = m.group("name")
+        end = m.end()
+        if re.fullmatch(r"[A-Za-z]\d{3}s", name):  # "V100s": a plural, not a model
+            name, end = name[:-1], end - 1
+        memory = _MEMORY_IN_NAME.search(name)
+        count = _COUNT_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
+        n = 1
+        if count:
+            token = count.group("n").lower()
+            n = int(token) if token.isdigit() else _WORD_COUNTS[token]
+        found.append(Mention(m.start(), end, name, _type_of(name), float(memory.group(1)) if memory else None, max(n, 1)))
+    return found
+
+
+# --- providers -------------------------------------------------------------------------------
+
+_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "GCP": ("gcp", "google cloud platform", "google cloud", "google compute engine", "gce", "cloud.google.com"),
+    "AWS": ("aws", "amazon web services", "amazon ec2", "ec2", "aws.amazon.com"),
+    "Azure": ("azure", "microsoft azure", "azure.microsoft.com"),
+    "Colab": ("google colab", "colab", "colab pro"),
+    "Lambda": ("lambda labs", "lambda cloud", "lambda gpu cloud", "lambdalabs.com"),
+    "Paperspace": ("paperspace",),
+    "RunPod": ("runpod",),
+    "Vast.ai": ("vast.ai", "vast ai", "vastai"),
+    "CoreWeave": ("coreweave",),
+    "Oracle Cloud": ("oracle cloud", "oci"),
+    "IBM Cloud": ("ibm cloud",),
+    "Alibaba Cloud": ("alibaba cloud", "aliyun"),
+    "Jarvislabs": ("jarvislabs", "jarvis labs"),
+    "Genesis Cloud": ("genesis cloud",),
+    "Hetzner": ("hetzner",),
+    "OVHcloud": ("ovhcloud", "ovh"),
+    "Kaggle": ("kaggle",),
+    "FluidStack": ("fluidstack",),
+    "Linode": ("linode", "akamai cloud"),
+    "DigitalOcean": ("digitalocean", "digital ocean"),
+}
+_PROVIDER_RE = re.compile(
+    r"(?<![\w.-])("
+    + "|".join(re.escape(a) for a in sorted({a for al in _PROVIDERS.values() for a in al}, key=len, reverse=True))
+    + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_PROVIDER_OF = {alias: name for name, aliases in _PROVIDERS.items() for alias in aliases}
+
+
+def find_providers(text: str) -> list[tuple[int, int, str]]:
+    """Cloud providers named in ``text``: (start, end, short name such as ``"GCP"``)."""
+    return [(m.start(), m.end(), _PROVIDER_OF[m.group(1).lower()]) for m in _PROVIDER_RE.finditer(text)]
+
+
+def provider_of_host(host: str) -> str | None:
+    """The provider a pricing page's host belongs to (``cloud.google.com`` → ``"GCP"``), if known."""
+    host = host.lower().removeprefix("www.")
+    for alias, name in _PROVIDER_OF.items():
+        if "." in alias and (host == alias or host.endswith("." + alias)):
+            return name
+    return None
+
+
+# --- pricing kinds ---------------------------------------------------------------------------
+
+_PRICING_RE = re.compile(
+    r"(?<![\w-])(?:(?P<ondemand>on[\s-]?demand)|(?P<spot>spot)|(?P<preemptible>pre-?empt[ia]ble)|"
+    r"(?P<reserved>reserved|committed[\s-]use|\d[\s-]?(?:year|yr)\s+commit\w*|commitment|savings\s+plan)|"
+    r"(?P<free>free(?:\s+tier)?))(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def find_pricing(text: str) -> list[tuple[int, int, str]]:
+    """Pricing kinds named in ``text``: (start, end, one of on-demand, spot, preemptible, reserved, free)."""
+    out = []
+    for m in _PRICING_RE.finditer(text):
+        kind = next(k for k, v in m.groupdict().items() if v)
+        out.append((m.start(), m.end(), "on-demand" if kind == "ondemand" else kind))
+    return out
+
+
+# --- dates -----------------------------------------------------------------------------------
+
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_ISO_DATE = re.compile(r"(?<![\d-])((?:19|20)\d{2})-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?(?![\d-])")
+_MONTH_DATE = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?((?:19|20)\d{2})\b", re.IGNORECASE
+)
+_YEAR = re.compile(r"(?:\b(?:in|as of|since|during|from)\s+|\()((?:19|20)\d{2})(?:\)|\b)", re.IGNORECASE)
+
+
+def find_date(text: str) -> str | None:
+    """The first date written in ``text`` as ``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY`` (as precise as written)."""
+    found: list[tuple[int, str]] = []
+    m = _ISO_DATE.search(text)
+    if m:
+        found.append((m.start(), "-".join(g for g in m.groups() if g)))
+    m = _MONTH_DATE.search(text)
+    if m:
+        found.append((m.start(), f"{m.group(2)}-{_MONTHS.index(m.group(1).lower()[:3]) + 1:02d}"))
+    m = _YEAR.search(text)
+    if m:
+        found.append((m.start(1), m.group(1)))
+    return min(found, key=lambda f: (f[0], -len(f[1])))[1] if found else None
+
+
+# --- money -----------------------------------------------------------------------------------
+
+#: Hours in each time unit a price may be stated per (a month is 730 h, as cloud price lists count it).
+HOURS_PER = {"hour": 1.0, "minute": 1 / 60, "second": 1 / 3600, "day": 24.0, "week": 168.0, "month": 730.0}
+_UNIT_WORDS = {
+    "h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour", "hourly": "hour",
+    "min": "minute", "mins": "minute", "minute": "minute", "minutes": "minute",
+    "s": "second", "sec": "second", "secs": "second", "second": "second", "seconds": "second",
+    "day": "day", "days": "day", "daily": "day", "week": "week", "weeks": "week", "weekly": "week",
+    "mo": "month", "month": "month", "months": "month", "monthly": "month",
+}  # fmt: skip
+#: Qualifiers of a time unit that still mean the price of one device (or one machine) for that time.
+DEVICE_WORDS = frozenset(
+    {"chip", "gpu", "tpu", "device", "core", "card", "board", "accelerator", "node", "instance", "vm", "machine", "server"}
+)
+_AMOUNT = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+_MONEY = re.compile(
+    rf"(?:(?P<pre>US\$|\$|USD\s?|€|£|EUR\s?|GBP\s?)\s?{_AMOUNT}(?P<k>k\b)?(?:\s?(?:USD|US dollars?|dollars?)\b)?"
+    rf"|{_AMOUNT.replace('num', 'num2')}\s?(?P<post>USD|US dollars?|dollars?|EUR|euros?|€)\b)",
+    re.IGNORECASE,
+)
+_UNIT_AFTER = re.compile(
+    r"\s*(?:(?P<word>hourly|monthly|daily|weekly)\b|(?:/\s*|\bper\s+|\ban?\s+|\beach\s+)"
+    r"(?:(?P<qual>[\w.]+(?:[\s-][\w.]+)?)[\s-])??(?P<unit>hours?|hrs?|h|months?|mo|days?|weeks?|minutes?|mins?|seconds?|secs?|s)\b)",
+    re.IGNORECASE,
+)
+
+
+_DOLLARS = frozenset({"$", "us$", "usd", "dollar", "dollars", "us dollar", "us dollars"})
+
+
+@dataclass(frozen=True)
+class Money:
+    """An amount of money as written (``stated``), with the time unit after it, if any."""
+
+    start: int
+    end: int  # end of the amount and its unit
+    amount: float
+    stated: str
+    currency: str  # "USD" or the other currency written
+    unit: str | None  # hour, month, ... (None: no time unit follows)
+    qualifier: str | None  # "chip" in "per chip-hour", "V100-equivalent" in "per V100-equivalent hour"
+
+
+def find_money(text: str) -> list[Money]:
+    """Amounts of money in ``text`` with their time unit (``$1.46/hr``, ``$3.22 per chip-hour``, ``2,000 USD a month``)."""
+    out: list[Money] = []
+    for m in _MONEY.finditer(text):
+        raw = m.group("num") or m.group("num2")
+        currency_mark = (m.group("pre") or m.group("post") or "").strip().lower()
+        currency = "USD" if currency_mark in _DOLLARS else currency_mark
+        amount = float(raw.replace(",", "")) * (1000 if m.group("k") else 1)
+        unit_m = _UNIT_AFTER.match(text, m.end())
+        unit = qual = None
+        end = m.end()
+        if unit_m:
+            word = (unit_m.group("word") or unit_m.group("unit")).lower()
+            unit = _UNIT_WORDS.get(word)
+            qual = unit_m.group("qual")
+            end = unit_m.end()
+        out.append(Money(m.start(), end, amount, text[m.start() : end], currency, unit, qual))
+    return out
+
+
+# --- relative speed --------------------------------------------------------------------------
+
+_APPROX = r"(?:(?:about|around|roughly|approximately|nearly|almost|some|~|≈)\s?)?"
+_SPEED_RE = re.compile(
+    rf"(?:equivalent\s+to|the\s+(?:computation|compute|computing|training)\s+power\s+of|as\s+fast\s+as)\s+{_APPROX}"
+    r"(?P<n>\d+(?:\.\d+)?)\s?(?:x|×)?\s+(?:(?:nvidia|tesla)\s+)*(?P<ref>v100)s?(?!['’\w])"
+    rf"|{_APPROX}(?P<n2>\d+(?:\.\d+)?)\s?(?:x|×|times)\s+(?:(?:faster\s+than|the\s+speed\s+of|as\s+fast\s+as)\s+)?(?:(?:the|a|an|one)\s+)?"
+    r"(?:(?:nvidia|tesla)\s+)*(?P<ref2>v100)s?(?!['’\w])",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Speed:
+    """A relative training speed stated in words: ``value`` V100s, the phrase at ``start:end``."""
+
+    start: int
+    end: int
+    value: float
+    ref_start: int  # where the reference hardware (the V100) is named
+    ref_end: int
+
+
+def find_speeds(text: str) -> list[Speed]:
+    """Speeds relative to an NVIDIA V100 (``equivalent to 8 V100``, ``about 2.5× a V100``); a V100's
+    own figure (``2.5x the V100's memory bandwidth``) is a ratio of one metric, not a speed."""
+    out = []
+    for m in _SPEED_RE.finditer(text):
+        value = float(m.group("n") or m.group("n2"))
+        ref = "ref" if m.group("ref") else "ref2"
+        if value > 0:
+            out.append(Speed(m.start(), m.end(), value, m.start(ref), m.end(ref)))
+    return out

@@ -1,0 +1,292 @@
+"""Prices read where people write them: sentences, list items, tables without the `prices` tag, and
+the pricing tables of linked pages; each row with its evidence, ranked, conflicts said."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from hwqa.build import build_index
+from hwqa.cli import app
+from hwqa.notes import load_notes, parse_note
+from hwqa.prices import PriceRow, PriceTable, load_price_table, note_doc, read_document
+from hwqa.settings import Settings, load_settings
+
+from .conftest import write_note
+from .helpers_http import LoopbackSite, Reply
+
+runner = CliRunner()
+
+RENTAL_LOG = """
+---
+title: Where I rented GPUs
+tags: ["cloud", "gpu"]
+date: 2024-03-10 18:02:11
+---
+# Where I rented GPUs
+
+## Lambda Labs
+
+In February 2024 an A100 80GB on Lambda Labs was $1.29/hr on-demand, which beat every big cloud I tried.
+
+## AWS
+
+* A g5.xlarge with one A10G GPU costs $1.006 per hour on demand.
+* When I went for spot capacity, the same A10G dropped to $0.45/hr.
+* A workstation with an RTX 3090 would have cost me $3,000 to buy.
+
+## RunPod
+
+* An RTX 4090 on RunPod is $540 per month when reserved for the whole month.
+* In Germany an RTX 4090 was €0.69/h, which I never paid.
+"""
+
+ADHOC_TABLE = """
+---
+title: Colab or a cloud VM
+tags: [colab]
+as_of: 2023-09-01
+---
+# Colab or a cloud VM
+
+What the runtimes I compared cost per hour:
+
+| Accelerator | Where | Price per hour | Memory |
+|---|---|---|---|
+| Tesla T4 | GCP | $0.35 | 16 GB |
+| TPU v2-8 | GCP preemptible | $1.35 | 64 GB |
+| a mystery box | GCP | $0.99 | 8 GB |
+"""
+
+PRICING_PAGE = """<!doctype html><html><head><title>GPU Cloud Pricing - CoreWeave</title></head>
+<body><main><article><h1>GPU Cloud Pricing</h1>
+<p>Reserved capacity for the H100 starts at $2.23 per GPU-hour with a one-year commitment.</p>
+<h2>Instances</h2>
+<table>
+<tr><th>Instance</th><th>GPUs</th><th>GPU memory</th><th>On-demand (USD/hour)</th><th>Spot (USD/hour)</th></tr>
+<tr><td>gpu-h100-8x</td><td>8 x NVIDIA H100</td><td>80 GB</td><td>$49.24</td><td>$19.70</td></tr>
+<tr><td>gpu-l40s-1x</td><td>1 x NVIDIA L40S</td><td>48 GB</td><td>$1.25</td><td>—</td></tr>
+</table>
+</article></main></body></html>"""
+
+
+@pytest.fixture
+def site() -> Iterator[LoopbackSite]:
+    with LoopbackSite({"/pricing": Reply(body=PRICING_PAGE), "/robots.txt": Reply(body="", content_type="text/plain")}) as s:
+        yield s
+
+
+@pytest.fixture
+def folder(tmp_path: Path, site: LoopbackSite) -> Settings:
+    notes = tmp_path / "notes"
+    write_note(notes, "rental-log.md", RENTAL_LOG)
+    write_note(notes, "colab.md", ADHOC_TABLE)
+    write_note(notes, "reading.md", f"# Reading\n\n* [CoreWeave prices]({site.url('/pricing')})\n")
+    values = {
+        "notes": notes,
+        "index": tmp_path / "index",
+        "embed_backend": "hash",
+        "allow_private_hosts": True,
+        "fetch_host_delay": 0.0,
+        "fetch_timeout": 5.0,
+    }
+    settings = load_settings(values, env={}, cwd=tmp_path)
+    build_index(settings)
+    return settings
+
+
+def _stored(settings: Settings) -> PriceTable:
+    from hwqa.prices import stored_price_table
+
+    return stored_price_table(settings.index)
+
+
+def _find(table: PriceTable, hardware: str, pricing: str = "on-demand") -> PriceRow:
+    matches = [r for r in table.rows if r.hardware == hardware and r.pricing == pricing]
+    assert len(matches) == 1, (hardware, pricing, [r.to_json() for r in table.rows])
+    return matches[0]
+
+
+EXPECTED = [
+    # hardware, pricing, provider, $/h, origin, date
+    ("A100 80GB", "on-demand", "Lambda", 1.29, "sentence", "2024-02"),
+    ("A10G", "on-demand", "AWS", 1.006, "list item", "2024-03-10"),
+    ("A10G", "spot", "AWS", 0.45, "list item", "2024-03-10"),
+    ("RTX 4090", "reserved", "RunPod", 540 / 730, "list item", "2024-03-10"),
+    ("T4", "on-demand", "GCP", 0.35, "table", "2023-09-01"),
+    ("TPU v2-8", "preemptible", "GCP", 1.35, "table", "2023-09-01"),
+    ("H100", "reserved", "CoreWeave", 2.23, "sentence", None),
+    ("H100", "on-demand", "CoreWeave", 49.24 / 8, "table", None),
+    ("H100", "spot", "CoreWeave", 19.70 / 8, "table", None),
+    ("L40S", "on-demand", "CoreWeave", 1.25, "table", None),
+]
+
+
+def test_every_price_in_sentences_lists_untagged_tables_and_a_linked_pricing_page_is_a_row(folder: Settings) -> None:
+    table = _stored(folder)
+    assert len(table.rows) == len(EXPECTED)
+    for hardware, pricing, provider, usd, origin, as_of in EXPECTED:
+        row = _find(table, hardware, pricing)
+        assert (row.provider, row.origin, row.as_of) == (provider, origin, as_of), row.to_json()
+        assert math.isclose(row.usd_per_hour, usd, rel_tol=1e-9)
+    assert _find(table, "T4").memory_gb == 16 and _find(table, "H100").memory_gb == 80
+    page = _find(table, "L40S")
+    assert page.url is not None and page.url.endswith("/pricing") and page.section == "Instances"
+
+
+def test_each_row_quotes_its_evidence_with_the_price_and_hardware_verbatim(folder: Settings) -> None:
+    table = _stored(folder)
+    lines = {path.name: path.read_text(encoding="utf-8").splitlines() for path in (folder.notes).glob("*.md") if path.is_file()}
+    for row in table.rows:
+        assert row.hardware in row.evidence and row.stated in row.evidence, row.to_json()
+        if row.url is None:  # a note's row: its evidence is on the line it cites
+            assert row.evidence.replace("**", "") in " ".join(lines[row.note][row.line - 1 : row.line + 1])
+    monthly = _find(table, "RTX 4090", "reserved")
+    assert monthly.stated == "$540 per month" and "730" in monthly.conversion
+    eight = _find(table, "H100")
+    assert eight.stated == "$49.24" and "÷ 8 devices" in eight.conversion
+
+
+def test_what_cannot_be_read_with_confidence_is_left_out_with_its_reason(folder: Settings) -> None:
+    table = _stored(folder)
+    by_text = {item.text: item.reason for item in table.left_out}
+    purchase = next(reason for text, reason in by_text.items() if "$3,000" in text)
+    assert "no time unit" in purchase
+    euro = next(reason for text, reason in by_text.items() if "€0.69/h" in text)
+    assert "not in US dollars" in euro
+    mystery = next(reason for text, reason in by_text.items() if "mystery box" in text)
+    assert mystery == "no hardware name in the row"
+    assert not [r for r in table.rows if r.stated in ("$3,000", "€0.69/h", "$0.99")]
+
+
+def test_status_and_the_prices_command_say_where_rows_came_from_and_what_was_left_out(
+    folder: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HWQA_INDEX", str(folder.index))
+    monkeypatch.setenv("HWQA_EMBED_BACKEND", "hash")
+    status = json.loads(runner.invoke(app, ["status", "--json"]).stdout)
+    assert status["price_rows"] == len(EXPECTED) and status["price_rows_from_text"] == len(EXPECTED)
+    assert status["price_left_out"] >= 3
+    text = runner.invoke(app, ["prices"]).stdout
+    assert "rental-log.md:10" in text and "sentence: “In February 2024 an A100 80GB" in text
+    assert "Left out (" in text and "no hardware name in the row" in text
+
+
+def _table_of(tmp_path: Path, notes: dict[str, str]) -> PriceTable:
+    folder = tmp_path / "notes"
+    for name, text in notes.items():
+        write_note(folder, name, text)
+    return load_price_table(load_notes(folder).notes)
+
+
+EXPLICIT = """
+---
+title: Price table
+tags: [prices]
+---
+| hardware | provider | type | usd_per_hour | as_of |
+|---|---|---|---|---|
+| TPU v3-8 | GCP | tpu | 8.00 | 2021-12-21 |
+"""
+
+
+def test_an_explicit_price_table_wins_over_a_sentence_and_the_conflict_is_shown(tmp_path: Path) -> None:
+    table = _table_of(
+        tmp_path,
+        {
+            "table.md": EXPLICIT,
+            "later.md": "# TPUs\n\nAs of 2023-05 I was quoted $4.50/hr for an on-demand TPU v3 on Google Cloud.\n",
+        },
+    )
+    used = [r for r in table.rows if r.hardware.startswith("TPU v3")]
+    assert [(r.usd_per_hour, r.origin) for r in used] == [(8.0, "price table")]
+    [conflict] = table.conflicts
+    assert conflict.startswith("TPU v3-8 (GCP, on-demand): $8.00/h in table.md:7 (price table, 2021-12-21) is used")
+    assert "not $4.50/h in later.md:3 (sentence, 2023-05)" in conflict
+
+
+def test_a_newer_statement_wins_over_an_older_one(tmp_path: Path) -> None:
+    table = _table_of(
+        tmp_path,
+        {
+            "old.md": "---\ndate: 2021-06-01\n---\n# GPUs\n\nA V100 on GCP costs $2.48/hr on demand.\n",
+            "new.md": "---\ndate: 2024-01-15\n---\n# GPUs\n\nA V100 on GCP now costs $2.95/hr on demand.\n",
+        },
+    )
+    [row] = table.rows
+    assert (row.usd_per_hour, row.note, row.as_of) == (2.95, "new.md", "2024-01-15")
+    assert table.conflicts == [
+        "V100 (GCP, on-demand): $2.95/h in new.md:6 (sentence, 2024-01-15) is used; "
+        "not $2.48/h in old.md:6 (sentence, 2021-06-01)"
+    ]
+
+
+def test_a_speed_in_words_fills_the_speed_of_the_hardware_named_before_it(tmp_path: Path) -> None:
+    note = parse_note(
+        "# Notes\n\nA TPUv3-8 gives about the compute equivalent to 8 V100 GPUs. "
+        "The H100 is about 3× a V100 in my runs. The A100 has 2.5x the V100's bandwidth.\n\n"
+        "* TPU v3 on GCP: $8.00/hr. H100 on AWS: $12.29/hr. A100 on AWS: $4.10/hr.\n",
+        "speeds.md",
+    )
+    found = read_document(note_doc(note))
+    assert [(s.subject, s.value) for s in found.speeds] == [("TPUv3-8", 8.0), ("H100", 3.0)]
+    table = _table_of(tmp_path, {"speeds.md": note.body})
+    speeds = {r.hardware: r.speed for r in table.rows}
+    assert speeds == {"TPU v3": 8.0, "H100": 3.0, "A100": None}
+    assert next(r for r in table.rows if r.hardware == "H100").speed_from.startswith("speeds.md:3: ")
+
+
+# --- property: no row invented, none read from a neighbouring sentence --------------------------
+
+HARDWARE = ["V100", "P100", "T4", "A100 40GB", "H100", "L4", "TPU v3", "TPU v4-8", "RTX 4090", "TPUv2"]
+PROVIDERS = ["GCP", "AWS", "Azure", "Lambda Labs", "RunPod"]
+PRICE_TEMPLATES = [
+    "On {provider}, a {hardware} costs {price} on demand.",
+    "I paid {price} for a {hardware} on {provider}.",
+    "The {hardware} ({provider}) was {price} as spot capacity.",
+    "{provider} rents the {hardware} at {price}.",
+]
+FILLER = [
+    "Training took most of the night.",
+    "The {hardware} had enough memory for the model.",
+    "I would not buy one for $3,000.",
+    "Power cost me $0.15 per kWh.",
+]
+
+
+@st.composite
+def paragraphs(draw: st.DrawFn) -> tuple[str, list[tuple[str, str, str]]]:
+    """A paragraph of price sentences and filler; the truth: (sentence, hardware, price) per price sentence."""
+    sentences: list[str] = []
+    truth: list[tuple[str, str, str]] = []
+    for _ in range(draw(st.integers(1, 6))):
+        hardware = draw(st.sampled_from(HARDWARE))
+        if draw(st.booleans()):
+            cents = draw(st.integers(1, 99_999))
+            unit = draw(st.sampled_from(["/hr", " per hour", " an hour", "/h"]))
+            price = f"${cents // 100}.{cents % 100:02d}{unit}"
+            template = draw(st.sampled_from(PRICE_TEMPLATES))
+            sentence = template.format(provider=draw(st.sampled_from(PROVIDERS)), hardware=hardware, price=price)
+            truth.append((sentence, hardware, price))
+        else:
+            sentence = draw(st.sampled_from(FILLER)).format(hardware=hardware)
+        sentences.append(sentence)
+    return " ".join(sentences), truth
+
+
+@settings(max_examples=150, deadline=None)
+@given(paragraphs())
+def test_generated_sentences_give_exactly_their_own_rows(case: tuple[str, list[tuple[str, str, str]]]) -> None:
+    text, truth = case
+    found = read_document(note_doc(parse_note(f"# Rentals\n\n{text}\n", "gen.md")))
+    got = sorted((r.evidence, r.hardware, r.stated) for r in found.rows)
+    assert got == sorted(truth)
+    for row in found.rows:  # the price is the one written, per hour, and nothing from a neighbour
+        assert math.isclose(row.usd_per_hour, float(row.stated.lstrip("$").split("/")[0].split(" ")[0]), rel_tol=1e-9)
