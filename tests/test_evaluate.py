@@ -10,12 +10,15 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from rich.console import Console
 from typer.testing import CliRunner
 
 from hwqa.answer import Answer
 from hwqa.cli import app
+from hwqa.evalreport import markdown_table, render
 from hwqa.evalset import EvalError, Question, load_question_set
 from hwqa.evaluate import (
+    SplitTallies,
     _Tally,
     fact_found,
     first_rank,
@@ -102,14 +105,19 @@ def tiny_set(tmp_path: Path) -> Path:
         site: site
         questions:
           - id: z9-memory
+            split: train
             question: "How much memory does the Zorblax Z9 have?"
             sources: [zorblax.md]
             facts: [["77 GB", "77GB"]]
+            rewordings: ["Zorblax Z9: how many gigabytes can it hold?"]
           - id: warp-factor
+            split: test
             question: "What does the --warp-factor flag of the frobnitz compiler do?"
             sources: [docs/guide.html]
             facts: ["unrolls loops"]
+            rewordings: ["Explain the frobnitz option --warp-factor."]
           - id: nc-mongolia
+            split: test
             question: "What is the capital of Mongolia?"
             covered: false
             missing: Mongolia
@@ -219,6 +227,54 @@ def test_a_covered_question_answered_not_covered_is_a_false_not_covered() -> Non
     assert m["failures"][0]["got"]["answer"].startswith("My notes don't cover")
 
 
+def test_train_and_test_are_scored_apart_and_rewordings_against_their_original() -> None:
+    tallies = SplitTallies()
+    train = Question("vram", "Which GPU has the most memory?", sources=("a.md",), facts=(("80 GB",), ("A100",)), split="train")
+    reworded = Question(
+        "vram~1", "Which card has the most VRAM?", sources=("a.md",), facts=train.facts, split="train", original="vram"
+    )
+    test = Question("t4", "What does a T4 cost?", sources=("b.md",), facts=(("0.35",),), split="test")
+    nc = Question("nc", "How much memory does the RTX 5090 have?", covered=False, split="test")
+    tallies.add(train, [hit("a.md")], Answer("The A100 has 80 GB."), 0.01)
+    tallies.add(reworded, [hit("b.md"), hit("a.md")], Answer("The A100 is fast."), None)
+    tallies.add(test, [hit("c.md")], Answer("The T4 is small."), 0.02)
+    tallies.add(nc, [hit("a.md")], Answer("My notes don't mention the RTX 5090.", covered=False), 0.03)
+    m = tallies.summary()
+    assert m["fact_recall"] == pytest.approx(3 / 5, abs=1e-4)  # every question
+    train_m, test_m = m["splits"]["train"], m["splits"]["test"]
+    assert (train_m["questions"], test_m["questions"]) == (2, 2)
+    assert train_m["fact_recall"] == 0.75 and train_m["hit1"] == 0.5 and train_m["mrr"] == 0.75
+    assert test_m["fact_recall"] == 0.0 and test_m["hit5"] == 0.0 and test_m["not_covered_accuracy"] == 1.0
+    assert "failures" not in train_m  # listed once, at the top, each with its part
+    assert {f["id"]: f["split"] for f in m["failures"]} == {"vram~1": "train", "t4": "test"}
+    wordings = m["wordings"]["train"]
+    assert (wordings["original"], wordings["reworded"], wordings["gap"]) == (1.0, 0.5, 0.5)
+    assert wordings["original_questions"] == 1 and wordings["reworded_questions"] == 1
+    assert m["wordings"]["test"]["reworded"] is None and m["wordings"]["test"]["gap"] is None
+    assert m["reworded_losses"] == [{"id": "vram", "split": "train", "original": 1.0, "rewordings": {"vram~1": 0.5}}]
+
+    report = {
+        "sets": [
+            {"name": "demo", "questions": 4, "split": {"train": 2, "test": 2}, "rewordings": 1, "retrievers": {"hybrid": m}}
+        ],
+        "split": "all",
+        "embedder": {"backend": "hash", "model": "-"},
+        "llm_backend": "builtin",
+        "failures_shown_for": "hybrid",
+        "seconds": 1.0,
+    }
+    console = Console(record=True, width=250)
+    render(report, console)
+    text = console.export_text()
+    assert "each cell train / test" in text and "demo (4: 2 train / 2 test)" in text
+    assert "0.75 / 0.00" in text  # facts: train / test
+    assert "1.00 / 0.00" in text and "0.50 / -" in text  # facts of the original wordings and of the rewordings (none on test)
+    assert "vram [train]: original 1.00; vram~1 0.50" in text
+    assert "t4 [test]: source not in the top 5; facts missing: 0.35" in text
+    table = markdown_table(report).splitlines()
+    assert table[2].startswith("| demo (4: 2 train / 2 test) | hybrid | 0.50 / 0.00 | 1.00 / 0.00 | 0.75 / 0.00 | 0.75 / 0.00 |")
+
+
 # --------------------------------------------------------------------------------------------
 # Running a set
 
@@ -239,8 +295,9 @@ def test_a_run_serves_the_site_substitutes_it_and_finds_notes_and_pages(
     messages: list[str] = []
     report = run_eval([tiny_set], hash_settings, ["keyword", "hybrid"], cache=cache, progress=messages.append)
     (result,) = report["sets"]
-    assert result["name"] == "tiny" and result["questions"] == 3
-    assert result["covered"] == 2 and result["not_covered"] == 1
+    assert result["name"] == "tiny" and result["questions"] == 5 and result["rewordings"] == 2
+    assert result["covered"] == 4 and result["not_covered"] == 1
+    assert result["split"] == {"train": 2, "test": 3}
     assert set(result["retrievers"]) == {"keyword", "hybrid"}
     keyword = result["retrievers"]["keyword"]
     assert keyword["hit1"] == 1.0  # the note and the served page are each found first
@@ -259,9 +316,20 @@ def test_eval_json_has_the_documented_shape(tiny_set: Path, hash_cli: Path) -> N
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     (s,) = data["sets"]
-    assert s["name"] == "tiny" and s["questions"] == 3
+    assert s["name"] == "tiny" and s["questions"] == 5
     assert list(s["retrievers"]) == ["dense", "keyword", "hybrid"]
     for metrics in s["retrievers"].values():
+        assert set(metrics["splits"]) == {"train", "test"} and set(metrics["wordings"]) == {"train", "test"}
+        assert metrics["splits"]["train"]["questions"] == 2 and metrics["splits"]["test"]["questions"] == 3
+        assert set(metrics["splits"]["test"]) >= {
+            "hit1",
+            "hit5",
+            "mrr",
+            "fact_recall",
+            "not_covered_accuracy",
+            "false_not_covered",
+        }
+        assert set(metrics["wordings"]["test"]) >= {"original", "reworded", "gap"}
         assert set(metrics) >= {
             "hit1",
             "hit5",
@@ -273,9 +341,42 @@ def test_eval_json_has_the_documented_shape(tiny_set: Path, hash_cli: Path) -> N
             "failures",
         }
         for failure in metrics["failures"]:
-            assert set(failure) >= {"id", "problems", "expected", "got"}
+            assert set(failure) >= {"id", "split", "problems", "expected", "got"}
             assert set(failure["got"]) >= {"top_source", "answer", "covered", "rank"}
             assert len(failure["got"]["answer"]) <= 200
+
+
+def test_split_test_asks_only_the_test_questions(tiny_set: Path, hash_cli: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["eval", "--questions", str(tiny_set), "--split", "test", "--retriever", "keyword", "--json", "--cache", str(hash_cli)],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    (s,) = data["sets"]
+    assert data["split"] == "test" and s["questions"] == 3 and s["split"] == {"test": 3}
+    keyword = s["retrievers"]["keyword"]
+    assert list(keyword["splits"]) == ["test"] and keyword["splits"]["test"]["questions"] == 3
+    assert all(f["split"] == "test" for f in keyword["failures"])
+    table = runner.invoke(
+        app,
+        [
+            "eval",
+            "--questions",
+            str(tiny_set),
+            "--split",
+            "train",
+            "--retriever",
+            "keyword",
+            "--markdown",
+            "--cache",
+            str(hash_cli),
+        ],
+    )
+    assert table.exit_code == 0, table.output
+    assert table.stdout.splitlines()[2].startswith("| tiny (2: 2 train) | keyword | 1.00 |")
+    bad = runner.invoke(app, ["eval", "--questions", str(tiny_set), "--split", "dev", "--cache", str(hash_cli)])
+    assert bad.exit_code == 1 and "unknown split 'dev'" in bad.stderr
 
 
 def test_eval_prints_a_table_for_people(tiny_set: Path, hash_cli: Path) -> None:
@@ -287,7 +388,9 @@ def test_eval_prints_a_table_for_people(tiny_set: Path, hash_cli: Path) -> None:
     )
     assert table.exit_code == 0, table.output
     lines = table.stdout.strip().splitlines()
-    assert lines[0].startswith("| set | retriever | hit@1 |") and lines[2].startswith("| tiny (3) | keyword | 1.00 |")
+    assert lines[0].startswith("| set | retriever | hit@1 (train / test) | hit@5 (train / test) |")
+    assert lines[2].startswith("| tiny (5: 2 train / 3 test) | keyword | 1.00 / 1.00 |")
+    assert any(line.startswith("| set | retriever | facts, original (train / test) |") for line in lines)
 
 
 def test_a_missing_requirement_is_one_line_saying_how_to_install(tmp_path: Path, hash_cli: Path) -> None:

@@ -345,18 +345,22 @@ def eval_cmd(
     cache: Annotated[Path, typer.Option("--cache", help="Where each set's notes copy and index are kept between runs.")] = Path(
         ".eval-index"
     ),
+    split: Annotated[
+        str, typer.Option("--split", help="Which questions: train, test, or all (both parts, side by side).")
+    ] = "all",
     as_json: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a Markdown table (for the README).")] = False,
 ) -> None:
-    """Measure answer quality on question sets: hit@1/5, MRR, fact recall, "not covered", latency."""
+    """Measure answer quality on question sets, train and test apart: hit@1/5, MRR, fact recall, "not covered", latency."""
+    from .evalreport import markdown_table, render
     from .evalset import default_question_files
-    from .evaluate import RETRIEVERS, markdown_table, render, run_eval
+    from .evaluate import RETRIEVERS, run_eval
 
     with user_errors():
         settings = settings_from()
         files = list(questions or default_question_files())
         modes = list(RETRIEVERS) if retriever == "all" else [r.strip() for r in retriever.split(",") if r.strip()]
-        report = run_eval(files, settings, modes, cache=cache, progress=lambda m: err.print(escape(m)))
+        report = run_eval(files, settings, modes, cache=cache, progress=lambda m: err.print(escape(m)), split=split)
         if as_json:
             print_json(report)
         elif markdown:

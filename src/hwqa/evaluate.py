@@ -6,7 +6,9 @@ served on loopback during the run (``{site}`` in the notes becomes its base URL)
 Each set's notes are copied into a stable folder under the cache (``.eval-index/<set>/``) and
 indexed there, so a re-run reuses the embeddings. Per retriever: hit@1, hit@5 and MRR (top 5),
 fact recall, "not covered" said (and the missing term named), covered questions wrongly answered
-"not covered", the median latency (see :class:`SharedEmbeddings`), and the failures.
+"not covered", the median latency (see :class:`SharedEmbeddings`), and the failures; each figure
+over all questions and over the train and test parts apart (``splits``), and the fact recall of
+the original wordings against their rewordings, per part (``wordings``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .evalset import EvalError, Question, QuestionSet, check_requires, load_question_set
+from .evalset import SPLITS, EvalError, Question, QuestionSet, check_requires, load_question_set
 from .settings import Settings
 
 RETRIEVERS = ("dense", "keyword", "hybrid")
@@ -133,6 +135,11 @@ class _Tally:
     latencies: list[float] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def count(self) -> int:
+        """How many questions were scored."""
+        return self.covered_total + self.nc_total
+
     def summary(self) -> dict[str, Any]:
         found = [r for r in self.ranks if r is not None]
         n = len(self.ranks)
@@ -198,8 +205,80 @@ def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float
         top = source_of(hits[0].chunk.kind, hits[0].chunk.source, hits[0].chunk.url) if hits else None
         got = {"rank": rank, "top_source": top, "covered": bool(answer.covered), "answer": text}
         tally.failures.append(
-            {"id": q.id, "question": q.question, "kind": q.kind, "problems": problems, "expected": expected, "got": got}
+            {
+                "id": q.id,
+                "question": q.question,
+                "kind": q.kind,
+                "split": q.split,
+                "problems": problems,
+                "expected": expected,
+                "got": got,
+            }
         )
+
+
+class SplitTallies:
+    """One retriever's tallies: over all questions, per part (train, test), and per part and wording.
+
+    A question's answer counts in ``all``, in its part, and in its part's ``original`` or
+    ``reworded`` tally; :meth:`summary` is the whole report for the retriever (``--json``).
+    """
+
+    def __init__(self) -> None:
+        self.tallies: dict[str, _Tally] = {}
+        self.scores: dict[str, dict[str, float]] = {}  # group (original id) -> question id -> its score
+
+    def _tally(self, key: str) -> _Tally:
+        return self.tallies.setdefault(key, _Tally())
+
+    def add(self, q: Question, hits: Sequence[Any], answer: Any, seconds: float | None) -> None:
+        wording = "reworded" if q.original else "original"
+        for key in ("all", q.split, f"{q.split}/{wording}"):
+            score_question(q, hits, answer, seconds, self._tally(key))
+        if q.covered:
+            asked = len(q.facts)
+            found = sum(1 for alternatives in q.facts if fact_found(answer.text, alternatives))
+            share = found / asked if asked else float(bool(answer.covered))
+        else:
+            share = float(not answer.covered)
+        self.scores.setdefault(f"{q.split}\t{q.group}", {})[q.id] = share
+
+    def summary(self) -> dict[str, Any]:
+        result = self._tally("all").summary()
+        result["splits"] = {}
+        for part in SPLITS:
+            if part in self.tallies:
+                figures = self.tallies[part].summary()
+                del figures["failures"]
+                figures["questions"] = self.tallies[part].count
+                result["splits"][part] = figures
+        result["wordings"] = {part: self._wordings(part) for part in SPLITS if part in self.tallies}
+        result["reworded_losses"] = self._losses()
+        return result
+
+    def _wordings(self, part: str) -> dict[str, Any]:
+        figures: dict[str, Any] = {}
+        for wording in ("original", "reworded"):
+            tally = self.tallies.get(f"{part}/{wording}")
+            summary = tally.summary() if tally else {}
+            figures[wording] = summary.get("fact_recall")
+            figures[f"{wording}_not_covered"] = summary.get("not_covered_accuracy")
+            figures[f"{wording}_questions"] = tally.count if tally else 0
+        before, after = figures["original"], figures["reworded"]
+        figures["gap"] = round(before - after, 4) if before is not None and after is not None else None
+        return figures
+
+    def _losses(self) -> list[dict[str, Any]]:
+        """Each question whose rewordings score below its original wording: the per-question gap."""
+        losses = []
+        for key, scores in self.scores.items():
+            part, group = key.split("\t")
+            if group not in scores:
+                continue
+            rewordings = {qid: round(v, 4) for qid, v in scores.items() if qid != group}
+            if any(v < scores[group] for v in rewordings.values()):
+                losses.append({"id": group, "split": part, "original": round(scores[group], 4), "rewordings": rewordings})
+        return losses
 
 
 class SharedEmbeddings:
@@ -249,11 +328,23 @@ def set_settings(base: Settings, qs: QuestionSet, cache: Path) -> Settings:
     )
 
 
-def run_set(qs: QuestionSet, base: Settings, retrievers: Sequence[str], cache: Path, progress: Progress) -> dict[str, Any]:
-    """Build the set's index and score every question with every retriever."""
+@dataclass
+class OpenSet:
+    """A question set ready to ask: its settings (notes copy and index under the cache), the shared
+    embedder, and the build report. Made by :func:`open_set`; a fitting script uses it as the run does."""
+
+    questions: QuestionSet
+    settings: Settings
+    embedder: SharedEmbeddings
+    report: Any
+    build_seconds: float
+
+
+@contextlib.contextmanager
+def open_set(qs: QuestionSet, base: Settings, cache: Path, progress: Progress = lambda message: None) -> Iterator[OpenSet]:
+    """Serve the set's site, copy its notes and build its index (reusing the cache); yield it ready to ask."""
     from .build import build_index
     from .embed import make_embedder
-    from .engine import Engine
 
     check_requires(qs)
     settings = set_settings(base, qs, cache)
@@ -271,10 +362,22 @@ def run_set(qs: QuestionSet, base: Settings, retrievers: Sequence[str], cache: P
         )
         shared = SharedEmbeddings(embedder)
         shared.inner.embed(["warm up"])  # load the model now, not inside the first timed answer
-        engines = {mode: Engine(settings.replace(retriever=mode), embedder=shared) for mode in retrievers}
-        tallies = {mode: _Tally() for mode in retrievers}
-        k = max(HIT_K, settings.top_k)
-        for i, q in enumerate(qs.questions):
+        yield OpenSet(qs, settings, shared, report, build_s)
+
+
+def run_set(
+    qs: QuestionSet, base: Settings, retrievers: Sequence[str], cache: Path, progress: Progress, split: str = "all"
+) -> dict[str, Any]:
+    """Build the set's index and score every question of ``split`` with every retriever."""
+    from .engine import Engine
+
+    questions = qs.split(split)
+    with open_set(qs, base, cache, progress) as opened:
+        shared = opened.embedder
+        engines = {mode: Engine(opened.settings.replace(retriever=mode), embedder=shared) for mode in retrievers}
+        tallies = {mode: SplitTallies() for mode in retrievers}
+        k = max(HIT_K, opened.settings.top_k)
+        for i, q in enumerate(questions):
             shared.clear()  # the first retriever asked pays what a user's question costs
             turn = i % len(retrievers)  # ... and which retriever goes first rotates, so latencies compare
             for j, mode in enumerate([*retrievers[turn:], *retrievers[:turn]]):
@@ -282,19 +385,21 @@ def run_set(qs: QuestionSet, base: Settings, retrievers: Sequence[str], cache: P
                 answer = engines[mode].ask(q.question)
                 seconds = time.perf_counter() - t0
                 hits = engines[mode].search(q.question, k, retriever=mode)
-                score_question(q, hits, answer, seconds if j == 0 else None, tallies[mode])
-            if (i + 1) % 10 == 0 or i + 1 == len(qs.questions):
-                progress(f"[{qs.name}] {i + 1}/{len(qs.questions)} questions")
+                tallies[mode].add(q, hits, answer, seconds if j == 0 else None)
+            if (i + 1) % 10 == 0 or i + 1 == len(questions):
+                progress(f"[{qs.name}] {i + 1}/{len(questions)} questions")
         results = {mode: tallies[mode].summary() for mode in retrievers}
-    covered = sum(1 for q in qs.questions if q.covered)
+    covered = sum(1 for q in questions if q.covered)
     return {
         "name": qs.name,
         "file": str(qs.path),
-        "questions": len(qs.questions),
+        "questions": len(questions),
         "covered": covered,
-        "not_covered": len(qs.questions) - covered,
-        "passages": report.chunks_total,
-        "build_seconds": round(build_s, 2),
+        "not_covered": len(questions) - covered,
+        "split": {part: len(qs.split(part)) for part in SPLITS if split in ("all", part)},
+        "rewordings": sum(1 for q in questions if q.original),
+        "passages": opened.report.chunks_total,
+        "build_seconds": round(opened.build_seconds, 2),
         "retrievers": results,
     }
 
@@ -306,84 +411,24 @@ def run_eval(
     *,
     cache: Path = Path(".eval-index"),
     progress: Progress = lambda message: None,
+    split: str = "all",
 ) -> dict[str, Any]:
-    """Run every question file; the JSON report ``hwqa eval --json`` prints."""
+    """Run every question file (the questions of ``split``: train, test or all); the JSON report ``hwqa eval --json`` prints."""
     bad = [r for r in retrievers if r not in RETRIEVERS]
     if bad:
         raise EvalError(f"unknown retriever '{bad[0]}'; use one of: {', '.join(RETRIEVERS)} or all")
+    if split not in (*SPLITS, "all"):
+        raise EvalError(f"unknown split '{split}'; use train, test or all")
     sets = [load_question_set(Path(f)) for f in files]
     for qs in sets:
         check_requires(qs)  # fail before spending minutes on the other sets
     started = time.perf_counter()
-    report = [run_set(qs, base, retrievers, cache, progress) for qs in sets]
+    report = [run_set(qs, base, retrievers, cache, progress, split) for qs in sets]
     return {
         "sets": report,
+        "split": split,
         "embedder": {"backend": base.embed_backend, "model": base.embed_model},
         "llm_backend": base.llm_backend,
         "failures_shown_for": base.retriever if base.retriever in retrievers else retrievers[-1],
         "seconds": round(time.perf_counter() - started, 1),
     }
-
-
-COLUMNS = (
-    ("hit1", "hit@1"),
-    ("hit5", "hit@5"),
-    ("mrr", "MRR"),
-    ("fact_recall", "facts"),
-    ("not_covered_accuracy", "not covered"),
-    ("missing_named", "term named"),
-    ("false_not_covered", "false n.c."),
-    ("p50_ms", "p50 ms"),
-)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.0f}" if isinstance(value, float) and value > 1.0 else f"{value:.2f}"
-
-
-def markdown_table(report: dict[str, Any]) -> str:
-    """The summary as a Markdown table (the README's "Answer quality" section)."""
-    lines = ["| set | retriever | " + " | ".join(label for _, label in COLUMNS) + " |"]
-    lines.append("|---|---|" + "---:|" * len(COLUMNS))
-    for s in report["sets"]:
-        for mode, m in s["retrievers"].items():
-            cells = " | ".join(_cell(m[key]) for key, _ in COLUMNS)
-            lines.append(f"| {s['name']} ({s['questions']}) | {mode} | {cells} |")
-    return "\n".join(lines)
-
-
-def render(report: dict[str, Any], console: Any, *, max_failures: int = 40) -> None:
-    """A rich table per run, then the failures of the configured retriever (``--json`` has all of them)."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    emb = report["embedder"]
-    model = emb["model"] if emb["backend"] == "sentence-transformers" else f"{emb['backend']} embedder"
-    table = Table(title=f"hwqa eval ({model}, {report['llm_backend']} answers)")
-    for label in ("set", "retriever"):
-        table.add_column(label)
-    for _, label in COLUMNS:
-        table.add_column(label, justify="right")
-    for s in report["sets"]:
-        for mode, m in s["retrievers"].items():
-            table.add_row(f"{s['name']} ({s['questions']})", mode, *(_cell(m[key]) for key, _ in COLUMNS))
-    console.print(table)
-    shown = report.get("failures_shown_for")
-    for s in report["sets"]:
-        for mode, m in s["retrievers"].items():
-            failures = m["failures"]
-            if not failures or mode != shown:
-                continue
-            console.print(f"\n[bold]{escape(s['name'])} / {mode}: {len(failures)} questions with problems[/]")
-            for f in failures[:max_failures]:
-                got = f["got"]
-                console.print(
-                    f"- [bold]{escape(f['id'])}[/]: {escape('; '.join(f['problems']))}\n"
-                    f"    expected {escape(', '.join(f['expected']['sources']) or 'not covered')}; "
-                    f"top {escape(str(got['top_source']))}; answer: {escape(got['answer'])}"
-                )
-            if len(failures) > max_failures:
-                console.print(f"  … {len(failures) - max_failures} more ('hwqa eval --json' lists them all)")
-    console.print(f"\n{report['seconds']:.0f} s")
