@@ -290,3 +290,18 @@ def test_generated_sentences_give_exactly_their_own_rows(case: tuple[str, list[t
     assert got == sorted(truth)
     for row in found.rows:  # the price is the one written, per hour, and nothing from a neighbour
         assert math.isclose(row.usd_per_hour, float(row.stated.lstrip("$").split("/")[0].split(" ")[0]), rel_tol=1e-9)
+
+
+def test_the_prices_tab_shows_where_each_row_came_from_and_what_was_left_out(folder: Settings) -> None:
+    from hwqa.engine import Engine
+    from hwqa.ui import panels, reports
+
+    engine = Engine.load(folder)
+    rows = panels.filtered_prices(engine, [], [])
+    source = reports.PRICE_COLUMNS.index("From")
+    lambda_labs = next(row for row in rows if row[0] == "A100 80GB")
+    assert lambda_labs[source].startswith("sentence: “In February 2024 an A100 80GB on Lambda Labs was $1.29/hr")
+    page = next(row for row in rows if row[0] == "L40S")
+    assert page[source].startswith("table: “| gpu-l40s-1x | 1 x NVIDIA L40S |")
+    notes = panels.price_notes(engine)
+    assert "**Left out**" in notes and "no hardware name in the row" in notes and "not in US dollars" in notes

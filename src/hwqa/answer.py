@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .llm import Tool
 
 _MARKER = re.compile(r"\[(\d+)\]")
+_QUOTE = re.compile(r"(.+?)\s\[(\d+)\](?=\s|$)", re.S)  # one quote of an extractive answer and its marker
 
 
 @dataclass
@@ -178,14 +179,21 @@ def compose_price_answer(
     tool_call: ToolCall,
     from_notes: Answer,
     caveats: Answer,
+    prices_from: str = "your price table",
 ) -> Answer:
-    """Calculator table and recommendation, cited to the price notes, then what the notes say."""
+    """Calculator table and recommendation, cited to where the prices are (``prices_from``: your price
+    table, or your notes when they were read from text), then what the notes say and their caveats."""
     cites = CitationList()
     marks = "".join(f"[{cites.add(c)}]" for c in price_sources)
-    parts = [f"{calculation.rstrip()}\n\nPrices from your price table {marks}.".replace(" .", ".")]
+    parts = [f"{calculation.rstrip()}\n\nPrices from {prices_from} {marks}.".replace(" .", ".")]
     if from_notes.covered and from_notes.citations:
         parts.append(f"**From your notes:** {cites.adopt(from_notes)}")
-    caveat_text = cites.adopt(caveats) if caveats.covered and caveats.citations else ""
-    if caveat_text and not any(similar(caveat_text, p) for p in parts):
-        parts.append(f"**Caveats:** {caveat_text}")
+    if caveats.covered and caveats.citations:
+        # Each cited quote of the caveats once: not one "From your notes" already gave.
+        quotes = [(m.group(1).strip(), m.group(2)) for m in _QUOTE.finditer(caveats.text)]
+        fresh = [f"{text} [{n}]" for text, n in quotes if not any(text in p or similar(text, p) for p in parts)]
+        if fresh:
+            kept = {int(n) for piece in fresh for n in _MARKER.findall(piece)}
+            own = Answer(" ".join(fresh), [c for c in caveats.citations if c.n in kept])
+            parts.append(f"**Caveats:** {cites.adopt(own)}")
     return Answer("\n\n".join(parts), cites.citations, [tool_call])

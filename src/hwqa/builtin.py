@@ -37,6 +37,13 @@ from .retrieve import Hit
 from .spans import clean_markdown, spans_of
 from .superlatives import price_rows, superlative
 
+#: Words that judge or advise ("TPUs are best when ...", "we recommend CPUs", "needs XLA-compatible code").
+_ADVICE = re.compile(
+    r"\b(?:recommend\w*|best|better|worse|prefer\w*|choose|choice|should|avoid\w*|versatil\w*|suited|suitable|ideal|"
+    r"worth|unless|only if|needs?|require[sd]?|must|careful|caveat\w*|limit(?:s|ed|ation\w*)|drawbacks?|downsides?)\b",
+    re.I,
+)
+_MONEY = re.compile(r"[$€£]\s?\d|\d\s?(?:usd|dollars?)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|[a-zA-Z/]+))?")
 _VERSIONISH = re.compile(r"\b(?:version|v?\d+\.\d+(?:\.\d+)?)\b", re.I)
 
@@ -78,7 +85,35 @@ class BuiltinAnswerer:
             text = f"The price calculator could not answer: {exc}\n\n{from_notes.text}"
             return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
         call = ToolCall(price.name, arguments, result.to_json())
-        return compose_price_answer(render_price_result(result), price.sources(result), call, from_notes, price.caveats())
+        explicit = any(o.row.origin == "price table" for o in result.options) or not result.options
+        return compose_price_answer(
+            render_price_result(result),
+            price.sources(result),
+            call,
+            from_notes,
+            price.caveats(),
+            "your price table" if explicit else "your notes",
+        )
+
+    def advice(self, hits: Sequence[Hit], names: Sequence[str], limit: int = 2) -> Answer:
+        """What the passages advise about the hardware compared: the first ``limit`` sentences or items
+        (by retrieval rank) that name one of ``names`` and judge it ("best when", "recommend", "needs"),
+        without a price in them (the prices are the calculator's). Not covered when none does."""
+        if not names:
+            return Answer("", covered=False)
+        named = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(n) for n in names) + r")s?(?![\w-])", re.I)
+        chosen: list[tuple[Candidate, str]] = []
+        for rank, hit in enumerate(hits):
+            for span in spans_of(hit.chunk.text):
+                text = clean_markdown(span.text)
+                if span.kind == "sentence" and text.startswith("#"):
+                    continue
+                judged = _ADVICE.search(text) and named.search(text) and not _MONEY.search(text)
+                if judged and not any(similar(text, t) for _, t in chosen):
+                    chosen.append((Candidate(hit, rank, span), text))
+            if len(chosen) >= limit:
+                break
+        return _compose(chosen[:limit]) if chosen else Answer("", covered=False)
 
     def extract(self, question: str, hits: Sequence[Hit], price: PriceTool | None = None) -> Answer:
         """The spans of ``hits`` that answer ``question``, cited; 'not covered' when nothing is close enough.

@@ -18,7 +18,8 @@ from .builtin import BuiltinAnswerer
 from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError, IndexCorruptError
 from .llm import OpenAIAnswerer, Tool
-from .prices import PriceTable
+from .prices import HARDWARE_TYPES, PriceTable
+from .prices.table import OTHER_TYPE
 from .prices.tool import PriceTool
 from .question import parse_question
 from .retrieve import Filter, Hit, admitted, missing_terms, retrieve, with_surroundings
@@ -48,7 +49,7 @@ def __getattr__(name: str) -> Any:
 
 FOLLOWED = 3  # the best hits whose next chunk the answerer may read too
 
-CAVEAT_QUERY = "caveats: TPUs need XLA-compatible code; GPUs are more versatile; prices vary by region and change"
+CAVEAT_HITS = 8  # passages searched for what the notes advise about the hardware a price answer compares
 
 
 def make_answerer(settings: Settings) -> Answerer:
@@ -109,16 +110,20 @@ class Engine:
         self._prices = (gen.name, table)
         return table
 
-    def tools(self, gen: store.Generation, flt: Filter | None = None) -> list[Tool]:
+    def tools(self, gen: store.Generation, flt: Filter | None = None, question: str = "") -> list[Tool]:
         """The tools an answerer may use: the price calculator over this generation's tables (with a
-        filter, only the rows of the notes it admits)."""
+        filter, only the rows of the notes it admits). Its caveats are what the passages found for
+        ``question`` (within the filter) advise about the kinds of hardware priced."""
         table = self.price_table(gen)
         if flt:
             notes = admitted(gen, flt)[1]
             table = PriceTable([r for r in table.rows if r.note in notes], list(table.problems))
 
         def caveats() -> Answer:
-            return self.caveats.extract(CAVEAT_QUERY, retrieve(gen, self.embedder, CAVEAT_QUERY, 4, flt=flt))
+            if not question:
+                return Answer("", covered=False)
+            names = sorted({*HARDWARE_TYPES, *(r.type for r in table.rows), *table.hardware_names()} - {OTHER_TYPE})
+            return self.caveats.advice(retrieve(gen, self.embedder, question, CAVEAT_HITS, flt=flt), names)
 
         return [PriceTool.over(table, gen.section_at, caveats)]
 
@@ -166,7 +171,7 @@ class Engine:
         if missing:
             answer = not_covered(hits, missing=missing)
         else:
-            for item in self.answerer.stream(question, hits, history, self.tools(gen, flt)):
+            for item in self.answerer.stream(question, hits, history, self.tools(gen, flt, question)):
                 if isinstance(item, Answer):
                     answer = item
                 else:

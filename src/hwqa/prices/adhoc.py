@@ -44,8 +44,7 @@ _EMPTY = frozenset({"", "-", "–", "—", "n/a", "na", "?", "none", "not availa
 
 def _roles(header: Sequence[str]) -> dict[str, list[int]]:
     roles: dict[str, list[int]] = {"price": []}
-    for idx, cell in enumerate(header):
-        text = clean(cell)
+    for idx, text in enumerate(header):
         if _PRICE_HEADER.search(text) and not _ROLES["memory"].search(text) and not re.search(r"v100", text, re.I):
             roles["price"].append(idx)
             continue
@@ -57,20 +56,19 @@ def _roles(header: Sequence[str]) -> dict[str, list[int]]:
 
 
 def _number(cell: str) -> float | None:
-    m = _NUMBER.match(clean(cell))
+    m = _NUMBER.match(cell)
     return float(m.group(1)) if m and float(m.group(1)) > 0 else None
 
 
 def _hardware(cells: Sequence[str], header: Sequence[str], skip: set[int]) -> Mention | None:
-    """The first hardware name of the row (a cell, or a cell under a header naming its family: 'TPU' + 'v5e')."""
-    for idx, cell in enumerate(cells):
+    """The first hardware name of the row's (clean) cells, or of a cell under a header naming its family ('TPU' + 'v5e')."""
+    for idx, text in enumerate(cells):
         if idx in skip:
             continue
-        text = clean(cell)
         found = find_hardware(text)
         if found:
             return found[0]
-        family = re.search(r"\b(tpu)\b", clean(header[idx]) if idx < len(header) else "", re.I)
+        family = re.search(r"\b(tpu)\b", header[idx] if idx < len(header) else "", re.I)
         if family and re.fullmatch(r"v\d{1,2}[a-z]{0,2}(?:-\d+)?", text, re.I):
             named = find_hardware(f"TPU {text}")
             if named:
@@ -78,9 +76,8 @@ def _hardware(cells: Sequence[str], header: Sequence[str], skip: set[int]) -> Me
     return None
 
 
-def _money(cell: str, header: str) -> Money | None:
+def _money(text: str, header: str) -> Money | None:
     """The price in a cell; a bare number counts when the header says the column is in US dollars."""
-    text = clean(cell)
     found = find_money(text)
     if found:
         return found[0]
@@ -93,19 +90,23 @@ def _money(cell: str, header: str) -> Money | None:
 def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequence[tuple[int, str, list[str]]]) -> Found:
     """The price rows of one table (header at ``header_line``; rows as (file line, raw line, cells))."""
     found = Found()
-    roles = _roles(header)
+    heads = [clean(cell) for cell in header]
+    roles = _roles(heads)
     if not roles["price"] or not rows:
         return found
     skip = set(roles["price"]) | {i for role in ("memory", "speed", "date") for i in roles.get(role, [])}
-    named = [(line, raw, cells, _hardware(cells, header, skip)) for line, raw, cells in rows]
+    named = []
+    for line, raw, cells in rows:
+        texts = [clean(cell) for cell in cells]
+        named.append((line, raw, texts, _hardware(texts, heads, skip)))
     if not any(m is not None for *_, m in named):
         return found  # not a table of hardware prices
-    for line, raw, cells, mention in named:
+    for line, raw, texts, mention in named:
         where = ctx.where(line)
 
-        def cell(role: str, cells: list[str] = cells) -> str:
+        def cell(role: str, texts: list[str] = texts) -> str:
             idx = roles.get(role, [None])[0]
-            return cells[idx] if idx is not None and idx < len(cells) else ""
+            return texts[idx] if idx is not None and idx < len(texts) else ""
 
         if mention is None:
             found.left_out.append(LeftOut(where, raw, "no hardware name in the row"))
@@ -114,18 +115,17 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
         stated_count = _number(cell("count"))
         if stated_count and stated_count == int(stated_count):
             count = int(stated_count)
-        providers = find_providers(clean(cell("provider"))) or find_providers(clean(" ".join(cells)))
-        provider = providers[0][2] if providers else (clean(cell("provider")) or ctx.provider())
-        others = " ".join(c for i, c in enumerate(cells) if i not in roles["price"])
-        kind_text = cell("pricing") if roles.get("pricing") else others
-        row_kind = [k for k in find_pricing(clean(kind_text)) if k[2] != "free"]
+        others = " ".join(c for i, c in enumerate(texts) if i not in roles["price"])
+        providers = find_providers(cell("provider")) or find_providers(others)
+        provider = providers[0][2] if providers else (cell("provider") or ctx.provider())
+        row_kind = [k for k in find_pricing(cell("pricing") if roles.get("pricing") else others) if k[2] != "free"]
         for idx in roles["price"]:
-            if idx >= len(cells) or clean(cells[idx]).lower() in _EMPTY:
+            if idx >= len(texts) or texts[idx].lower() in _EMPTY:
                 continue
-            head = clean(header[idx])
-            money = _money(cells[idx], head)
+            head = heads[idx]
+            money = _money(texts[idx], head)
             if money is None:
-                found.left_out.append(LeftOut(where, raw, f"{head} {clean(cells[idx])!r} is not a price in US dollars"))
+                found.left_out.append(LeftOut(where, raw, f"{head} {texts[idx]!r} is not a price in US dollars"))
                 continue
             if money.unit is None:
                 unit = _UNIT_IN_HEADER.search(head)
@@ -150,9 +150,9 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
                     line=line,
                     origin="table",
                     evidence=raw,
-                    stated=clean(cells[idx]),
+                    stated=texts[idx],
                     conversion=conversion,
-                    as_of=find_date(clean(cell("date"))),
+                    as_of=find_date(cell("date")),
                     memory_gb=_number(cell("memory")),
                     speed=_number(cell("speed")),
                 )

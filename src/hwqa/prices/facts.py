@@ -23,14 +23,18 @@ NOT_STATED = "not stated"
 _LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _EMPHASIS = re.compile(r"\*\*|__|`")
+_SPACES = re.compile(r"\s+")
 _EACH_AFTER = re.compile(r"\s*(?:each|apiece|per\s+(?:gpu|device|card|chip|accelerator))\b", re.IGNORECASE)
 _INSTANCE_WORDS = frozenset({"node", "instance", "vm", "machine", "server"})
 
 
 def clean(text: str) -> str:
     """Markdown reduced to what a reader sees: link texts, no emphasis marks, single spaces."""
-    text = _AUTOLINK.sub(r"\1", _LINK.sub(r"\1", text))
-    return re.sub(r"\s+", " ", _EMPHASIS.sub("", text)).strip()
+    if "[" in text or "<" in text:
+        text = _AUTOLINK.sub(r"\1", _LINK.sub(r"\1", text))
+    if "*" in text or "_" in text or "`" in text:
+        text = _EMPHASIS.sub("", text)
+    return _SPACES.sub(" ", text).strip() if "  " in text or "\n" in text or "\t" in text else text.strip()
 
 
 @dataclass(frozen=True)

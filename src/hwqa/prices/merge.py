@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from .facts import NOT_STATED, SpeedFact
 from .table import LeftOut, PriceRow, hardware_matches
@@ -21,6 +22,7 @@ from .table import LeftOut, PriceRow, hardware_matches
 __all__ = ["MAX_LEFT_OUT", "merge_rows"]
 
 MAX_LEFT_OUT = 500  # statements left out kept in a generation's manifest (the count says how many more)
+MAX_RIVALS = 5  # disagreeing prices named per conflict (the count says how many more)
 _RANK = {"price table": 0, "table": 1, "list item": 2, "sentence": 2}
 
 
@@ -31,14 +33,7 @@ def _date_key(as_of: str | None) -> str:
     return f"{m.group(1)}-{int(m.group(2) or 0):02d}-{int(m.group(3) or 0):02d}"
 
 
-def _same_offer(a: PriceRow, b: PriceRow) -> bool:
-    if a.pricing != b.pricing:
-        return False
-    if NOT_STATED not in (a.provider, b.provider) and a.provider.casefold() != b.provider.casefold():
-        return False
-    return _same_hardware(a.hardware, b.hardware)
-
-
+@lru_cache(maxsize=65536)
 def _same_hardware(a: str, b: str) -> bool:
     """One name matches the other ("TPU v3" and "TPU v3-8", "A100" and "A100 40GB")."""
     return hardware_matches(a, b) or hardware_matches(b, a)
@@ -58,14 +53,34 @@ def describe_source(row: PriceRow) -> str:
 
 def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple[list[PriceRow], list[str]]:
     """The rows answers use (explicit rows first, then the others not already priced) and the conflicts."""
-    kept: list[PriceRow] = list(explicit)
+    kept: list[PriceRow] = []
+    # pricing kind -> provider (casefolded) -> hardware name -> indexes of the kept rows
+    offers: dict[str, dict[str, dict[str, list[int]]]] = {}
+
+    def keep(row: PriceRow) -> None:
+        offers.setdefault(row.pricing, {}).setdefault(row.provider.casefold(), {}).setdefault(row.hardware, []).append(len(kept))
+        kept.append(row)
+
+    def same_offers(row: PriceRow) -> list[int]:
+        providers = offers.get(row.pricing, {})
+        mine = row.provider.casefold()
+        wanted = providers.keys() if row.provider == NOT_STATED else [mine, NOT_STATED.casefold()]
+        hits: list[int] = []
+        for provider in wanted:
+            for hardware, indexes in providers.get(provider, {}).items():
+                if hardware == row.hardware or _same_hardware(hardware, row.hardware):
+                    hits.extend(indexes)
+        return sorted(hits)
+
+    for row in explicit:
+        keep(row)
     rivals: dict[int, list[PriceRow]] = {}
     others = sorted(found, key=lambda r: _date_key(r.as_of), reverse=True)
     others.sort(key=lambda r: _RANK.get(r.origin, 3))
     for row in others:
-        matches = [k for k, kept_row in enumerate(kept) if _same_offer(kept_row, row)]
+        matches = same_offers(row)
         if not matches:
-            kept.append(row)
+            keep(row)
             continue
         used = next((k for k in matches if _agrees(kept[k], row)), matches[0])
         if not _agrees(kept[used], row):
@@ -74,9 +89,11 @@ def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple
     for k, others_of in rivals.items():
         row = kept[k]
         provider = "" if row.provider == NOT_STATED else f"{row.provider}, "
+        more = f"; and {len(others_of) - MAX_RIVALS} more" if len(others_of) > MAX_RIVALS else ""
         conflicts.append(
             f"{row.hardware} ({provider}{row.pricing}): {describe_source(row)} is used; "
-            + "; ".join(f"not {describe_source(o)}" for o in others_of)
+            + "; ".join(f"not {describe_source(o)}" for o in others_of[:MAX_RIVALS])
+            + more
         )
     return kept, conflicts
 

@@ -261,6 +261,20 @@ def parse_price_note(note: Note) -> tuple[list[PriceRow], list[str]]:
     return rows, problems
 
 
+_READ: dict[tuple[str, str], Found] = {}  # (note path, content hash) -> what it states; a watcher's rebuilds reread only edits
+_READ_MAX = 50_000
+
+
+def _read_note(note: Note) -> Found:
+    key = (note.rel, note.content_hash)
+    found = _READ.get(key)
+    if found is None:
+        if len(_READ) >= _READ_MAX:
+            _READ.clear()
+        found = _READ[key] = read_document(note_doc(note), tables=not _is_price_note(note))
+    return found
+
+
 def load_price_table(notes: Iterable[Note], articles: Iterable[Found] = ()) -> PriceTable:
     """Every price the notes state, ranked into one table (see :mod:`hwqa.prices.merge`): the tables
     of the notes tagged ``prices`` (case-insensitive), then the prices read from every note's
@@ -276,7 +290,7 @@ def load_price_table(notes: Iterable[Note], articles: Iterable[Found] = ()) -> P
         rows, problems = parse_price_note(note)
         table.rows.extend(rows)
         table.problems.extend(problems)
-        found.extend(read_document(note_doc(note), tables=not _is_price_note(note)))
+        found.extend(_read_note(note))
     for article in articles:
         found.extend(article)
     rows, table.conflicts = merge_rows(table.rows, found.rows)

@@ -258,6 +258,20 @@ def price_request(question: str, history: Sequence[Message], table: PriceTable) 
     return request
 
 
+def _evidence_lines(row: PriceRow) -> list[str]:
+    """What a citation quotes for one row: the explicit table's row as data, or the text it was read from."""
+    if row.origin == "price table" or not row.evidence:
+        return [
+            f"line {row.line}: {row.hardware} ({row.provider}, {row.pricing}) ${row.usd_per_hour:.2f}/h"
+            + (f", as of {row.as_of}" if row.as_of else "")
+            + (f", source {row.source}" if row.source else "")
+        ]
+    lines = [row.evidence]
+    if row.speed_from:
+        lines.append(row.speed_from.split(": ", 1)[-1])
+    return lines
+
+
 @dataclass(frozen=True)
 class PriceTool(Tool):
     """The ``price_calculator`` tool bound to one generation's tables."""
@@ -292,28 +306,31 @@ class PriceTool(Tool):
         return check_and_calculate(self.table, request)
 
     def sources(self, result: CalcResult) -> list[Citation]:
-        """One citation per price note used, listing the rows (with their lines) the result relied on."""
+        """One citation per note (or article) whose prices the result used: the rows of an explicit price
+        table with their lines, or the sentences and table rows the prices were read from, as written
+        (and the sentence a speed in words came from)."""
         rows: dict[str, list[PriceRow]] = {}
         for option in result.options:
             rows.setdefault(option.row.note, []).append(option.row)
         citations = []
         for note, used in rows.items():
             section = self.section_at(note, min(r.line for r in used))
-            lines = [
-                f"line {r.line}: {r.hardware} ({r.provider}, {r.pricing}) ${r.usd_per_hour:.2f}/h"
-                + (f", as of {r.as_of}" if r.as_of else "")
-                + (f", source {r.source}" if r.source else "")
-                for r in used
-            ]
+            lines: list[str] = []
+            for r in used:
+                for line in _evidence_lines(r):
+                    if line not in lines:
+                        lines.append(line)
+            first = used[0]
             citations.append(
                 Citation(
                     n=0,
-                    title=used[0].note_title or note,
+                    title=first.note_title or note,
                     source=note,
-                    url=None,
-                    heading=section.heading if section else "",
+                    url=first.url,
+                    heading=section.heading if section else first.section,
                     text="\n".join(lines),
                     score=1.0,
+                    kind="note" if first.url is None else "article",
                 )
             )
         return citations

@@ -153,6 +153,7 @@ def build_app(engine: Engine) -> Any:
                     elem_id="hwqa-prices",
                     elem_classes=["hwqa-table"],
                 )
+                gr.Markdown(lambda: panels.price_notes(engine), elem_id="hwqa-price-notes")  # conflicts, left out
                 with gr.Row():
                     budget = gr.Number(label="Budget (USD)", minimum=0, elem_id="hwqa-budget")
                     hours = gr.Number(label="Hours", minimum=0, elem_id="hwqa-hours")

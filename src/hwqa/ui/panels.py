@@ -25,6 +25,14 @@ def price_table(engine: Engine) -> PriceTable:
     return engine.price_table(engine.generation())
 
 
+def price_notes(engine: Engine) -> str:
+    """Under the prices table: conflicting prices (and the one used) and the statements left out, with why."""
+    try:
+        return safe_markdown(reports.price_notes(price_table(engine)))
+    except HwqaError as exc:
+        return f"⚠️ {html.escape(str(exc))}"
+
+
 def price_choices(engine: Engine) -> tuple[list[str], list[str]]:
     rows = price_table(engine).rows
     return sorted({r.provider for r in rows}), sorted({r.type for r in rows})
