@@ -27,9 +27,11 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's help layout: flags show no '<bool>' value (typer's rich layout shows one)
 )
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+rendered = Console(highlight=False)  # Markdown in a terminal: wrapped to its width, so a live draft clears cleanly
 
 NotesOpt = Annotated[Path | None, typer.Option("--notes", help="Notes folder (default ./notes, or HWQA_NOTES).")]
 IndexOpt = Annotated[Path | None, typer.Option("--index", help="Index folder (default ./index, or HWQA_INDEX).")]
@@ -134,31 +136,34 @@ def run_build(settings: Settings, *, quiet: bool = False) -> Any:
 
 
 def print_build_summary(report: Any) -> None:
-    from rich.table import Table
+    """Totals for people: notes, passages, links; the links not fetched are counted, not listed."""
+    from .ui.reports import failure_totals, plural
 
-    if report.links:
-        problems = [link for link in report.links if link.status in ("failed", "skipped")]
-        shown = report.links if len(report.links) <= 12 else problems[:8]
-        if shown:
-            table = Table(title="Linked articles", show_lines=False)
-            for col in ("status", "url", "detail"):
-                table.add_column(col, overflow="fold")
-            for link in shown:
-                table.add_row(link.status, link.url, link.reason or f"{link.chunks} chunks")
-            err.print(table)
-        if len(shown) < len(report.links):
-            err.print(
-                f"… {len(report.links) - len(shown)} more links ({len(problems) - len(shown)} of them not fetched); "
-                "'hwqa index --json' lists every URL with its outcome"
-            )
+    counts = report.link_counts()
     what = "unchanged" if not report.changed else f"generation {report.generation}"
     out.print(
-        f"Indexed {report.notes_seen} notes: {report.chunks_total} chunks "
+        f"Indexed {plural(report.notes_seen, 'note')}: {plural(report.chunks_total, 'chunk')} "
         f"({report.chunks_embedded} embedded, {report.chunks_reused} reused, {report.chunks_removed} removed); "
-        f"links: {report.link_counts().summary()}; {what}; {report.seconds:.1f} s"
+        f"links: {counts.summary()}; {what}; {report.seconds:.1f} s"
     )
+    totals = failure_totals({"outcome": link.status, "reason": link.reason} for link in report.links)
+    if totals:
+        reasons = "; ".join(f"{n} {escape(reason)}" for reason, n in totals[:3])
+        more = f"; {plural(len(totals) - 3, 'other reason')}" if len(totals) > 3 else ""
+        out.print(f"Not fetched: {reasons}{more}. See [bold]hwqa links --failed[/] for each link.")
     if report.full_rebuild and report.chunks_embedded:
         out.print(f"Full rebuild: {report.full_rebuild}.")
+
+
+def show_markdown(text: str) -> None:
+    """Markdown rendered (bold, tables, links) in a terminal; the text as it is when piped."""
+    if out.is_terminal:
+        from rich.markdown import Markdown
+
+        rendered.print(Markdown(text, hyperlinks=True))
+    else:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
 
 
 @app.command()
@@ -189,25 +194,34 @@ def ask(
             print_json(engine.ask(question, flt=flt).to_json())
             return
         answer: Answer | None = None
-        printed = ""
-        live = out.is_terminal  # piped: the whole answer at once, plain text
-        for item in engine.stream(question, flt=flt):
+        if out.is_terminal:
+            answer = stream_markdown(engine.stream(question, flt=flt))
+        else:  # piped: the whole answer at once, plain text
+            for item in engine.stream(question, flt=flt):
+                if isinstance(item, Answer):
+                    answer = item
+        assert answer is not None
+        show_markdown(answer.text)
+        if answer.citations:
+            show_markdown("\n**Sources**\n\n" + "\n".join(line + "  " for line in render_sources(answer).splitlines()))
+
+
+def stream_markdown(items: Iterator[Any]) -> Any:
+    """Show the growing answer rendered as Markdown while it is written; returns the final Answer
+    (the caller prints it for good, so nothing of the draft stays on the screen)."""
+    from rich.live import Live
+    from rich.markdown import Markdown
+
+    from .answer import Answer
+
+    answer = None
+    with Live(console=rendered, transient=True, auto_refresh=False, vertical_overflow="visible") as live:
+        for item in items:
             if isinstance(item, Answer):
                 answer = item
-            elif live and item.startswith(printed):
-                sys.stdout.write(item[len(printed) :])
-                sys.stdout.flush()
-                printed = item
-        assert answer is not None
-        if printed != answer.text:
-            if printed:
-                sys.stdout.write("\n")
-            sys.stdout.write(answer.text)
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-        if answer.citations:
-            out.print("\n[bold]Sources[/]")
-            out.print(escape(render_sources(answer)))
+            else:
+                live.update(Markdown(item), refresh=True)
+    return answer
 
 
 @app.command()
@@ -219,6 +233,7 @@ def links(
     """Link health per note: every linked URL, what happened to it and why, from the live index."""
     from .status import LinkCounts
     from .ui import reports
+    from .ui.reports import plural
 
     with user_errors():
         manifest = reports.live_manifest(settings_from(index=index_dir).index)
@@ -230,11 +245,17 @@ def links(
         for entry in by_note:
             out.print(f"[bold]{escape(entry['note'])}[/]")
             for link in entry["links"]:
-                detail = f" — {link['reason']}" if link["reason"] else f" ({link['chunks']} passages)"
+                detail = f" — {link['reason']}" if link["reason"] else f" ({plural(link['chunks'], 'passage')})"
                 out.print(f"  {link['outcome']:<8} {escape(link['url'])}{escape(detail)}")
         if not by_note:
             out.print("No links that were not fetched." if failed else "The notes link to no web pages.")
+        totals = reports.failure_totals(reports.links(manifest))
+        if totals:
+            out.print("\n[bold]Not fetched, by reason[/]")
+            for reason, n in totals:
+                out.print(f"  {n:>4}  {escape(reason)}")
         out.print(f"links: {counts.summary()}")
+        out.print(escape(reports.link_health(manifest)))
 
 
 @app.command()
@@ -277,7 +298,8 @@ def prices(
     ] = None,
     memory: Annotated[float | None, typer.Option("--memory", help="Needs at least this many GB per device.")] = None,
     devices: Annotated[int | None, typer.Option("--devices", help="Number of devices (default 1).")] = None,
-    preemptible: Annotated[bool, typer.Option("--preemptible", help="Allow preemptible/spot prices.")] = False,
+    preemptible: Annotated[bool, typer.Option("--preemptible/--no-preemptible", help="Include preemptible/spot prices.")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="Show every option, not only the best 12.")] = False,
     notes: Annotated[
         Path | None, typer.Option("--notes", help="Read the price tables from this notes folder instead of the index.")
     ] = None,
@@ -321,7 +343,13 @@ def prices(
             return
         for problem in table.problems:
             err.print(f"[yellow]warning:[/] {escape(problem)}")
-        out.print(escape(render_price_result(result) if result else render_price_table(table, show_problems=False)))
+        if result is None:
+            show_markdown(render_price_table(table, show_problems=False))
+            return
+        shown = render_price_result(result, max_rows=len(result.options) if show_all else 12)
+        if not show_all and len(result.options) > 12:
+            shown += "\n\nAdd `--all` to see every option."
+        show_markdown(shown)
 
 
 @app.command()

@@ -298,7 +298,8 @@ def calculate(table: PriceTable | Sequence[PriceRow], request: CalcRequest) -> C
     ranked = tuple(replace(option, rank=i + 1) for i, option in enumerate(options))
     unknown = sum(1 for o in ranked if o.row.speed is None)
     if unknown:
-        notes.append(f"{unknown} option(s) have no speed listed; ranked after the others by price per hour")
+        have = "1 option has" if unknown == 1 else f"{unknown} options have"
+        notes.append(f"{have} no speed listed; ranked after the others by price per hour")
     recommendation: Recommendation | None = None
     if ranked:
         best = ranked[0].row

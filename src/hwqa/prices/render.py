@@ -79,7 +79,8 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
             cells.append(_figure(option.break_even_hours))
         lines.append("| " + " | ".join(cells) + " |")
     if len(options) > max_rows:
-        lines.append(f"\n… and {len(options) - max_rows} more option(s).")
+        more = len(options) - max_rows
+        lines.append(f"\n… and {more} more option{'' if more == 1 else 's'}.")
     if request.devices > 1:
         lines.append(f"\n$/h is per device; figures are for {request.devices} devices together.")
     recommendation = result.recommendation
@@ -127,7 +128,8 @@ def render_excluded(result: CalcResult) -> str:
     for reason, names in list(by_reason.items())[:4]:
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         parts.append(f"{shown}: {reason}")
-    more = f"; and {len(by_reason) - 4} other reason(s)" if len(by_reason) > 4 else ""
+    others = len(by_reason) - 4
+    more = f"; and {others} other reason{'' if others == 1 else 's'}" if others > 0 else ""
     return f"Excluded: {'; '.join(parts)}{more}."
 
 

@@ -152,9 +152,7 @@ def answer_text(answer: Answer) -> str:
         old = render_excluded(CalcResult.from_json(result))
         if old and old in text:
             text = text.replace(old, "\n" + _excluded_sentence(result))
-        text = re.sub(
-            r"… and (\d+) more option\(s\)\.", r"… and \1 more option(s): the calculator step above has the full table.", text
-        )
+        text = re.sub(r"… and (\d+) more (options?)\.", r"… and \1 more \2: the calculator step above has the full table.", text)
     return text
 
 

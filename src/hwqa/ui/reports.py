@@ -151,3 +151,54 @@ def price_rows(
             ]
         )
     return out
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """'1 note', '2 notes' ('1 passage', '3 passages'; ``many`` for irregular plurals)."""
+    return f"{count} {noun if count == 1 else (many or noun + 's')}"
+
+
+_HOST = re.compile(r"(?i)\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b(?::\d+)?|\b\d{1,3}(?:\.\d{1,3}){3}\b")
+_NO_NETWORK = re.compile(
+    r"(?i)could not resolve|name resolution|name or service not known|network is unreachable|no route to host"
+)
+
+
+def reason_group(reason: str) -> str:
+    """A link's reason without the host it names, so that the same trouble on many hosts counts once."""
+    text = _HOST.sub("the host", reason or "no reason given")
+    if _NO_NETWORK.search(text):
+        return "no network (host names could not be resolved)"
+    return text
+
+
+def failure_totals(rows: Iterable[Mapping[str, Any]]) -> list[tuple[str, int]]:
+    """(reason, how many links) for the links that were not fetched, most common first."""
+    totals: dict[str, int] = {}
+    for r in rows:
+        if r.get("outcome") in PROBLEMS:
+            key = reason_group(str(r.get("reason") or ""))
+            totals[key] = totals.get(key, 0) + 1
+    return sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def link_health(manifest: Mapping[str, Any]) -> str:
+    """One line first: how many links were not fetched, the main reason, and what answers can use."""
+    rows = links(manifest)
+    if not rows:
+        return "Your notes link to no web pages: answers use your notes only."
+    totals = failure_totals(rows)
+    failed = sum(n for _, n in totals)
+    usable = len(rows) - failed
+    if not failed:
+        return f"All {plural(len(rows), 'linked page')} were read: answers use your notes and the articles they link to."
+    main = totals[0][0] if len(totals) == 1 else f"mostly {totals[0][0]}"
+    if main.startswith("no network"):
+        main = "no network"
+    what = (
+        "answers use your notes only"
+        if not usable
+        else f"answers use your notes and the {plural(usable, 'article')} that were read"
+    )
+    verb = "was" if failed == 1 else "were"
+    return f"{plural(failed, 'link')} of {len(rows)} {verb} not fetched: {main} — {what}."
