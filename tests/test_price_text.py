@@ -305,3 +305,16 @@ def test_the_prices_tab_shows_where_each_row_came_from_and_what_was_left_out(fol
     assert page[source].startswith("table: “| gpu-l40s-1x | 1 x NVIDIA L40S |")
     notes = panels.price_notes(engine)
     assert "**Left out**" in notes and "no hardware name in the row" in notes and "not in US dollars" in notes
+
+
+def test_a_note_filter_admits_the_prices_of_the_pages_its_notes_link_to(folder: Settings) -> None:
+    from hwqa.engine import Engine
+    from hwqa.retrieve import Filter
+
+    engine = Engine.load(folder)
+    question = "What does an L40S cost per hour?"
+    linked = engine.ask(question, flt=Filter.of(notes=["reading.md"]))
+    assert linked.tool_calls and linked.tool_calls[0].result["options"][0]["usd_per_hour"] == 1.25
+    assert linked.citations[0].kind == "article" and linked.citations[0].text.startswith("| gpu-l40s-1x |")
+    other = engine.ask(question, flt=Filter.of(notes=["colab.md"]))
+    assert "1.25" not in other.text and all(c.source == "colab.md" for c in other.citations)

@@ -52,6 +52,16 @@ FOLLOWED = 3  # the best hits whose next chunk the answerer may read too
 CAVEAT_HITS = 8  # passages searched for what the notes advise about the hardware a price answer compares
 
 
+def _pages_linked_from(manifest: dict[str, Any], notes: frozenset[str]) -> set[str]:
+    """The URLs of the articles the notes (by path) link to: their prices pass the notes' filter too."""
+    titles = {str(info.get("title")) for rel, info in (manifest.get("notes") or {}).items() if rel in notes}
+    return {
+        url
+        for url, info in (manifest.get("links") or {}).items()
+        if titles.intersection(info.get("linked_from") or info.get("notes") or [])
+    }
+
+
 def make_answerer(settings: Settings) -> Answerer:
     """The answer backend the settings name (``llm_backend``)."""
     backends: dict[str, Callable[[], Answerer]] = {
@@ -117,7 +127,8 @@ class Engine:
         table = self.price_table(gen)
         if flt:
             notes = admitted(gen, flt)[1]
-            table = PriceTable([r for r in table.rows if r.note in notes], list(table.problems))
+            pages = _pages_linked_from(gen.manifest, notes)
+            table = PriceTable([r for r in table.rows if r.note in notes or r.note in pages], list(table.problems))
 
         def caveats() -> Answer:
             if not question:
