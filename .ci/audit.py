@@ -8,11 +8,16 @@ and reads its JSON report instead of trusting its summary line: pip-audit prints
 vulnerabilities found" even when it could not check a single package (its vulnerability service,
 the PyPI JSON API or OSV, unreachable).
 
+Every installed package must have been checked: a report that lists no package, skips one, or
+(when this script ran pip-audit itself) leaves out a package installed in this environment is an
+audit not done, never a clean one.
+
 Exit codes:
-  0  every package was checked and none has a known vulnerability that is not waived
-     (also: database unreachable with --allow-unreachable, after a loud AUDIT NOT DONE warning);
+  0  every installed package was checked and none has a known vulnerability that is not waived
+     (also: packages left unchecked with --allow-unreachable, after a loud AUDIT NOT DONE warning);
   1  a known vulnerability without a valid waiver, or an expired waiver;
-  2  the audit could not be done (pip-audit missing, or the vulnerability database unreachable).
+  2  the audit could not be done, or was not done for every package (pip-audit missing, the
+     vulnerability database unreachable, packages skipped or missing from the report).
 
 Waivers live in ``audit-waivers.toml``: one ``[[waiver]]`` table per accepted vulnerability, with
 ``id`` (the advisory id or an alias), ``package``, ``reason`` and ``until`` (a date); an expired
@@ -23,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.metadata
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -75,6 +82,16 @@ def run_pip_audit() -> tuple[dict[str, Any] | None, str]:
         return None, done.stderr
 
 
+def canonical(name: str) -> str:
+    """A distribution name as PyPI compares them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed_packages() -> set[str]:
+    """The canonical names of the distributions installed in this interpreter's environment."""
+    return {canonical(d.metadata["Name"]) for d in importlib.metadata.distributions() if d.metadata["Name"]}
+
+
 def _first_error(stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     for line in reversed(lines):
@@ -83,26 +100,54 @@ def _first_error(stderr: str) -> str:
     return lines[-1][:300] if lines else "no output"
 
 
-def evaluate(report: dict[str, Any], waivers: list[Waiver], today: dt.date, *, allow_unreachable: bool) -> tuple[int, list[str]]:
-    """The exit code and the lines to print for one pip-audit JSON report."""
-    deps = report.get("dependencies", [])
-    deps = [d for d in deps if "editable" not in str(d.get("skip_reason", ""))]  # this project itself
+def evaluate(
+    report: dict[str, Any],
+    waivers: list[Waiver],
+    today: dt.date,
+    *,
+    allow_unreachable: bool,
+    installed: set[str] | None = None,
+) -> tuple[int, list[str]]:
+    """The exit code and the lines to print for one pip-audit JSON report.
+
+    ``installed``: the canonical names of every package that should have been checked (the
+    environment pip-audit ran over); one the report does not list counts as not checked.
+    """
+    listed = report.get("dependencies", [])
+    editable = {canonical(str(d.get("name", ""))) for d in listed if "editable" in str(d.get("skip_reason", ""))}
+    deps = [d for d in listed if canonical(str(d.get("name", ""))) not in editable]  # this project itself
     skipped = [d for d in deps if d.get("skip_reason")]
     checked = [d for d in deps if not d.get("skip_reason")]
+    reported = {canonical(str(d.get("name", ""))) for d in listed}
+    missing = sorted((installed or set()) - reported - editable)
     lines: list[str] = []
     code = 0
-    if deps and len(skipped) > UNREACHABLE_SHARE * len(deps):
-        reasons = sorted({str(d["skip_reason"]).split(":")[0] for d in skipped})
+    unchecked = len(skipped) + len(missing)
+    if not checked or unchecked:
+        total = len(deps) + len(missing)
+        if not deps and not missing:
+            why = "pip-audit's report lists no package at all"
+        elif deps and len(skipped) > UNREACHABLE_SHARE * len(deps):
+            why = "the vulnerability database could not be reached"
+        else:
+            why = "not every installed package was checked"
         lines += [
             BANNER,
-            f"AUDIT NOT DONE: the vulnerability database could not be reached; {len(skipped)} of {len(deps)} "
-            "packages were NOT checked.",
-            f"pip-audit said: {'; '.join(reasons)[:300]}",
-            "Nothing is known about vulnerabilities in this environment. Run `make audit` where PyPI's JSON API "
+            f"AUDIT NOT DONE: {why}; {unchecked} of {total} packages were NOT checked.",
+        ]
+        if skipped:
+            reasons = sorted({str(d["skip_reason"]).split(":")[0] for d in skipped})
+            lines.append(f"pip-audit said: {'; '.join(reasons)[:300]}")
+            lines += [f"not checked: {d.get('name')}: {d.get('skip_reason')}" for d in skipped[:20]]
+        if missing:
+            lines.append(f"installed but missing from the report: {', '.join(missing[:20])}")
+        lines += [
+            "Nothing is known about vulnerabilities in the packages not checked. Run `make audit` where PyPI's JSON API "
             "(or OSV: PIP_AUDIT_VULNERABILITY_SERVICE=osv) is reachable.",
             BANNER,
         ]
-        return (0 if allow_unreachable else 2), lines
+        if not allow_unreachable:
+            return 2, lines
     by_id = {(w.package, w.id) for w in waivers}
     used: set[tuple[str, str]] = set()
     for dep in checked:
@@ -125,14 +170,14 @@ def evaluate(report: dict[str, Any], waivers: list[Waiver], today: dt.date, *, a
     for waiver in waivers:
         if (waiver.package, waiver.id) not in used:
             lines.append(f"note: waiver for {waiver.package} {waiver.id} matches nothing installed; remove it")
-    for dep in skipped:
-        lines.append(f"not checked: {dep.get('name')}: {dep.get('skip_reason')}")
     vulnerable = sum(1 for d in checked if d.get("vulns"))
-    if code == 0:
+    if code == 0 and not checked:
+        lines.append("audit: no package was checked (see above)")
+    elif code == 0:
         lines.append(
             f"audit: {len(checked)} packages checked, no known vulnerability without a valid waiver"
             + (f" ({vulnerable} waived)" if vulnerable else "")
-            + (f"; {len(skipped)} not checked (listed above)" if skipped else "")
+            + (f"; {unchecked} NOT checked (see above)" if unchecked else "")
         )
     else:
         lines.append(f"audit FAILED: {len(checked)} packages checked; fix the versions above or add a dated waiver")
@@ -152,15 +197,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.input:
         report: dict[str, Any] | None = json.loads(args.input.read_text(encoding="utf-8"))
         stderr = ""
+        installed = None  # a report made elsewhere: its own list is all that can be compared
     else:
         report, stderr = run_pip_audit()
+        installed = installed_packages()
     if report is None:
         print(BANNER)
         print(f"AUDIT NOT DONE: pip-audit produced no report ({_first_error(stderr)}).")
         print(BANNER)
         unreachable = any(w in stderr for w in ("ConnectionError", "NameResolution", "Max retries", "timed out"))
         return 0 if (args.allow_unreachable and unreachable) else 2
-    code, lines = evaluate(report, waivers, args.today, allow_unreachable=args.allow_unreachable)
+    code, lines = evaluate(report, waivers, args.today, allow_unreachable=args.allow_unreachable, installed=installed)
     print("\n".join(lines))
     return code
 

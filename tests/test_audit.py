@@ -88,3 +88,59 @@ def test_clean_environment_passes(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_the_repository_waiver_file_is_valid() -> None:
     for waiver in AUDIT.load_waivers(ROOT / "audit-waivers.toml"):
         assert waiver.reason and waiver.until >= dt.date(2026, 1, 1)
+
+
+def _deps(names: list[str], skipped: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+    return {
+        "dependencies": [
+            {"name": n, "skip_reason": f"Dependency not found on PyPI and could not be audited: {n} (1.0)"}
+            if n in skipped
+            else {"name": n, "version": "1.0", "vulns": []}
+            for n in names
+        ],
+        "fixes": [],
+    }
+
+
+def test_a_report_that_checked_nothing_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(tmp_path, {"dependencies": [], "fixes": []}) == 2
+    out = capsys.readouterr().out
+    assert "AUDIT NOT DONE" in out and "lists no package" in out and "no known vulnerability" not in out
+    # only the project itself (editable, never audited) is as empty
+    assert run(tmp_path, {"dependencies": [{"name": "hwqa", "skip_reason": "distribution marked as editable"}]}) == 2
+    assert "no known vulnerability" not in capsys.readouterr().out
+
+
+def test_a_report_with_some_packages_skipped_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    names = [f"pkg{i}" for i in range(11)]
+    assert run(tmp_path, _deps(names, skipped={f"pkg{i}" for i in range(5)})) == 2
+    out = capsys.readouterr().out
+    assert "AUDIT NOT DONE: not every installed package was checked; 5 of 11 packages were NOT checked" in out
+    assert "not checked: pkg0:" in out and "no known vulnerability" not in out
+    assert run(tmp_path, _deps(names, skipped={"pkg3"})) == 2  # even one
+    assert "1 of 11" in capsys.readouterr().out
+
+
+def test_installed_packages_missing_from_the_report_fail() -> None:
+    code, lines = AUDIT.evaluate(
+        _deps(["gradio", "numpy"]), [], dt.date(2026, 11, 22), allow_unreachable=False, installed={"gradio", "numpy", "urllib3"}
+    )
+    assert code == 2 and "installed but missing from the report: urllib3" in lines
+    code, lines = AUDIT.evaluate(
+        _deps(["Gradio", "NumPy"]), [], dt.date(2026, 11, 22), allow_unreachable=False, installed={"gradio", "numpy"}
+    )
+    assert code == 0, lines
+
+
+def test_allow_unreachable_still_reports_vulnerabilities_in_what_was_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = {"dependencies": [*VULNERABLE["dependencies"], *OFFLINE["dependencies"][:1]], "fixes": []}
+    assert run(tmp_path, report, "--allow-unreachable") == 1
+    out = capsys.readouterr().out
+    assert "AUDIT NOT DONE" in out and "VULNERABLE: starlette" in out
+
+
+def test_this_environment_is_known_to_the_audit() -> None:
+    installed = AUDIT.installed_packages()
+    assert {"pytest", "numpy", "gradio"} <= installed
