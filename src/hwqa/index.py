@@ -25,6 +25,7 @@ import re
 import secrets
 import shutil
 import sqlite3
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from .atomic import fsync_dir, write_atomic
 from .chunk import Chunk
 from .errors import IndexCorruptError, IndexMismatchError, IndexMissingError
 from .keywords import fts_query, idents_column
+from .pointer import GEN_NAME, POINTER_MAX_BYTES, read_pointer
 
 # BM25 column weights: title, heading, tags and aliases, text, whole identifiers.
 BM25_WEIGHTS = (3.0, 2.0, 2.0, 1.0, 4.0)
@@ -107,17 +109,30 @@ class StoredChunk:
 
 
 def current_generation_dir(index_dir: Path) -> Path | None:
-    """The live generation's folder, or None when no index has been built."""
+    """The live generation's folder, or None when no index has been built.
+
+    ``CURRENT`` is read as bytes (see :func:`hwqa.pointer.read_pointer`) and must hold one ASCII generation
+    name; that generation must be a real folder inside ``index_dir`` (a symlink is refused, wherever
+    it points). Anything else is an :class:`IndexCorruptError` whose one line says to rebuild;
+    ``hwqa index`` then builds afresh and replaces the pointer.
+    """
     pointer = index_dir / CURRENT
-    try:
-        name = pointer.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
+    data = read_pointer(pointer, REBUILD_HINT)
+    if data is None:
         return None
-    except OSError as exc:
-        raise IndexCorruptError(f"cannot read {pointer} ({exc.strerror}); {REBUILD_HINT}") from None
-    if not name or "/" in name or name.startswith("."):
+    name = data.strip(b" \t\r\n")
+    if len(data) > POINTER_MAX_BYTES or not GEN_NAME.fullmatch(name.decode("ascii", "replace")):
         raise IndexCorruptError(f"{pointer} does not name a generation; {REBUILD_HINT}")
-    return index_dir / name
+    gen_dir = index_dir / name.decode("ascii")
+    try:
+        mode = os.lstat(gen_dir).st_mode
+    except FileNotFoundError:
+        return gen_dir  # said by whoever opens it (a build may just have pruned it)
+    except OSError as exc:
+        raise IndexCorruptError(f"cannot read {gen_dir} ({exc.strerror}); {REBUILD_HINT}") from None
+    if stat.S_ISLNK(mode):
+        raise IndexCorruptError(f"index generation {gen_dir.name} is a symlink, not a folder of this index; {REBUILD_HINT}")
+    return gen_dir
 
 
 class Generation:
@@ -493,6 +508,8 @@ def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
     if keep >= 2 and before is not None:
         kept.add(before.name)
     for old in index_dir.glob("gen-*"):
-        if old.is_dir() and old.name not in kept:
+        if old.is_symlink():  # never a generation of this index (readers refuse it): the link goes, not its target
+            old.unlink(missing_ok=True)
+        elif old.is_dir() and old.name not in kept:
             shutil.rmtree(old, ignore_errors=True)
     remove_litter(index_dir)
