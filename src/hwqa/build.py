@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import socket
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import index as store
+from .atomic import disk_error
 from .chunk import Chunk, chunk_markdown
 from .embed import Embedder, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
@@ -161,7 +163,29 @@ def build_index(
     lock_wait: float = 0.0,
     on_wait: Callable[[str], None] | None = None,
 ) -> BuildReport:
-    """Build or update the index in ``settings.index`` from ``settings.notes``."""
+    """Build or update the index in ``settings.index`` from ``settings.notes``.
+
+    A disk that is full, over quota or failing (ENOSPC, EDQUOT, EIO) anywhere in the build is one
+    line (an ``IndexWriteError`` naming the index folder and what to free); the live generation
+    is untouched and no partial generation is left behind.
+    """
+    try:
+        return _build(settings, embedder=embedder, progress=progress, lock_wait=lock_wait, on_wait=on_wait)
+    except (OSError, sqlite3.Error, RuntimeError) as exc:
+        error = disk_error(exc, settings.index)
+        if error is not None:
+            raise error from None
+        raise
+
+
+def _build(
+    settings: Settings,
+    *,
+    embedder: Embedder | None,
+    progress: ProgressFn,
+    lock_wait: float,
+    on_wait: Callable[[str], None] | None,
+) -> BuildReport:
     started = time.monotonic()
     report = BuildReport()
     if not settings.notes.is_dir():

@@ -32,6 +32,10 @@ class IndexCorruptError(HwqaError):
     """The index files do not match their manifest (truncated, altered, missing)."""
 
 
+class IndexWriteError(HwqaError):
+    """The index could not be written: its disk is full, over quota or failing (the message says what to free)."""
+
+
 class IndexLockedError(HwqaError):
     """Another build holds the index lock."""
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .atomic import fsync_dir, write_atomic
+from .atomic import disk_error, fsync_dir, write_atomic
 from .chunk import Chunk
 from .errors import IndexCorruptError, IndexMismatchError, IndexMissingError
 from .keywords import fts_query, idents_column
@@ -395,13 +395,33 @@ def write_generation(
     """Write a complete new generation folder (not yet live) and return its path.
 
     ``step(n)`` is called after each stage: 1 vectors written, 2 docstore written, 3 manifest
-    written and the folder in place (only :func:`switch_to` remains).
+    written and the folder in place (only :func:`switch_to` remains). A write that fails removes
+    its ``.gen-*.partial`` folder; a full, over-quota or failing disk is an ``IndexWriteError``.
     """
+    name = new_generation_name()
+    try:
+        return _write_generation(index_dir, name, chunks, vectors, manifest, step)
+    except BaseException as exc:
+        shutil.rmtree(index_dir / f".{name}.partial", ignore_errors=True)  # never left on a full disk
+        need = int(vectors.nbytes) + 3 * sum(len(c.text) for c in chunks) + (1 << 20)
+        error = disk_error(exc, index_dir, need)
+        if error is not None:
+            raise error from None
+        raise
+
+
+def _write_generation(
+    index_dir: Path,
+    name: str,
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    manifest: dict[str, Any],
+    step: Callable[[int], None] | None = None,
+) -> Path:
     step = step or (lambda n: None)
     if len(chunks) != len(vectors):
         raise ValueError("one vector per chunk")
     index_dir.mkdir(parents=True, exist_ok=True)
-    name = new_generation_name()
     tmp = index_dir / f".{name}.partial"
     tmp.mkdir()
     dim = int(manifest["embedder"]["dim"])
@@ -503,7 +523,15 @@ def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
         before = current_generation_dir(index_dir)
     except IndexCorruptError:
         before = None
-    write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
+    try:
+        write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
+    except BaseException as exc:
+        if before is None or before.name != gen_dir.name:
+            shutil.rmtree(gen_dir, ignore_errors=True)  # never live: it only takes room
+        error = disk_error(exc, index_dir)
+        if error is not None:
+            raise error from None
+        raise
     kept = {gen_dir.name}
     if keep >= 2 and before is not None:
         kept.add(before.name)
