@@ -28,7 +28,7 @@ from . import panels, reports
 from .chat import ChatController, full_answer, restore
 from .filters import filter_choices, kept, search_filter
 from .render import NOTE_ROUTE
-from .security import check_bind
+from .security import Guard, check_bind
 
 QUEUE_SIZE = 64  # questions waiting at most; more get "queue full" at once instead of waiting forever
 CONCURRENCY = 4  # answers computed at the same time
@@ -350,6 +350,7 @@ def create_server_app(engine: Engine, settings: Settings) -> Any:
         return next(r.app for r in app.routes if isinstance(r, Mount))
 
     _note_route(app, gradio_app, engine, auth)
+    app.add_middleware(Guard, auth=auth)  # no uploads; logins exact and throttled
     return gr.mount_gradio_app(
         app,
         demo,

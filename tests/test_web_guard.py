@@ -1,0 +1,75 @@
+"""What the served web chat accepts: no file uploads from anywhere (a real server on a loopback
+port, driven over HTTP)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.error import HTTPError
+from urllib.request import Request, urlopen
+
+import pytest
+
+from tests.browser_support import App
+
+
+def _multipart(fields: dict[str, str | bytes], boundary: str = "hwqa-test-boundary") -> tuple[bytes, str]:
+    parts = []
+    for name, value in fields.items():
+        data = value if isinstance(value, bytes) else value.encode()
+        filename = f'; filename="{name}.bin"' if isinstance(value, bytes) else ""
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"{filename}\r\n\r\n'.encode() + data + b"\r\n")
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def _post(url: str, body: bytes, content_type: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    request = Request(url, data=body, method="POST", headers={"Content-Type": content_type, **headers})
+    try:
+        with urlopen(request, timeout=60) as response:
+            return int(response.status), dict(response.headers), response.read()
+    except HTTPError as exc:
+        return int(exc.code), dict(exc.headers), exc.read()
+
+
+def _files_holding(marker: bytes, folder: Path) -> list[Path]:
+    found = []
+    for top, _, names in os.walk(folder):
+        for name in names:
+            path = Path(top) / name
+            try:
+                if marker in path.read_bytes():
+                    found.append(path)
+            except OSError:
+                continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def open_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
+    running = App(tmp_path_factory.mktemp("guard"))
+    yield running
+    running.stop()
+
+
+def test_a_cross_origin_upload_is_refused_and_writes_nothing(open_app: App) -> None:
+    marker = secrets.token_hex(16).encode()
+    payload = marker + os.urandom(32_000) + marker  # small enough to be sent whole before the refusal
+    body, content_type = _multipart({"files": payload})
+    upload_dirs = {Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio")}
+    for route in ("/gradio_api/upload?upload_id=x", "/gradio_api/upload", "/gradio_api/process_recording"):
+        status, _, _ = _post(open_app.url + route, body, content_type, Origin="http://evil.example")
+        assert status == 403, route
+        status, _, _ = _post(open_app.url + route, body, content_type)  # same origin: the chat needs no upload either
+        assert status == 403, route
+    status, _, _ = _post(open_app.url + "/gradio_api/upload", payload, "application/octet-stream", Origin="http://evil.example")
+    assert status == 403
+    time.sleep(0.5)  # Gradio moves uploads to its cache in a background task
+    for folder in upload_dirs:
+        assert not _files_holding(marker, folder), "an upload was written to disk"
+    # the chat itself still works
+    with urlopen(open_app.url + "/config", timeout=60) as response:
+        assert response.status == 200
