@@ -1,5 +1,5 @@
-"""What the served web chat accepts: no file uploads from anywhere (a real server on a loopback
-port, driven over HTTP)."""
+"""What the served web chat accepts: no file uploads from anywhere, and a login that is exact and
+throttled per client (a real server on a loopback port, driven over HTTP)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from urllib.request import Request, urlopen
 
 import pytest
 
+from hwqa.ui.security import LOGIN_FREE_FAILURES, LOGIN_MAX_DELAY_S, LoginThrottle
 from tests.browser_support import App
 
 
@@ -73,3 +74,55 @@ def test_a_cross_origin_upload_is_refused_and_writes_nothing(open_app: App) -> N
     # the chat itself still works
     with urlopen(open_app.url + "/config", timeout=60) as response:
         assert response.status == 200
+
+
+@pytest.fixture(scope="module")
+def login_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
+    running = App(tmp_path_factory.mktemp("login"), auth="me:secret")
+    yield running
+    running.stop()
+
+
+def _login(app: App, user: str, password: str) -> tuple[int, dict[str, str]]:
+    body, content_type = _multipart({"username": user, "password": password})
+    status, headers, _ = _post(app.url + "/login", body, content_type)
+    return status, headers
+
+
+def test_user_names_are_compared_exactly(login_app: App) -> None:
+    assert _login(login_app, "me ", "secret")[0] == 400  # Gradio would strip the space and let it in
+    assert _login(login_app, " me", "secret")[0] == 400
+    assert _login(login_app, "ME", "secret")[0] == 400
+    assert _login(login_app, "me", "secret")[0] == 200
+
+
+def test_the_eleventh_wrong_password_in_a_minute_is_delayed(login_app: App) -> None:
+    assert _login(login_app, "me", "secret")[0] == 200  # a right login clears what the test before left
+    started = time.monotonic()
+    for i in range(LOGIN_FREE_FAILURES):
+        assert _login(login_app, "me", f"wrong{i}")[0] == 400, i
+    status, headers = _login(login_app, "me", "wrong-again")
+    assert time.monotonic() - started < 60, "the wrong logins took over a minute; the test proves nothing"
+    assert status == 429 and int(headers["retry-after"]) >= 1
+    # while the client must wait, even the right password is not checked
+    status, headers = _login(login_app, "me", "secret")
+    assert status == 429
+    time.sleep(int(headers["retry-after"]) + 0.2)
+    assert _login(login_app, "me", "secret")[0] == 200
+
+
+def test_the_delay_grows_with_each_wrong_login_and_is_forgotten_after_a_right_one() -> None:
+    now = [1000.0]
+    throttle = LoginThrottle(clock=lambda: now[0])
+    for _ in range(LOGIN_FREE_FAILURES):
+        assert throttle.wait("10.0.0.1") == 0
+        throttle.failed("10.0.0.1")
+    waits = []
+    for _ in range(12):
+        waits.append(throttle.wait("10.0.0.1"))
+        now[0] += waits[-1]
+        throttle.failed("10.0.0.1")
+    assert waits[:4] == [1.0, 2.0, 4.0, 8.0] and waits[-1] == LOGIN_MAX_DELAY_S
+    assert throttle.wait("10.0.0.2") == 0, "another client is not slowed down"
+    throttle.succeeded("10.0.0.1")
+    assert throttle.wait("10.0.0.1") == 0

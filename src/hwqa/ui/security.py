@@ -1,13 +1,17 @@
 """Who may reach the web chat and what they may send.
 
 Loopback by default; another address only with a login. In front of the app, :class:`Guard`
-refuses file uploads (the chat takes none).
+refuses file uploads (the chat takes none) and checks logins exactly, throttled per client.
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import json
+import math
+import threading
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -44,9 +48,52 @@ def check_bind(settings: Settings) -> tuple[str, str] | None:
     return auth
 
 
-# --- what reaches the app: no uploads ------------------------------
+# --- what reaches the app: no uploads; an exact, throttled login ------------------------------
 
+LOGIN_FREE_FAILURES = 10  # wrong logins from one address before each next try must wait
+LOGIN_MAX_DELAY_S = 600.0  # the wait doubles per wrong login past the free ones, up to this
+LOGIN_FORGET_S = 900.0  # a quarter of an hour without a wrong login forgets an address's failures
+LOGIN_MAX_BODY = 16_384  # bytes of a login form read; a bigger one is refused
 _UPLOAD_ROUTES = ("upload", "process_recording")  # Gradio's routes that write a request's files to disk
+
+
+class LoginThrottle:
+    """Wrong logins per client address, and how long that address must wait before its next try.
+
+    The first :data:`LOGIN_FREE_FAILURES` wrong logins cost nothing; after the n-th, the next try
+    waits ``2 ** (n - LOGIN_FREE_FAILURES)`` seconds (1, 2, 4 … up to :data:`LOGIN_MAX_DELAY_S`),
+    counted from that wrong login. A right login, or :data:`LOGIN_FORGET_S` without a wrong one,
+    clears the address.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._failures: dict[str, tuple[int, float]] = {}  # address -> (wrong logins, time of the last)
+        self._lock = threading.Lock()
+
+    def wait(self, client: str) -> float:
+        """Seconds ``client`` must still wait before a login is checked (0: check it now)."""
+        with self._lock:
+            count, last = self._failures.get(client, (0, 0.0))
+            elapsed = self._clock() - last
+            if count and elapsed > LOGIN_FORGET_S:
+                del self._failures[client]
+                return 0.0
+            if count < LOGIN_FREE_FAILURES:
+                return 0.0
+            return max(0.0, min(2.0 ** (count - LOGIN_FREE_FAILURES), LOGIN_MAX_DELAY_S) - elapsed)
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            now = self._clock()
+            if len(self._failures) > 10_000:  # addresses long quiet are dropped, so memory stays bounded
+                self._failures = {k: v for k, v in self._failures.items() if now - v[1] <= LOGIN_FORGET_S}
+            count, _ = self._failures.get(client, (0, 0.0))
+            self._failures[client] = (count + 1, now)
+
+    def succeeded(self, client: str) -> None:
+        with self._lock:
+            self._failures.pop(client, None)
 
 
 Scope = MutableMapping[str, Any]
@@ -55,30 +102,81 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 class Guard:
-    """ASGI middleware in front of the web chat: file uploads switched off.
+    """ASGI middleware in front of the web chat: file uploads switched off, logins exact and throttled.
 
     The chat takes no files, so Gradio's upload routes (``/gradio_api/upload``,
     ``/gradio_api/process_recording``) and any other ``multipart/form-data`` request are refused
     with 403 before a byte of the body is read: nothing is written under Gradio's temp folder,
     whatever the origin. The one multipart request let through is the login form (when a login is
-    configured).
+    configured): its user name must equal the configured one exactly (Gradio strips spaces), and
+    a client past its free wrong logins gets 429 with ``Retry-After`` without its password being
+    checked (:class:`LoginThrottle`).
     """
 
-    def __init__(self, app: Any, auth: tuple[str, str] | None) -> None:
+    def __init__(self, app: Any, auth: tuple[str, str] | None, throttle: LoginThrottle | None = None) -> None:
         self.app = app
         self.auth = auth
+        self.throttle = throttle or LoginThrottle()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path = str(scope.get("path", "")).rstrip("/")
+        if self.auth is not None and path == "/login" and scope.get("method") == "POST":
+            await self._login(scope, receive, send)
+            return
         content_type = dict(scope.get("headers") or []).get(b"content-type", b"").lower()
-        login = self.auth is not None and path == "/login" and scope.get("method") == "POST"
-        if path.rsplit("/", 1)[-1] in _UPLOAD_ROUTES or (content_type.startswith(b"multipart/") and not login):
+        if path.rsplit("/", 1)[-1] in _UPLOAD_ROUTES or content_type.startswith(b"multipart/"):
             await _reply(send, 403, "uploads are switched off: the chat takes no files")
             return
         await self.app(scope, receive, send)
+
+    async def _login(self, scope: Scope, receive: Receive, send: Send) -> None:
+        assert self.auth is not None
+        client = (scope.get("client") or ("unknown", 0))[0]
+        wait = self.throttle.wait(client)
+        if wait > 0:
+            seconds = math.ceil(wait)
+            await _reply(send, 429, f"too many wrong logins; try again in {seconds} s", {"retry-after": str(seconds)})
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if len(body) > LOGIN_MAX_BODY:
+                await _reply(send, 413, "login form too large")
+                return
+            if not message.get("more_body"):
+                break
+        sent = False
+
+        async def replay() -> MutableMapping[str, Any]:
+            nonlocal sent
+            if sent:
+                return await receive()
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        from starlette.requests import Request
+
+        try:
+            form = await Request(scope, replay).form()
+            user, password = form.get("username"), form.get("password")
+        except Exception:  # a malformed form: a wrong login
+            user = password = None
+        sent = False
+        if (
+            isinstance(user, str)
+            and isinstance(password, str)
+            and hmac.compare_digest(user.encode(), self.auth[0].encode())
+            and hmac.compare_digest(password.encode(), self.auth[1].encode())
+        ):
+            self.throttle.succeeded(client)
+            await self.app(scope, replay, send)  # Gradio checks it again and sets its cookie
+            return
+        self.throttle.failed(client)
+        await _reply(send, 400, "Incorrect credentials.")
 
 
 async def _reply(send: Send, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
