@@ -25,6 +25,7 @@ import numpy as np
 from . import index as store
 from .atomic import disk_error
 from .chunk import Chunk, chunk_markdown
+from .deadline import TimeLimitExceeded, time_limit
 from .embed import Embedder, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
 from .extract import EXTRACTOR_VERSION, extract_article
@@ -415,7 +416,24 @@ def _article_chunks(
 def _extract_and_chunk(
     settings: Settings, embedder: Embedder, outcome: FetchOutcome, info: dict[str, Any], link: LinkReport
 ) -> tuple[list[Chunk], dict[str, Any]]:
-    """The page's passages, and the prices it states (:func:`hwqa.prices.read_document`, as JSON)."""
+    """The page's passages and the prices it states (:func:`hwqa.prices.read_document`, as JSON), read
+    within what is left of the link's deadline."""
+    left = outcome.seconds_left if outcome.seconds_left is not None else settings.fetch_link_deadline
+    try:
+        with time_limit(left):
+            return _extract_and_chunk_now(settings, embedder, outcome, info, link)
+    except TimeLimitExceeded:
+        link.status = FetchStatus.FAILED
+        link.reason = (
+            f"extracting and chunking the page took longer than the {left:.1f} s left of its link deadline "
+            "(fetch_link_deadline); not indexed"
+        )
+        return [], {}
+
+
+def _extract_and_chunk_now(
+    settings: Settings, embedder: Embedder, outcome: FetchOutcome, info: dict[str, Any], link: LinkReport
+) -> tuple[list[Chunk], dict[str, Any]]:
     assert outcome.text is not None
     fragment = info["fragments"][0] if info["fragments"] else None
     try:

@@ -5,6 +5,14 @@ part of the text that gets embedded, and it is bounded in tokens of the embeddin
 section too long for one chunk is split at paragraph, then sentence, then word boundaries, with
 overlap between consecutive pieces.
 
+A table is chunked by rows under its header: every chunk that holds rows of a table starts with
+the table's header and delimiter rows. So that the header leaves room for rows, a table is cut to
+a documented width first (:func:`narrow_tables`): it keeps its first columns, as many as fit with
+their header and delimiter rows in a third of a chunk's token budget (at most
+:data:`TABLE_MAX_COLUMNS`), the cut marked by a last ``…`` column; header cells longer than
+:data:`HEADER_CELL_MAX_CHARS` are cut too, and a row never has more cells than its header. A
+table of any width then costs chunks in proportion to its rows, not to rows × columns.
+
 Chunks are bounded in characters too: a text counts as at least one token per
 :data:`CHARS_PER_TOKEN` characters, so a "word" with no whitespace (a base64 blob, a 5 MB line)
 is cut into slices of at most ``CHARS_PER_TOKEN * max_tokens`` characters whatever the tokenizer
@@ -25,6 +33,9 @@ TokenCounter = Callable[[str], int]
 
 CHARS_PER_TOKEN = 8  # a chunk of max_tokens tokens holds at most CHARS_PER_TOKEN * max_tokens characters
 HEADING_MAX_CHARS = 200  # one heading's text in a chunk's heading path
+TABLE_HEADER_SHARE = 3  # a table's header and delimiter rows take at most 1/3 of a chunk's token budget
+TABLE_MAX_COLUMNS = 64  # columns a table keeps at most; the rest are cut, marked by a last '…' column
+HEADER_CELL_MAX_CHARS = 80  # one header cell's text, cut with '…' past this
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9$*])")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
@@ -245,9 +256,10 @@ def chunk_markdown(
         probe = Chunk(kind, source, title, heading, "", section.line, 0)
         budget = max(16, max_tokens - count_tokens(probe.embed_text) - 2)
         extra = section_meta(section.heading_path) if section_meta else {}
-        if count_tokens(section.text) > budget:  # split: a piece starting mid-table gets the header again
-            budget = max(16, budget - table_header_cost(section.text, count_tokens))
-        for piece in with_table_headers(section.text, pack(section.text, budget, overlap, count_tokens)):
+        text = narrow_tables(section.text, budget, count_tokens)
+        if count_tokens(text) > budget:  # split: a piece starting mid-table gets the header again
+            budget = max(16, budget - table_header_cost(text, count_tokens))
+        for piece in with_table_headers(text, pack(text, budget, overlap, count_tokens)):
             chunks.append(Chunk(kind, source, title, heading, piece, section.line, len(chunks), url, {**(meta or {}), **extra}))
     return chunks
 
@@ -292,3 +304,82 @@ def with_table_headers(section: str, pieces: list[str]) -> list[str]:
         header = headers.get(first) if first is not None else None
         out.append(piece.replace(first, f"{header}\n{first}", 1) if header and first and header not in piece else piece)
     return out
+
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _cells(line: str) -> list[str]:
+    """A table row's cells as written (escaped pipes kept, outer pipes dropped)."""
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    return _CELL_SPLIT.split(body)
+
+
+def _cut_row(cells: list[str], keep: int, *, delimiter: bool = False, cell_chars: int | None = None) -> str:
+    """A row of the first ``keep`` cells, a last ``…`` (``---`` in a delimiter row) when some were cut."""
+    kept = [c.strip() for c in cells[:keep]]
+    if cell_chars is not None:
+        kept = [c if len(c) <= cell_chars else c[:cell_chars].rstrip("\\") + "…" for c in kept]
+    if len(cells) > keep:
+        kept.append("---" if delimiter else "…")
+    return "| " + " | ".join(kept) + " |"
+
+
+def _columns_kept(header: list[str], delimiter: list[str], limit: int, count: TokenCounter) -> int:
+    """How many columns fit: header and delimiter rows of that many cells within ``limit`` tokens (at least 1)."""
+
+    def cost(k: int) -> int:
+        return count(_cut_row(header, k, cell_chars=HEADER_CELL_MAX_CHARS)) + count(_cut_row(delimiter, k, delimiter=True))
+
+    low, high = 1, min(len(header), TABLE_MAX_COLUMNS)
+    while low < high:  # the largest k with cost(k) <= limit; cost grows with k
+        mid = (low + high + 1) // 2
+        if cost(mid) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def narrow_tables(section: str, budget: int, count: TokenCounter) -> str:
+    """``section`` with every table cut to the width a chunk of ``budget`` tokens can hold with its header.
+
+    A table whose header and delimiter rows fit in ``budget // TABLE_HEADER_SHARE`` tokens (and
+    that has at most :data:`TABLE_MAX_COLUMNS` columns and short header cells) is left as it is,
+    except that a row is cut to as many cells as its header has. A wider one keeps its first
+    columns, as many as fit, with a last ``…`` column saying that more were cut.
+    """
+    if "|" not in section:
+        return section
+    lines = section.splitlines()
+    code = code_lines(lines)
+    limit = max(8, budget // TABLE_HEADER_SHARE)
+    keep: int | None = None  # cells kept per row in the current table
+    changed = False
+    for i, line in enumerate(lines):
+        if code[i] or not line.lstrip().startswith("|"):
+            keep = None
+            continue
+        if i + 1 < len(lines) and not code[i + 1] and is_delimiter_row(lines[i + 1]):
+            header, delimiter = _cells(line), _cells(lines[i + 1])
+            fits = (
+                len(header) <= TABLE_MAX_COLUMNS
+                and max(len(c.strip()) for c in header) <= HEADER_CELL_MAX_CHARS
+                and count(line) + count(lines[i + 1]) <= limit
+            )
+            keep = len(header) if fits else _columns_kept(header, delimiter, limit, count)
+            if not fits:
+                lines[i] = _cut_row(header, keep, cell_chars=HEADER_CELL_MAX_CHARS)
+                lines[i + 1] = _cut_row(delimiter, keep, delimiter=True)
+                changed = True
+            continue
+        if keep is None or is_delimiter_row(line):
+            continue
+        cells = _cells(line)
+        if len(cells) > keep:
+            lines[i] = _cut_row(cells, keep)
+            changed = True
+    return "\n".join(lines) if changed else section

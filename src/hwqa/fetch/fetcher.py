@@ -129,9 +129,11 @@ class Fetcher:
     def fetch(self, url: str, *, offline: bool = False) -> FetchOutcome:
         """Fetch one URL (its fragment, if any, is ignored). Never raises for network trouble."""
         url = split_fragment(url.strip())[0]
-        self._local.deadline = Deadline(self.config.link_deadline_s)
+        deadline = self._local.deadline = Deadline(self.config.link_deadline_s)
         try:
-            return self._fetch(url, offline)
+            outcome = self._fetch(url, offline)
+            outcome.seconds_left = max(0.0, deadline.remaining())
+            return outcome
         except Exception as exc:  # a bug or an unforeseen OS error must not stop the run
             log.exception("unexpected error fetching %s", url)
             return FetchOutcome(url, FetchStatus.FAILED, f"unexpected error: {type(exc).__name__}: {exc}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import ipaddress
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -141,6 +141,9 @@ class FetchOutcome:
     http_status: int | None = None
     fetched_at: float | None = None
     """When ``text`` was downloaded (seconds since the epoch)."""
+    seconds_left: float | None = field(default=None, compare=False)
+    """What was left of the link's deadline when the outcome was made: extracting and chunking
+    the page are charged to it."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready summary (without the text itself; ``chars`` gives its length)."""
