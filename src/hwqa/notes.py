@@ -22,7 +22,7 @@ from typing import Any
 
 from .errors import HwqaError, NotesError
 from .markdown import first_heading
-from .notefiles import NOTE_MAX_BYTES, NOTE_SUFFIXES, decode_note, iter_note_files, read_note_bytes, scan
+from .notefiles import NOTE_MAX_BYTES, NOTE_SUFFIXES, decode_note, iter_note_files, read_note_bytes, scan_ids
 
 __all__ = [
     "NOTE_MAX_BYTES",
@@ -307,12 +307,13 @@ def load_notes(notes_dir: Path, *, follow_outside_symlinks: bool = False, max_by
     notes: list[Note] = []
     skipped: list[tuple[str, str]] = []
     warnings: list[str] = []
-    files, linked_dirs = scan(notes_dir)
-    for folder in linked_dirs:
+    found, linked_dirs = scan_ids(notes_dir)
+    key = lambda p: p.relative_to(notes_dir).parts  # noqa: E731
+    for folder in sorted(linked_dirs, key=key):
         skipped.append((folder.relative_to(notes_dir).as_posix(), "symlinked folder, not followed"))
-    for path in files:
+    for path in sorted(found, key=key):
         rel = path.relative_to(notes_dir).as_posix()
-        data = read_note_bytes(path, root, follow_outside_symlinks=follow_outside_symlinks, max_bytes=max_bytes)
+        data = read_note_bytes(path, root, follow_outside_symlinks=follow_outside_symlinks, max_bytes=max_bytes, seen=found[path])
         if isinstance(data, str):
             skipped.append((rel, data))
             continue
