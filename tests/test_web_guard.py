@@ -9,11 +9,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 from urllib.error import HTTPError
 from urllib.request import Request, urlopen
 
 import pytest
 
+from hwqa.settings import Settings
 from hwqa.ui.security import LOGIN_FREE_FAILURES, LOGIN_MAX_DELAY_S, LoginThrottle
 from tests.browser_support import App
 
@@ -126,3 +129,35 @@ def test_the_delay_grows_with_each_wrong_login_and_is_forgotten_after_a_right_on
     assert throttle.wait("10.0.0.2") == 0, "another client is not slowed down"
     throttle.succeeded("10.0.0.1")
     assert throttle.wait("10.0.0.1") == 0
+
+
+def test_a_full_queue_is_said_in_the_chat_and_the_question_kept(settings: Settings) -> None:
+    from hwqa.build import build_index
+    from hwqa.engine import Engine
+    from hwqa.ui.chat import BUSY, WORKING, ChatController
+
+    build_index(settings)
+    full = [True]
+    chat = ChatController(Engine.load(settings), queue_full=lambda: full[0])
+    request: Any = SimpleNamespace(session_hash="one-browser")
+    question = "How much does a TPU v3 cost per hour?"
+    box, shown, _ = chat.enqueue(question, [], [], [], request)
+    assert box == question, "the question stays in the box to send again"
+    assert shown[-1] == {"role": "assistant", "content": BUSY} and "try again in a moment" in BUSY
+    assert list(chat.drain(shown, request)) != [] and chat._session(request).pending == []  # nothing was queued
+    full[0] = False
+    box, shown, _ = chat.enqueue(question, [], [], [], request)
+    assert box == "" and shown[-1]["content"] == WORKING
+
+
+def test_queue_full_reads_the_apps_queue(settings: Settings) -> None:
+    from hwqa.build import build_index
+    from hwqa.engine import Engine
+    from hwqa.ui import build_app
+    from hwqa.ui.security import queue_full
+
+    build_index(settings)
+    demo = build_app(Engine.load(settings))
+    assert not queue_full(demo)
+    demo.queue(max_size=0)  # a queue that cannot take one more
+    assert queue_full(demo)

@@ -28,7 +28,7 @@ from . import panels, reports
 from .chat import ChatController, full_answer, restore
 from .filters import filter_choices, kept, search_filter
 from .render import NOTE_ROUTE
-from .security import Guard, check_bind
+from .security import Guard, check_bind, queue_full
 
 QUEUE_SIZE = 64  # questions waiting at most; more get "queue full" at once instead of waiting forever
 CONCURRENCY = 4  # answers computed at the same time
@@ -82,7 +82,7 @@ def build_app(engine: Engine) -> Any:
     import gradio as gr
     from gradio import events
 
-    chat = ChatController(engine)
+    chat = ChatController(engine, queue_full=lambda: queue_full(demo))
     providers, types = panels.price_choices(engine)
     choices = filter_choices(engine)
     with gr.Blocks(title="hwqa") as demo:

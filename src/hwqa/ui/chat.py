@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from .render import answer_messages, plain_sources, render_answer, safe_markdown
 log = logging.getLogger("hwqa.ui")
 
 WORKING = "_Working… searching your notes._"
+BUSY = "⏳ hwqa is busy answering other questions right now; try again in a moment (your question is still in the box)."
 SOURCES_MARK = "\n\n**Sources**\n\n"
 ChatHistory = list[dict[str, Any]]
 
@@ -125,9 +126,10 @@ def answer_stream(engine: Engine, question: str, history: ChatHistory, flt: Filt
 class ChatController:
     """The functions the chat tab's events call."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, queue_full: Callable[[], bool] = lambda: False) -> None:
         self.engine = engine
         self.sessions = Sessions()
+        self.queue_full = queue_full  # the server's answer queue cannot take one more question
 
     def _session(self, request: Any) -> ChatSession:
         return self.sessions.get(str(getattr(request, "session_hash", None) or "default"))
@@ -143,6 +145,9 @@ class ChatController:
         session = self._session(request)
         with session.lock:
             busy = session.running or bool(session.pending)
+            if not busy and self.queue_full():  # said in the chat, not as a "Queue is full" toast
+                asked = {"role": "user", "content": safe_markdown(question)}
+                return text, [*clean_history(history), asked, {"role": "assistant", "content": BUSY}], ""
             session.pending.append((question, search_filter(tags, notes)))
             waiting = len(session.pending)
         if busy:

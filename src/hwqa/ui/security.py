@@ -29,6 +29,13 @@ def parse_auth(value: str) -> tuple[str, str] | None:
     return user, password
 
 
+def queue_full(blocks: Any) -> bool:
+    """Whether the app's answer queue is full: one more question would be refused ("Queue is full")."""
+    queue = getattr(blocks, "_queue", None)  # Gradio's queue, made by Blocks.queue(max_size=...)
+    size = getattr(queue, "max_size", None)
+    return queue is not None and size is not None and len(queue) >= size
+
+
 def is_loopback(host: str) -> bool:
     if host in ("localhost", "127.0.0.1", "::1"):
         return True
