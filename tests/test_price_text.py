@@ -231,12 +231,12 @@ def test_a_newer_statement_wins_over_an_older_one(tmp_path: Path) -> None:
 def test_a_speed_in_words_fills_the_speed_of_the_hardware_named_before_it(tmp_path: Path) -> None:
     note = parse_note(
         "# Notes\n\nA TPUv3-8 gives about the compute equivalent to 8 V100 GPUs. "
-        "The H100 is about 3× a V100 in my runs. The A100 has 2.5x the V100's bandwidth.\n\n"
+        "The H100 is about 3× a V100 in my runs. The A100 has 2.5x the V100's bandwidth. An L4 is worth 0.8 V100.\n\n"
         "* TPU v3 on GCP: $8.00/hr. H100 on AWS: $12.29/hr. A100 on AWS: $4.10/hr.\n",
         "speeds.md",
     )
     found = read_document(note_doc(note))
-    assert [(s.subject, s.value) for s in found.speeds] == [("TPUv3-8", 8.0), ("H100", 3.0)]
+    assert [(s.subject, s.value) for s in found.speeds] == [("TPUv3-8", 8.0), ("H100", 3.0), ("L4", 0.8)]
     table = _table_of(tmp_path, {"speeds.md": note.body})
     speeds = {r.hardware: r.speed for r in table.rows}
     assert speeds == {"TPU v3": 8.0, "H100": 3.0, "A100": None}
@@ -318,3 +318,21 @@ def test_a_note_filter_admits_the_prices_of_the_pages_its_notes_link_to(folder: 
     assert linked.citations[0].kind == "article" and linked.citations[0].text.startswith("| gpu-l40s-1x |")
     other = engine.ask(question, flt=Filter.of(notes=["colab.md"]))
     assert "1.25" not in other.text and all(c.source == "colab.md" for c in other.citations)
+
+
+def test_amounts_in_a_calculation_or_per_gpu_are_left_out_saying_so(tmp_path: Path) -> None:
+    note = parse_note(
+        "# Per unit of work\n\nOne V100-hour on a TPU v3-8 costs $8.00 / 8 = $1.00, so it beats the P100.\n"
+        "An 8-GPU A100 box is $32.77 per hour, which is $4.10 per GPU.\n",
+        "work.md",
+    )
+    found = read_document(note_doc(note))
+    reasons = sorted(item.reason for item in found.left_out)
+    assert reasons == [
+        "$1.00 is part of a calculation, not a price as stated",
+        "$4.10 per GPU has no time unit (per hour, per month)",
+        "$8.00 is part of a calculation, not a price as stated",
+    ]
+    [row] = found.rows  # an 8-GPU box's price is for 8 devices
+    assert (row.hardware, row.stated, row.usd_per_hour) == ("A100", "$32.77 per hour", 32.77 / 8)
+    assert row.conversion == "÷ 8 devices (the price is for 8)"

@@ -25,6 +25,9 @@ _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _SPACES = re.compile(r"\s+")
 _EACH_AFTER = re.compile(r"\s*(?:each|apiece|per\s+(?:gpu|device|card|chip|accelerator))\b", re.IGNORECASE)
+_OPERATOR_BEFORE = re.compile(r"[=/×*+−]\s*$")
+_OPERATOR_AFTER = re.compile(r"\s*[=/×*+−]")
+_PER_THING_AFTER = re.compile(r"\s*per\s+\w[\w-]*", re.IGNORECASE)
 _INSTANCE_WORDS = frozenset({"node", "instance", "vm", "machine", "server"})
 
 
@@ -104,11 +107,17 @@ class Found:
         return cls(table.rows, table.left_out, speeds)
 
 
-def rental_unit_problem(money: Money) -> str | None:
-    """Why ``money`` is not a price per unit of time of one device or machine (None when it is)."""
+def rental_unit_problem(money: Money, before: str = "", after: str = "") -> str | None:
+    """Why ``money`` is not a price per unit of time of one device or machine (None when it is);
+    ``before`` and ``after`` are the text around it (a calculation, "per GPU")."""
     if money.currency != "USD":
         return f"{money.stated} is not in US dollars"
     if money.unit is None:
+        if _OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after):
+            return f"{money.stated} is part of a calculation, not a price as stated"
+        per = _PER_THING_AFTER.match(after)
+        if per:
+            return f"{money.stated} {per.group(0).strip()} has no time unit (per hour, per month)"
         return f"{money.stated} has no time unit (per hour, per month): a purchase price or a total, not a rental price"
     if money.amount <= 0:
         return f"{money.stated} is not above 0; a free offer has no price per hour to compare"

@@ -44,7 +44,7 @@ _HARDWARE = re.compile(
 )
 _MEMORY_IN_NAME = re.compile(r"(\d{2,3})\s?gb$", re.IGNORECASE)
 _COUNT_BEFORE = re.compile(
-    r"(?<![\w.])(?P<n>\d{1,3}|one|two|three|four|six|eight|sixteen)\s?(?:x|×)?\s+"
+    r"(?<![\w.])(?P<n>\d{1,3}|one|two|three|four|six|eight|sixteen)(?:\s?(?:x|×)|[\s-]?(?:gpu|tpu|chip|card)s?)?\s+"
     r"(?:(?:nvidia|tesla|google|cloud|amd|intel|geforce)\s+)*$",
     re.IGNORECASE,
 )
@@ -251,7 +251,7 @@ def find_money(text: str) -> list[Money]:
 
 _APPROX = r"(?:(?:about|around|roughly|approximately|nearly|almost|some|~|≈)\s?)?"
 _SPEED_RE = re.compile(
-    rf"(?:equivalent\s+to|the\s+(?:computation|compute|computing|training)\s+power\s+of|as\s+fast\s+as)\s+{_APPROX}"
+    rf"(?:equivalent\s+to|(?:is|are)\s+worth|the\s+(?:computation|compute|computing|training)\s+power\s+of|as\s+fast\s+as)\s+{_APPROX}"
     r"(?P<n>\d+(?:\.\d+)?)\s?(?:x|×)?\s+(?:(?:nvidia|tesla)\s+)*(?P<ref>v100)s?(?!['’\w])"
     rf"|{_APPROX}(?P<n2>\d+(?:\.\d+)?)\s?(?:x|×|times)\s+(?:(?:faster\s+than|the\s+speed\s+of|as\s+fast\s+as)\s+)?(?:(?:the|a|an|one)\s+)?"
     r"(?:(?:nvidia|tesla)\s+)*(?P<ref2>v100)s?(?!['’\w])",

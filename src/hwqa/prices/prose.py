@@ -149,7 +149,7 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
     clause_of = _clauses(sentence)
     prices: list[Money] = []
     for item in money:
-        problem = rental_unit_problem(item)
+        problem = rental_unit_problem(item, sentence[: item.start], sentence[item.end :])
         if problem is None:
             prices.append(item)
         elif priced:  # an amount of money near no hardware name is not a price statement at all
