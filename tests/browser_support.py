@@ -132,11 +132,17 @@ See also <a href="javascript:window.__hwqa_pwned='a'">zebra</a> and the [Zebra a
 """
 
 
+XLA_LINK = "https://github.com/pytorch/xla_tools/blob/main/README.md"  # a link written in a note (never followed)
+
+
 def write_browser_notes(folder: Path) -> None:
     from tests.conftest import TPU_NOTE, write_note
 
     write_note(folder, "prices.md", PRICES)
-    write_note(folder, "tpu.md", TPU_NOTE)
+    tpu = TPU_NOTE.replace(
+        "usable like a GPU.", f"usable like a GPU. The XLA bridge for PyTorch is described at {XLA_LINK} in detail."
+    )
+    write_note(folder, "tpu.md", tpu)
     write_note(folder, "zebra.md", HOSTILE)
     (folder / "broken.md").write_bytes(b"# Broken\n\xff\xfe not UTF-8\n")
 

@@ -111,8 +111,9 @@ def test_question_streams_an_answer_with_sources_that_open(page: Page) -> None:
     assert source.locator(".hwqa-passage").is_visible()
     assert "Colab TPU runtime" in source.locator(".hwqa-passage").inner_text()
     link = source.locator("a.hwqa-src-link")
-    assert link.get_attribute("href") == "/hwqa/note/tpu.md"
-    # the link opens the note as plain text
+    assert link.get_attribute("href").startswith("/hwqa/note/tpu.md?")
+    assert link.get_attribute("href").endswith("#hwqa-cited")
+    # the link opens the note viewer (tested in test_browser_controls.py)
     note = pg.request.get(page.app.url + link.get_attribute("href"))
     assert note.status == 200 and "Colab TPU runtime" in note.text()
     # a [1] marker jumps to (and opens) its source
@@ -139,7 +140,8 @@ def test_empty_input_does_nothing_and_questions_typed_quickly_are_all_answered(p
     assert users == ["How much does a V100 cost per hour?", "What is PyTorch/XLA?"]
     text = pg.inner_text("#hwqa-chatbot")
     assert "⚠️" not in text and "$2.48" in text, text
-    assert pg.locator("#hwqa-stop").is_visible() and pg.locator("#hwqa-send").is_visible()
+    pg.wait_for_selector("#hwqa-send", state="visible")  # Stop turns back into Send once nothing is answered
+    assert not pg.locator("#hwqa-stop").is_visible()
 
 
 def test_budget_question_shows_the_calculator_step_with_full_table_and_distinct_exclusions(page: Page) -> None:
@@ -174,6 +176,11 @@ def test_conversation_survives_theme_switch_and_reload(page: Page) -> None:
     assert pg.locator("#hwqa-chatbot details.hwqa-src").count() >= 1
     pg.click("#hwqa-clear")
     pg.wait_for_function("() => !document.querySelector('#hwqa-chatbot').innerText.includes('PyTorch/XLA')")
+    pg.click("#hwqa-undo")  # Clear chat can be undone
+    pg.wait_for_function("() => document.querySelector('#hwqa-chatbot').innerText.includes('PyTorch/XLA')")
+    pg.click("#hwqa-clear")
+    pg.wait_for_function("() => !document.querySelector('#hwqa-chatbot').innerText.includes('PyTorch/XLA')")
+    pg.wait_for_timeout(500)  # the browser keeps the cleared conversation
     pg.reload()
     pg.wait_for_selector("#hwqa-input textarea")
     assert "PyTorch/XLA" not in pg.inner_text("#hwqa-chatbot")
@@ -224,9 +231,11 @@ def test_hostile_note_renders_as_text_and_loads_nothing(page: Page) -> None:
     blocked = chat.locator(".message-content a[href='#blocked-link']")
     if blocked.count():
         blocked.first.click()
-    # The Markdown image of an outside host is neither loaded nor linked: its alt text stays, as text.
+    # The Markdown image of an outside host is not loaded: it is a link that shows its address (not followed here).
     assert "image: Zebra accelerator diagram" in text
-    assert chat.locator(".message-content a[href*='outside.invalid']").count() == 0
+    for a in chat.locator(".message-content a[href^='http://outside.invalid']").all():
+        assert a.inner_text() == a.get_attribute("href") and a.get_attribute("target") == "_blank"
+        assert "nofollow" in (a.get_attribute("rel") or "")
     assert pg.evaluate("() => window.__hwqa_pwned") is None
     screenshot(pg, "hostile-note")
     assert page.outside_requests() == []
@@ -243,6 +252,11 @@ def test_mobile_tables_scroll_inside_the_message(browser: Any, app: App) -> None
         assert pg.locator(cells).count() > 10
         assert pg.evaluate(NARROW_CELLS_JS, cells) == []
         assert pg.evaluate("() => document.documentElement.scrollWidth") <= 400
+        # the answer table's price, hours and V100-hours are in view without scrolling sideways
+        answer = pg.locator(ANSWER).last
+        for name in ("$/h", "Hours", "V100-h"):
+            box = answer.locator("th", has_text=name).first.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 400, (name, box)
         screenshot(pg, "mobile-400")
         assert p.outside_requests() == [] and p.errors == []
     finally:
@@ -258,7 +272,9 @@ def test_rebuild_from_the_index_tab_shows_without_restart(page: Page, app: App) 
     )
     pg.get_by_role("tab", name="Index").click()
     pg.click("#hwqa-rebuild")
+    assert pg.locator("#hwqa-index-summary").is_visible()  # the page stays while the rebuild runs
     pg.wait_for_function("() => document.querySelector('#hwqa-rebuild-result').innerText.includes('Rebuilt')", timeout=60_000)
+    assert re.search(r"Rebuilt at \d\d:\d\d:\d\d .*4 notes", pg.inner_text("#hwqa-rebuild-result"))  # what changed, and when
     assert "4 notes" in pg.inner_text("#hwqa-index-summary")
     pg.get_by_role("tab", name="Prices").click()
     pg.wait_for_selector("#hwqa-prices >> text=Gaudi2")  # the new price row, without a restart
@@ -278,9 +294,12 @@ def test_slow_model_shows_working_keeps_the_box_usable_and_stops(browser: Any, t
         p = Page(browser, slow)
         try:
             pg = p.page
+            assert pg.locator("#hwqa-send").is_visible() and not pg.locator("#hwqa-stop").is_visible()
             pg.fill("#hwqa-input textarea", "What did the Colab TPU runtime have?")
             pg.press("#hwqa-input textarea", "Enter")
             pg.wait_for_selector("#hwqa-chatbot >> text=Working…")  # from the first moment
+            pg.wait_for_selector("#hwqa-stop", state="visible")  # Send turns into Stop while the answer is written
+            assert not pg.locator("#hwqa-send").is_visible()
             assert pg.locator("#hwqa-input textarea").is_editable()
             pg.fill("#hwqa-input textarea", "What is PyTorch/XLA?")  # typed while the model is busy
             pg.press("#hwqa-input textarea", "Enter")
@@ -289,6 +308,7 @@ def test_slow_model_shows_working_keeps_the_box_usable_and_stops(browser: Any, t
             screenshot(pg, "chat-working")
             pg.click("#hwqa-stop")
             pg.wait_for_selector("#hwqa-chatbot >> text=Stopped.")
+            pg.wait_for_selector("#hwqa-send", state="visible")
             assert pg.input_value("#hwqa-input textarea") == "What is PyTorch/XLA?"  # not lost
             pg.press("#hwqa-input textarea", "Enter")
             p.wait_answers(2)

@@ -64,8 +64,9 @@ def rendered_tags(markdown: str) -> list[tuple[str, dict[str, str | None]]]:
 CHECKED = {"texts": 0, "links kept": 0}
 
 
-def assert_inert(out: str) -> None:
-    """What a user would see: no image, no HTML of the text's own, links only to allowed hosts."""
+def assert_inert(out: str, hosts: set[str] | None = HOSTS) -> None:
+    """What a user would see: no image, no HTML of the text's own, links only to allowed hosts
+    (``hosts=None``: a cited passage, whose links may go to any http(s) host with a plain name)."""
     CHECKED["texts"] += 1
     for tag, attrs in rendered_tags(out):
         assert tag in SAFE_TAGS, f"raw <{tag}> survived: {out!r}"
@@ -73,13 +74,14 @@ def assert_inert(out: str) -> None:
         if tag == "a":
             CHECKED["links kept"] += 1
             href = attrs.get("href") or ""
-            assert urlsplit(href).scheme in ("http", "https") and urlsplit(href).hostname in HOSTS, (href, out)
+            host = urlsplit(href).hostname
+            assert urlsplit(href).scheme in ("http", "https") and host and (hosts is None or host in hosts), (href, out)
     assert "![" not in out
     assert not re.search(r"<\s*[a-zA-Z/!?]", out), out
     # bare addresses a GFM renderer would auto-link: only to allowed hosts
     for url in re.findall(r"(?i)(?:https?|ftp)://[^\s<>\"'`()\[\]]+|www\.[^\s<>\"'`()\[\]]+", out):
         host = urlsplit(url if "://" in url else "http://" + url).hostname
-        assert host in HOSTS, (url, out)
+        assert (hosts is None and url.lower().startswith(("http://", "https://", "www."))) or host in (hosts or ()), (url, out)
 
 
 FOUND = [  # what the probe found, and the classic forms
@@ -184,6 +186,23 @@ def test_any_mix_of_markup_is_inert(text: str) -> None:
     assert neutralise(out, ALLOWED) == out  # a fixed point: showing it twice changes nothing
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(MARKUP, max_size=30).map("".join))
+@example("[![a](x.png)](http://outside/y) <img src=x onerror=alert(1)> [js](javascript:alert(1)) ![p](http://outside/p.png)")
+def test_a_cited_passage_keeps_its_links_and_nothing_else(text: str) -> None:
+    out = neutralise(text, ALLOWED, open_links=True)
+    assert_inert(out, hosts=None)
+    assert neutralise(out, ALLOWED, open_links=True) == out
+
+
+def test_a_cited_passage_links_anywhere_but_loads_nothing() -> None:
+    out = neutralise(
+        "See [the XLA repo](https://github.com/pytorch/xla) and ![d](http://outside.example/d.png).", open_links=True
+    )
+    assert out == "See [the XLA repo](https://github.com/pytorch/xla) and [image: d](http://outside.example/d.png)."
+    assert neutralise("https://github.com/pytorch/xla", open_links=True) == "https://github.com/pytorch/xla"
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_any_text_is_inert(text: str) -> None:
@@ -262,7 +281,8 @@ def test_builtin_answers_and_their_sources_are_clean(tmp_path: Any, min_score: f
     assert isinstance(answer, Answer) and answer.citations
     texts = [i for i in items if isinstance(i, str)] + [answer.text]
     for citation in answer.citations:
-        texts += [citation.title, citation.heading, citation.text, citation.label()]
+        texts += [citation.title, citation.heading, citation.label()]
+        assert_inert(citation.text, hosts=None)  # the passage quoted: its own links stay, as links
     for text in texts:
         assert_inert(text)
         assert "outside.example/" not in text.replace("outside[.]example/", "")
@@ -295,7 +315,7 @@ def test_price_answers_keep_their_table_sources_live(tmp_path: Any) -> None:
     assert answer.tool_calls, "answered by the price calculator"
     joined = answer.text + "\n".join(c.text for c in answer.citations)
     assert "source https://cloud.google.com/tpu/pricing" in joined, "the price table's own sources stay usable"
-    assert "http://reseller.example" not in joined and "![" not in joined
+    assert "http://reseller.example" not in answer.text and "![" not in joined
 
 
 def test_zz_print_figures(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from typing import Any
 
 from hwqa.build import build_index
 from hwqa.engine import Engine
@@ -127,10 +128,11 @@ def test_notes_index_cache_and_env_are_not_served(served: App) -> None:
     for path in secrets:
         for route in ("/file=", "/gradio_api/file="):
             assert _status(f"{served.url}{route}{path.resolve()}") in (403, 404), (route, path)
-    # the note view serves indexed notes as plain text, and nothing else
+    # the note viewer serves indexed notes as a page that loads and runs nothing, and nothing else
     with urlopen(f"{served.url}/hwqa/note/prices.md", timeout=30) as response:
-        assert response.headers["Content-Type"].startswith("text/plain")
+        assert response.headers["Content-Type"].startswith("text/html")
         assert "default-src 'none'" in response.headers["Content-Security-Policy"]
+        assert "script-src" not in response.headers["Content-Security-Policy"]
     for bad in ("..%2F.env", "%2E%2E/.env", "broken.md", "nope.md"):
         assert _status(f"{served.url}/hwqa/note/{bad}") == 404, bad
 
@@ -202,3 +204,106 @@ def test_chat_api_takes_tag_and_note_filters(served: App) -> None:
     assert "TPU notes" in tagged and "Zebra" not in tagged
     named = client.predict(question, None, None, ["zebra.md"], api_name="/chat")
     assert "Zebra accelerator" in named and "TPU notes" not in named
+
+
+# --- the note viewer, conversations, calculator fields, link health ----------------------------
+
+
+def test_note_viewer_renders_the_body_without_front_matter_and_marks_the_cited_lines() -> None:
+    from hwqa.ui.noteview import note_page
+
+    note = (
+        "---\ntitle: TPU notes\ntags: [tpu, secret-tag]\n---\n# TPU notes\n\n## Colab\n\n"
+        "The Colab TPU runtime had a TPU v3-8.\nIt had 8 cores.\n\nUnrelated words here.\n\n"
+        "See https://github.com/pytorch/xla and ![d](http://outside.invalid/d.png) <script>alert(1)</script>\n"
+    )
+    page = note_page(note, "tpu.md", quote="The Colab TPU runtime had a TPU v3-8. It had 8 cores.", section="Colab")
+    assert "secret-tag" not in page and "tags:" not in page  # no front matter
+    assert '<p class="hwqa-cited" id="hwqa-cited">The Colab TPU runtime' in page
+    assert page.count('class="hwqa-cited"') == 1  # the one cited paragraph, not the unrelated one
+    assert '<a href="https://github.com/pytorch/xla" target="_blank" rel="noopener noreferrer nofollow"' in page
+    assert ">https://github.com/pytorch/xla</a>" in page
+    assert "<img" not in page and "<script" not in page and "&lt;script&gt;" in page
+    assert ">image: d</a>" in page
+
+
+def test_conversations_are_kept_switched_and_started_new() -> None:
+    from hwqa.ui import conversations as conv
+
+    store = conv.load(None)
+    first = conv.with_messages(store, [{"role": "user", "content": "TPU or GPU for $500?"}])
+    assert conv.choices(first) == [("TPU or GPU for $500?", first["current"])]
+    second = conv.new_chat(first)
+    assert second["current"] != first["current"] and conv.current(second)["messages"] == []
+    assert conv.new_chat(second) == second  # an empty conversation is reused
+    second = conv.with_messages(second, [{"role": "user", "content": "What is XLA?"}])
+    back = conv.switch(second, first["current"])
+    assert conv.current(back)["title"] == "TPU or GPU for $500?"
+    assert [title for title, _ in conv.choices(back)] == ["What is XLA?", "TPU or GPU for $500?"]
+    assert conv.load([{"role": "user", "content": "old page"}])["chats"][0]["title"] == "old page"  # older pages' one chat
+    assert conv.load({"chats": "junk"})["chats"][0]["messages"] == []
+
+
+def test_calculator_fields_are_checked_one_line_each() -> None:
+    from hwqa.ui.panels import field_problem
+
+    assert field_problem(-5, None, None, 1) == "⚠️ Budget can't be negative (you typed -5); type 0 or more, or leave it empty."
+    assert "Devices" in field_problem(None, None, None, 0.5)
+    assert "finite" in field_problem(float("nan"), None, None, 1)
+    assert field_problem(500, 0, None, 1) == ""
+
+
+def test_failed_links_are_grouped_by_reason_without_their_hosts() -> None:
+    manifest = {
+        "links": {
+            f"https://host{i}.example.org/p": {"status": "failed", "reason": f"could not resolve host{i}.example.org"}
+            for i in range(52)
+        }
+    }
+    assert reports.failure_totals(reports.links(manifest)) == [("no network (host names could not be resolved)", 52)]
+    assert reports.link_health(manifest) == "52 links of 52 were not fetched: no network — answers use your notes only."
+    assert reports.plural(1, "note") == "1 note" and reports.plural(2, "passage") == "2 passages"
+
+
+def test_answer_tables_put_price_hours_and_v100_hours_next_to_the_name() -> None:
+    from hwqa.ui.render import useful_columns_first
+
+    table = (
+        "| # | Hardware | Provider | Pricing | $/h | Hours | V100-h |\n|---|---|---|---|---|---|---|\n"
+        "| 1 | TPU v3 | GCP | on-demand | $8.00 | 62.5 | 500 |"
+    )
+    out = useful_columns_first(table).splitlines()
+    assert out[0] == "| # | Hardware | $/h | Hours | V100-h | Provider | Pricing |"
+    assert out[2] == "| 1 | TPU v3 | $8.00 | 62.5 | 500 | GCP | on-demand |"
+
+
+def test_a_cited_passage_shows_every_address_as_a_link_to_itself() -> None:
+    from hwqa.ui.render import passage_markdown
+
+    out = passage_markdown("See [the repo](https://github.com/pytorch/xla_tools) and https://example.org/a*b. `https://code/`")
+    assert 'the repo (<a class="hwqa-ext" href="https://github.com/pytorch/xla_tools"' in out
+    assert 'rel="noopener noreferrer nofollow"' in out and 'target="_blank"' in out
+    assert ">https://github.com/pytorch/xla&#95;tools</a>" in out  # the address itself, shown as written
+    assert ">https://example.org/a&#42;b</a>." in out
+    assert "`https://code/`" in out  # code stays code
+
+
+def test_the_spot_control_counts_preemptible_prices_and_unset_filters_are_not_blamed(tmp_path: Path) -> None:
+    from tests.browser_support import PRICES
+    from tests.conftest import write_note
+
+    write_note(tmp_path / "notes", "prices.md", PRICES)
+    engine = Engine.load(built_hash_index(tmp_path))
+    question = "TPU or GPU for my budget of $500?"
+
+    def pricings(answer: Any) -> set[str]:
+        return {o["pricing"] for o in answer.tool_calls[0].result["options"]}
+
+    default = engine.ask(question)
+    assert "preemptible" not in pricings(default)
+    shown = answer_messages(default, 1)[-1]["content"]
+    assert "Left out by your filters" not in shown  # the person set no filter
+    assert "Not counted: TPU v3-8 (GCP, preemptible)" in shown and "Include spot/preemptible prices" in shown
+    assert "preemptible" in pricings(engine.ask(question, preemptible=True))
+    memory = answer_messages(engine.ask("TPU or GPU for my budget of $500 with at least 64 GB of memory?"), 1)[-1]["content"]
+    assert "Left out by your filters: V100 (GCP, on-demand)" in memory  # a filter the person did set

@@ -141,12 +141,12 @@ def test_a_full_queue_is_said_in_the_chat_and_the_question_kept(settings: Settin
     chat = ChatController(Engine.load(settings), queue_full=lambda: full[0])
     request: Any = SimpleNamespace(session_hash="one-browser")
     question = "How much does a TPU v3 cost per hour?"
-    box, shown, _ = chat.enqueue(question, [], [], [], request)
+    box, shown, *_ = chat.enqueue(question, [], [], [], False, request)
     assert box == question, "the question stays in the box to send again"
     assert shown[-1] == {"role": "assistant", "content": BUSY} and "try again in a moment" in BUSY
     assert list(chat.drain(shown, request)) != [] and chat._session(request).pending == []  # nothing was queued
     full[0] = False
-    box, shown, _ = chat.enqueue(question, [], [], [], request)
+    box, shown, *_ = chat.enqueue(question, [], [], [], False, request)
     assert box == "" and shown[-1]["content"] == WORKING
 
 

@@ -120,10 +120,13 @@ class Engine:
         self._prices = (gen.name, table)
         return table
 
-    def tools(self, gen: store.Generation, flt: Filter | None = None, question: str = "") -> list[Tool]:
+    def tools(
+        self, gen: store.Generation, flt: Filter | None = None, question: str = "", *, preemptible: bool = False
+    ) -> list[Tool]:
         """The tools an answerer may use: the price calculator over this generation's tables (with a
-        filter, only the rows of the notes it admits). Its caveats are what the passages found for
-        ``question`` (within the filter) advise about the kinds of hardware priced."""
+        filter, only the rows of the notes it admits; ``preemptible``: spot/preemptible prices count too).
+        Its caveats are what the passages found for ``question`` (within the filter) advise about the
+        kinds of hardware priced."""
         table = self.price_table(gen)
         if flt:
             notes = admitted(gen, flt)[1]
@@ -136,7 +139,7 @@ class Engine:
             names = sorted({*HARDWARE_TYPES, *(r.type for r in table.rows), *table.hardware_names()} - {OTHER_TYPE})
             return self.caveats.advice(retrieve(gen, self.embedder, question, CAVEAT_HITS, flt=flt), names)
 
-        return [PriceTool.over(table, gen.section_at, caveats)]
+        return [PriceTool.over(table, gen.section_at, caveats, preemptible=preemptible)]
 
     def status(self) -> IndexStatus:
         """What the index holds, for the web chat's header and ``hwqa status``."""
@@ -150,17 +153,20 @@ class Engine:
         mode = retriever or self.settings.retriever
         return retrieve(self.generation(), self.embedder, question, k or self.settings.top_k, mode=mode, flt=flt)
 
-    def ask(self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None) -> Answer:
-        """Answer ``question`` (``history``: earlier turns, OpenAI-style messages; ``flt``: tags/notes to search)."""
+    def ask(
+        self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None, preemptible: bool = False
+    ) -> Answer:
+        """Answer ``question`` (``history``: earlier turns, OpenAI-style messages; ``flt``: tags/notes to search;
+        ``preemptible``: the price calculator counts spot/preemptible prices too)."""
         answer: Answer | None = None
-        for item in self.stream(question, history, flt=flt):
+        for item in self.stream(question, history, flt=flt, preemptible=preemptible):
             if isinstance(item, Answer):
                 answer = item
         assert answer is not None
         return answer
 
     def stream(
-        self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None
+        self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None, preemptible: bool = False
     ) -> Iterator[str | Answer]:
         """Yield growing answer text, then the final :class:`Answer`."""
         question = (question or "").strip()
@@ -182,7 +188,8 @@ class Engine:
         if missing:
             answer = not_covered(hits, missing=missing)
         else:
-            for item in self.answerer.stream(question, hits, history, self.tools(gen, flt, question)):
+            tools = self.tools(gen, flt, question, preemptible=preemptible)
+            for item in self.answerer.stream(question, hits, history, tools):
                 if isinstance(item, Answer):
                     answer = item
                 else:

@@ -15,6 +15,11 @@ unexpected:
   renderer turns into a link), and ``javascript:``, ``data:`` and other schemes become plain text;
 - bare addresses (which GitHub-flavoured Markdown auto-links) to other hosts are defanged too.
 
+A cited passage is the notes' (or an article's) own text, quoted: ``open_links=True`` keeps its
+http(s) links to any host with a plain host name (images still become plain links, and nothing
+else above changes), so a reader can open the page a passage names; the web chat shows each such
+link with the address itself as its text.
+
 Nested constructs (``[![a](x.png)](http://outside/y)``) are rewritten until nothing changes.
 
 :func:`redact` and :class:`RedactingFilter` keep API-key-shaped strings out of log records;
@@ -94,6 +99,16 @@ def allowed_hosts(urls: Iterable[str | None]) -> frozenset[str]:
         if match:
             hosts.add(match.group(1).lower().rstrip("."))
     return frozenset(hosts)
+
+
+class _AnyHost(frozenset[str]):
+    """Every host name (a cited passage's links may point anywhere; their shape is still checked)."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+ANY_HOST = _AnyHost()
 
 
 def _safe_host(url: str, hosts: frozenset[str]) -> bool:
@@ -210,11 +225,12 @@ def _final(text: str, hosts: frozenset[str]) -> str:
     return _BARE_URL.sub(lambda m: _bare(m, hosts), text)
 
 
-def neutralise(text: str, allowed_urls: Iterable[str | None] = ()) -> str:
-    """``text`` with no live images, no raw HTML and links only to the hosts of ``allowed_urls``."""
+def neutralise(text: str, allowed_urls: Iterable[str | None] = (), *, open_links: bool = False) -> str:
+    """``text`` with no live images, no raw HTML and links only to the hosts of ``allowed_urls``
+    (``open_links``: to any host, for a cited passage)."""
     if not text:
         return text
-    hosts = allowed_hosts(allowed_urls)
+    hosts = ANY_HOST if open_links else allowed_hosts(allowed_urls)
     work = _Pass(hosts)
     text = text.replace("\x00", "")
     for _ in range(_MAX_ROUNDS):
@@ -244,8 +260,9 @@ def _tool_sources(results: list[Any]) -> list[str]:
 def neutralise_answer(answer: Answer) -> Answer:
     """The answer with its text and every citation's title, heading and text neutralised.
 
-    Links may point only to the hosts of the answer's own sources: its citations' URLs and the
-    ``source`` addresses of the price rows a tool result used.
+    Links in the answer's text, titles and headings may point only to the hosts of the answer's own
+    sources: its citations' URLs and the ``source`` addresses of the price rows a tool result used.
+    A cited passage keeps the links its note or article holds (``open_links``).
     """
     urls = [c.url for c in answer.citations] + _tool_sources([t.result for t in answer.tool_calls])
     citations = [
@@ -253,7 +270,7 @@ def neutralise_answer(answer: Answer) -> Answer:
             c,
             title=neutralise(c.title, urls),
             heading=neutralise(c.heading, urls),
-            text=neutralise(c.text, urls),
+            text=neutralise(c.text, urls, open_links=True),
         )
         for c in answer.citations
     ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..answer import Answer, Citation
@@ -279,27 +279,36 @@ class PriceTool(Tool):
     table: PriceTable = field(compare=False)
     section_at: Callable[[str, int], StoredChunk | None] = field(compare=False)
     caveats: Callable[[], Answer] = field(compare=False)  # what the notes warn about prices (computed on use)
+    preemptible: bool = False  # the person asked to count spot/preemptible prices too (the chat's control)
 
     @classmethod
     def over(
-        cls, table: PriceTable, section_at: Callable[[str, int], StoredChunk | None], caveats: Callable[[], Answer]
+        cls,
+        table: PriceTable,
+        section_at: Callable[[str, int], StoredChunk | None],
+        caveats: Callable[[], Answer],
+        *,
+        preemptible: bool = False,
     ) -> PriceTool:
         spec = PRICE_CALCULATOR_TOOL["function"]
+        extra = {"allow_preemptible": True} if preemptible else {}
         return cls(
             str(spec["name"]),
             str(spec["description"]),
             dict(spec["parameters"]),
-            lambda arguments: run_price_calculator(arguments, table),
+            lambda arguments: run_price_calculator({**arguments, **extra}, table),
             table,
             section_at,
             caveats,
+            preemptible,
         )
 
     def plan(self, question: str, history: Sequence[Message]) -> CalcRequest | None:
         """The request ``question`` implies, or None when it is not a price question (or no table exists)."""
         if not self.table.rows:
             return None
-        return price_request(question, history, self.table)
+        request = price_request(question, history, self.table)
+        return replace(request, allow_preemptible=True) if request is not None and self.preemptible else request
 
     def compute(self, request: CalcRequest) -> CalcResult:
         """The calculator's result for ``request`` over this generation's table (see :func:`check_and_calculate`)."""

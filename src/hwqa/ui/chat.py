@@ -22,6 +22,7 @@ from ..engine import Engine, Message
 from ..errors import HwqaError
 from ..prompt import flatten_content
 from ..retrieve import Filter
+from . import conversations
 from .filters import search_filter
 from .render import answer_messages, plain_sources, render_answer, safe_markdown
 
@@ -36,7 +37,7 @@ ChatHistory = list[dict[str, Any]]
 @dataclass
 class ChatSession:
     lock: threading.Lock = field(default_factory=threading.Lock)
-    pending: list[tuple[str, Filter | None]] = field(default_factory=list)  # question, its search filter
+    pending: list[tuple[str, Filter | None, bool]] = field(default_factory=list)  # question, its filter, spot prices too
     running: bool = False
     epoch: int = 0
 
@@ -94,16 +95,18 @@ def clean_history(history: Any) -> ChatHistory:
     return out
 
 
-def ask_options(flt: Filter | None = None) -> dict[str, Any]:
-    """Extra retrieval options for Engine.stream: the tag / note filter, when one is chosen."""
-    return {"flt": flt} if flt else {}
+def ask_options(flt: Filter | None = None, spot: bool = False) -> dict[str, Any]:
+    """Extra options for Engine.stream: the tag / note filter, when one is chosen; spot/preemptible prices."""
+    return ({"flt": flt} if flt else {}) | ({"preemptible": True} if spot else {})
 
 
-def answer_stream(engine: Engine, question: str, history: ChatHistory, flt: Filter | None = None) -> Iterator[ChatHistory]:
+def answer_stream(
+    engine: Engine, question: str, history: ChatHistory, flt: Filter | None = None, spot: bool = False
+) -> Iterator[ChatHistory]:
     """Stream one answer into ``history`` (which ends with the question and a placeholder)."""
     turn = answers_so_far(history[:-1]) + 1
     try:
-        for item in engine.stream(question, engine_history(history[:-2]), **ask_options(flt)):
+        for item in engine.stream(question, engine_history(history[:-2]), **ask_options(flt, spot)):
             if isinstance(item, Answer):
                 history[-1:] = answer_messages(item, turn)
                 yield list(history)
@@ -134,30 +137,36 @@ class ChatController:
     def _session(self, request: Any) -> ChatSession:
         return self.sessions.get(str(getattr(request, "session_hash", None) or "default"))
 
-    def enqueue(self, text: str, history: Any, tags: Any, notes: Any, request: gr.Request) -> tuple[Any, Any, Any]:
-        """Take a question from the box: show it at once with a working placeholder, or queue it.
+    def enqueue(
+        self, text: str, history: Any, tags: Any, notes: Any, spot: Any, request: gr.Request
+    ) -> tuple[Any, Any, Any, Any, Any]:
+        """Take a question from the box: show it at once with a working placeholder, or queue it;
+        Send turns into Stop while answers are written.
 
-        ``tags`` / ``notes``: the chat tab's filters (empty: search everything), kept with the question.
+        ``tags`` / ``notes``: the chat tab's filters (empty: search everything), and ``spot`` (count
+        spot/preemptible prices), kept with the question.
         """
         question = (text or "").strip()
         if not question:
-            return gr.skip(), gr.skip(), gr.skip()
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         session = self._session(request)
         with session.lock:
             busy = session.running or bool(session.pending)
             if not busy and self.queue_full():  # said in the chat, not as a "Queue is full" toast
                 asked = {"role": "user", "content": safe_markdown(question)}
-                return text, [*clean_history(history), asked, {"role": "assistant", "content": BUSY}], ""
-            session.pending.append((question, search_filter(tags, notes)))
+                busy_reply = {"role": "assistant", "content": BUSY}
+                return text, [*clean_history(history), asked, busy_reply], "", gr.skip(), gr.skip()
+            session.pending.append((question, search_filter(tags, notes), bool(spot)))
             waiting = len(session.pending)
         if busy:
-            return "", gr.skip(), f"⏳ {waiting} question(s) queued; asked when the current answer is done."
+            waits = "1 question waits" if waiting == 1 else f"{waiting} questions wait"
+            return "", gr.skip(), f"Queued: {waits}, asked when the current answer is done.", gr.skip(), gr.skip()
         shown = [
             *clean_history(history),
             {"role": "user", "content": safe_markdown(question)},
             {"role": "assistant", "content": WORKING},
         ]
-        return "", shown, ""
+        return "", shown, "", gr.update(visible=False), gr.update(visible=True)
 
     def drain(self, history: Any, request: gr.Request) -> Iterator[Any]:
         """Answer this session's queued questions in order, streaming each."""
@@ -176,32 +185,37 @@ class ChatController:
                         if session.epoch == epoch:
                             session.running = False  # under the same lock as the check: no question slips by
                         break
-                    question, flt = session.pending.pop(0)
+                    question, flt, spot = session.pending.pop(0)
                 shown = safe_markdown(question)
                 if not (conversation and conversation[-1].get("role") == "user" and conversation[-1].get("content") == shown):
                     conversation.append({"role": "user", "content": shown})
                 conversation.append({"role": "assistant", "content": WORKING})
                 yield list(conversation)
-                yield from answer_stream(self.engine, question, conversation, flt)
+                yield from answer_stream(self.engine, question, conversation, flt, spot)
                 conversation = clean_history(conversation)
         finally:
             with session.lock:
                 if session.epoch == epoch:
                     session.running = False
 
-    def save(self, history: Any, request: gr.Request) -> tuple[ChatHistory, str]:
-        """Keep the conversation in the browser; say how many questions still wait."""
+    def save(self, history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
+        """Keep the conversation in the browser; say how many questions still wait; Stop turns back
+        into Send once nothing is being answered."""
         session = self._session(request)
         with session.lock:
             waiting = len(session.pending)
-        return clean_history(history), (f"⏳ {waiting} question(s) queued." if waiting else "")
+            busy = session.running or waiting > 0
+        store = conversations.with_messages(conversations.load(saved), clean_history(history))
+        notice = ("Queued: 1 question waits." if waiting == 1 else f"Queued: {waiting} questions wait.") if waiting else ""
+        picker = gr.update(choices=conversations.choices(store), value=store["current"])
+        return store, notice, picker, gr.update(visible=not busy), gr.update(visible=busy)
 
-    def stop(self, history: Any, box: str, request: gr.Request) -> tuple[ChatHistory, str, Any]:
+    def stop(self, history: Any, box: str, request: gr.Request) -> tuple[Any, ...]:
         """Stop the answer being written; questions still queued go back into the box, not lost."""
         session = self._session(request)
         with session.lock:
             session.epoch += 1
-            waiting = [question for question, _ in session.pending]
+            waiting = [question for question, _, _ in session.pending]
             session.pending.clear()
             session.running = False
         conversation = clean_history(history)
@@ -209,23 +223,19 @@ class ChatController:
             conversation.append({"role": "assistant", "content": "_Stopped._"})
         elif conversation and flatten_content((history or [{}])[-1].get("content")).endswith(" …"):
             conversation[-1] = {**conversation[-1], "content": conversation[-1]["content"] + " _(stopped)_"}
+        buttons = (gr.update(visible=True), gr.update(visible=False))
         if not waiting:
-            return conversation, "", gr.skip()
+            return conversation, "", gr.skip(), *buttons
         text = "\n".join([*waiting, box] if (box or "").strip() else waiting)
-        return conversation, "Stopped; the questions that were waiting are back in the box.", text
+        return conversation, "Stopped; the questions that were waiting are back in the box.", text, *buttons
 
-    def clear(self, request: gr.Request) -> tuple[ChatHistory, ChatHistory, str]:
+    def clear(self, request: gr.Request) -> None:
+        """Forget this session's answer in progress and its waiting questions."""
         session = self._session(request)
         with session.lock:
             session.epoch += 1
             session.pending.clear()
             session.running = False
-        return [], [], ""
-
-
-def restore(saved: Any) -> ChatHistory:
-    """The conversation kept in the browser, shown again after a reload or a theme switch."""
-    return clean_history(saved)
 
 
 def make_chat(engine: Engine) -> Any:

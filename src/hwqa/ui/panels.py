@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -12,11 +13,12 @@ from ..prices import CalcRequest, PriceTable, check_and_calculate
 from . import reports
 from .render import describe_excluded, safe_markdown
 
+# The figures come right after the name, so a phone shows them without scrolling sideways.
 RESULT_COLUMNS = {
-    "budget": ["#", "Hardware", "Provider", "Pricing", "$/h", "Hours", "V100-hours"],
-    "workload": ["#", "Hardware", "Provider", "Pricing", "$/h", "Cost", "Wall time (h)"],
-    "rent": ["#", "Hardware", "Provider", "Pricing", "$/h", "Cost", "V100-hours"],
-    "lookup": ["#", "Hardware", "Provider", "Pricing", "$/h", "Speed (V100=1)", "$/V100-h"],
+    "budget": ["#", "Hardware", "$/h", "Hours", "V100-hours", "Provider", "Pricing"],
+    "workload": ["#", "Hardware", "$/h", "Cost", "Wall time (h)", "Provider", "Pricing"],
+    "rent": ["#", "Hardware", "$/h", "Cost", "V100-hours", "Provider", "Pricing"],
+    "lookup": ["#", "Hardware", "$/h", "$/V100-h", "Speed (V100=1)", "Provider", "Pricing"],
 }
 LINK_COLUMNS = ["URL", "Outcome", "Reason", "Linked from", "Passages"]
 
@@ -52,13 +54,7 @@ def result_rows(result: Mapping[str, Any]) -> list[list[str]]:
     mode = str(result.get("mode", "lookup"))
     rows = []
     for o in result.get("options") or []:
-        base = [
-            str(o.get("rank")),
-            str(o.get("hardware")),
-            str(o.get("provider")),
-            str(o.get("pricing")),
-            _fmt(o.get("usd_per_hour"), True),
-        ]
+        base = [str(o.get("rank")), str(o.get("hardware")), _fmt(o.get("usd_per_hour"), True)]
         if mode == "budget":
             base += [_fmt(o.get("hours")), _fmt(o.get("v100_hours"))]
         elif mode == "workload":
@@ -66,8 +62,8 @@ def result_rows(result: Mapping[str, Any]) -> list[list[str]]:
         elif mode == "rent":
             base += [_fmt(o.get("cost"), True), _fmt(o.get("v100_hours"))]
         else:
-            base += [_fmt(o.get("speed")), _fmt(o.get("usd_per_v100_hour"), True)]
-        rows.append(base)
+            base += [_fmt(o.get("usd_per_v100_hour"), True), _fmt(o.get("speed"))]
+        rows.append([*base, str(o.get("provider")), str(o.get("pricing"))])
     return rows
 
 
@@ -116,6 +112,29 @@ def bar_chart_svg(title: str, values: Sequence[tuple[str, float]]) -> str:
         parts.append(f'<text x="{left + w + 6:.1f}" y="{y + 16}" font-size="12" fill="currentColor">{value:,.4g}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+FIELDS = (("budget", "Budget"), ("hours", "Hours"), ("memory", "Memory per device"), ("devices", "Devices"))
+
+
+def field_problem(budget: Any, hours: Any, memory: Any, devices: Any) -> str:
+    """One line for the first calculator field that cannot be used, or '' when all can."""
+    values = {"budget": budget, "hours": hours, "memory": memory, "devices": devices}
+    for key, name in FIELDS:
+        value = values[key]
+        if value is None or value == "":
+            continue
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return f"⚠️ {name}: type a number (you typed {str(value)[:20]!r})."
+        if number != number or number in (float("inf"), float("-inf")):
+            return f"⚠️ {name}: type a finite number."
+        if key == "devices" and (number < 1 or number != int(number)):
+            return f"⚠️ Devices: type a whole number, 1 or more (you typed {number:g})."
+        if number < 0:
+            return f"⚠️ {name} can't be negative (you typed {number:g}); type 0 or more, or leave it empty."
+    return ""
 
 
 def calculator_request(
@@ -174,6 +193,19 @@ def calculate(
     )
 
 
+def link_health(engine: Engine) -> str:
+    """The index tab's first line: links not fetched, why, and what answers can use."""
+    try:
+        return f"**{safe_markdown(reports.link_health(engine.generation().manifest))}**"
+    except HwqaError as exc:
+        return f"⚠️ {html.escape(str(exc))}"
+
+
+def reason_rows(engine: Engine) -> list[list[str]]:
+    """(reason, how many links) for the links that were not fetched."""
+    return [[reason, str(n)] for reason, n in reports.failure_totals(reports.links(engine.generation().manifest))]
+
+
 def index_summary(engine: Engine) -> str:
     try:
         s = engine.status()
@@ -181,7 +213,8 @@ def index_summary(engine: Engine) -> str:
         return f"⚠️ {html.escape(str(exc))}"
     emb = s.embedder
     return (
-        f"**{s.notes} notes**, **{s.chunks} passages**, {s.price_rows} price rows · "
+        f"**{reports.plural(s.notes, 'note')}**, **{reports.plural(s.chunks, 'passage')}**, "
+        f"{reports.plural(s.price_rows, 'price row')} · "
         f"model `{emb.get('model')}` ({emb.get('dim')} dims) · answers: {s.backend} · "
         f"last build {s.built_at} (generation `{s.generation}`) · links: {s.links.summary()}"
     )
@@ -206,11 +239,15 @@ def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
             engine.settings, embedder=engine.embedder, progress=lambda st, d, t: progress(labels.get(st, st), d, t)
         )
     except HwqaError as exc:
-        return f"⚠️ Rebuild failed: {html.escape(str(exc))}"
+        return f"⚠️ Rebuild failed at {time.strftime('%H:%M:%S')}: {html.escape(str(exc))}"
     engine.generation()
-    what = f"new generation `{report.generation}`" if report.changed else "nothing changed"
+    when = time.strftime("%H:%M:%S")
+    if not report.changed:
+        return f"✓ Checked at {when} ({report.seconds:.1f} s): nothing changed since the last build."
+    changes = [f"{reports.plural(report.chunks_embedded, 'passage')} embedded", f"{report.chunks_reused} reused"]
+    if report.chunks_removed:
+        changes.append(f"{report.chunks_removed} removed")
     return (
-        f"Rebuilt in {report.seconds:.1f} s: {report.notes_seen} notes, {report.chunks_total} passages "
-        f"({report.chunks_embedded} embedded, {report.chunks_reused} reused); links: {report.link_counts().summary()}; "
-        f"{what}."
+        f"✓ Rebuilt at {when} in {report.seconds:.1f} s: {reports.plural(report.notes_seen, 'note')}, "
+        f"{reports.plural(report.chunks_total, 'passage')} ({', '.join(changes)}); links: {report.link_counts().summary()}."
     )

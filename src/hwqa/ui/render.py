@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode, urlsplit
 
 from ..answer import Answer, Citation, ToolCall
 from ..prices import CalcResult, render_price_result
@@ -69,6 +69,61 @@ def _attr(value: str) -> str:
     return html.escape(value, quote=True)
 
 
+REL = "noopener noreferrer nofollow"
+# In a cited passage: [text](url), ![alt](url) (already a plain link, see hwqa.safety), <url>, a bare url.
+_PASSAGE_LINK = re.compile(
+    r"(!?)\[([^\[\]\n]*)\]\((https?://[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)\)|<(https?://[^\s<>]+)>"
+    r"|(https?://[^\s<>\"'`\[\]\x00]*[^\s<>\"'`\[\]\x00.,;:!?)*_~])",
+    re.IGNORECASE,
+)
+_TEXT_ESCAPES = {c: f"&#{ord(c)};" for c in "*_~`[]()!\\<>&\"'|"}
+
+
+def external_link(url: str, *, from_markdown: bool = False) -> str:
+    """An ``<a>`` to ``url`` whose text is exactly ``url``; it opens in a new tab, with no referrer.
+
+    ``from_markdown``: the address of a Markdown link, whose brackets hwqa.safety percent-encoded.
+    """
+    if from_markdown:
+        url = url.replace("%28", "(").replace("%29", ")").replace("%5B", "[").replace("%5D", "]")
+    domain = (urlsplit(url).hostname or "").removeprefix("www.")
+    text = "".join(_TEXT_ESCAPES.get(ch, ch) for ch in url)  # entities: the Markdown renderer shows them as they are
+    return f'<a class="hwqa-ext" href="{_attr(url)}" target="_blank" rel="{REL}" title="{_attr(domain)}, in a new tab">{text}</a>'
+
+
+def _passage_prose(text: str) -> str:
+    links: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        label, url = m.group(2), m.group(3) or m.group(4) or m.group(5)
+        link = external_link(url, from_markdown=m.group(3) is not None)
+        if m.group(3) is not None and label.strip() and label.strip() != url:
+            link = f"{label.strip()}\x00 ({link})"  # the label stays Markdown text; escaped below
+        links.append(link)
+        return f"\x01{len(links) - 1}\x01"
+
+    marked = _PASSAGE_LINK.sub(keep, text.replace("\x00", "").replace("\x01", ""))
+    escaped = _escape_prose(marked)
+
+    def restore(m: re.Match[str]) -> str:
+        label, sep, anchor = links[int(m.group(1))].rpartition("\x00")
+        return (_escape_prose(label) + anchor) if sep else anchor
+
+    return re.sub(r"\x01(\d+)\x01", restore, escaped)
+
+
+def passage_markdown(text: str) -> str:
+    """A cited passage as safe Markdown whose every http(s) address is a real link showing the address."""
+    out = []
+    pos = 0
+    for m in _CODE.finditer(text or ""):
+        out.append(_passage_prose(text[pos : m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_passage_prose((text or "")[pos:]))
+    return "".join(out)
+
+
 def anchor(turn: int, n: int) -> str:
     """The element id of source ``n`` under answer number ``turn``."""
     return f"hwqa-src-{turn}-{n}"
@@ -83,11 +138,13 @@ def link_markers(text: str, turn: int, numbers: set[int]) -> str:
 
 
 def source_href(citation: Citation) -> str | None:
-    """Where a source opens: the article's URL, or the read-only view of the note."""
+    """Where a source opens: the article's URL, or the note viewer at the cited lines."""
     if citation.url and re.match(r"^https?://", citation.url, re.IGNORECASE):
         return citation.url
     if citation.kind == "note" and citation.source:
-        return NOTE_ROUTE + quote(citation.source)
+        section = citation.heading.split("›")[-1].strip()
+        cited = urlencode({"s": section, "q": citation.text[:1500]})
+        return f"{NOTE_ROUTE}{quote(citation.source)}?{cited}#hwqa-cited"
     return None
 
 
@@ -96,7 +153,7 @@ def render_source(citation: Citation, turn: int) -> str:
     href = source_href(citation)
     where = citation.url or citation.source
     link = (
-        f'<a class="hwqa-src-link" href="{_attr(href)}" target="_blank" rel="noopener noreferrer">{html.escape(where)}</a>'
+        f'<a class="hwqa-src-link" href="{_attr(href)}" target="_blank" rel="{REL}">{html.escape(where)}</a>'
         if href
         else html.escape(where)
     )
@@ -107,7 +164,7 @@ def render_source(citation: Citation, turn: int) -> str:
         f'<details class="hwqa-src" id="{anchor(turn, citation.n)}">'
         f"<summary>[{citation.n}] {html.escape(citation.label())}</summary>\n\n"
         f'<p class="hwqa-src-where">{link}{origin}</p>\n\n'
-        f'<div class="hwqa-passage">\n\n{safe_markdown(citation.text)}\n\n</div>\n\n</details>'
+        f'<div class="hwqa-passage">\n\n{passage_markdown(citation.text)}\n\n</div>\n\n</details>'
     )
 
 
@@ -136,12 +193,35 @@ def describe_excluded(result: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _by_default(e: Mapping[str, Any]) -> bool:
+    """Left out by the calculator's own rule (spot/preemptible or reserved prices), not by a filter the person set."""
+    return str(e.get("reason", "")).startswith(f"{e.get('pricing')} pricing")
+
+
+def _names(entries: Sequence[Mapping[str, Any]]) -> str:
+    names = [f"{e.get('hardware')} ({e.get('provider')}, {e.get('pricing')})" for e in entries]
+    return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+
+
 def _excluded_sentence(result: Mapping[str, Any]) -> str:
-    names = [f"{e.get('hardware')} ({e.get('provider')}, {e.get('pricing')})" for e in result.get("excluded") or []]
-    if not names:
+    excluded = list(result.get("excluded") or [])
+    if not excluded:
         return ""
-    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-    return f"Left out by your filters: {shown} (reasons in the calculator step above)."
+    filtered = [e for e in excluded if not _by_default(e)]
+    default = [e for e in excluded if _by_default(e)]
+    lines = []
+    if filtered:
+        lines.append(f"Left out by your filters: {_names(filtered)} (reasons in the calculator step above).")
+    spot = [e for e in default if "interrupted" in str(e.get("reason"))]
+    if spot:
+        lines.append(
+            f"Not counted: {_names(spot)}, since spot/preemptible machines can be taken back; "
+            "tick “Include spot/preemptible prices” to compare them."
+        )
+    other = [e for e in default if e not in spot]
+    if other:
+        lines.append(f"Not counted: {_names(other)}, since those prices need a commitment.")
+    return "\n\n".join(lines)
 
 
 def answer_text(answer: Answer) -> str:
@@ -193,7 +273,9 @@ def render_calculator_step(call: ToolCall) -> str:
         parts.append(f"**Error:** {safe_markdown(str(result['error']))}")
         return "\n\n".join(parts)
     full = replace(CalcResult.from_json(result), excluded=())  # listed below, one per line with provider and pricing
-    parts.append("**Result (every option)**\n\n" + safe_markdown(render_price_result(full, max_rows=10_000)))
+    parts.append(
+        "**Result (every option)**\n\n" + useful_columns_first(safe_markdown(render_price_result(full, max_rows=10_000)))
+    )
     excluded = describe_excluded(result)
     if excluded:
         parts.append("**Left out, and why**\n\n" + "\n".join(f"- {safe_markdown(line)}" for line in excluded))
@@ -202,10 +284,46 @@ def render_calculator_step(call: ToolCall) -> str:
     return "\n\n".join(parts)
 
 
+# The columns a narrow screen must show first: what an option costs and what it gives.
+USEFUL = ("$/h", "cost", "hours", "v100-h", "v100-hours", "$/v100-h", "wall time (h)", "break-even (h)")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def useful_columns_first(markdown: str) -> str:
+    """Pipe tables with their figures (price, hours, V100-h) right after the name column, so a
+    phone shows them without scrolling; the other columns follow in their order."""
+    lines = markdown.split("\n")
+    i = 0
+    while i + 1 < len(lines):
+        header, rule = lines[i].strip(), lines[i + 1].strip()
+        if not (header.startswith("|") and re.fullmatch(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?", rule)):
+            i += 1
+            continue
+        names = _cells(header)
+        useful = [k for k, name in enumerate(names) if name.lower() in USEFUL]
+        anchor = next((k for k, name in enumerate(names) if name.lower() == "hardware"), None)
+        end = i + 2
+        while end < len(lines) and lines[end].strip().startswith("|"):
+            end += 1
+        if useful and anchor is not None:
+            order = [k for k in range(anchor + 1) if k not in useful] + useful
+            order += [k for k in range(len(names)) if k not in order]
+            for j in [i, *range(i + 2, end)]:
+                cells = _cells(lines[j])
+                if len(cells) == len(names):
+                    lines[j] = "| " + " | ".join(cells[k] for k in order) + " |"
+            lines[i + 1] = "|" + "|".join("---" for _ in names) + "|"
+        i = end
+    return "\n".join(lines)
+
+
 def render_answer(answer: Answer, turn: int) -> str:
     """The answer message: the text with linked ``[n]`` markers, then the collapsible sources."""
     numbers = {c.n for c in answer.citations}
-    body = link_markers(safe_markdown(answer_text(answer)), turn, numbers)
+    body = link_markers(useful_columns_first(safe_markdown(answer_text(answer))), turn, numbers)
     sources = render_sources(answer, turn)
     return f"{body}\n\n{sources}" if sources else body
 

@@ -1,0 +1,364 @@
+"""The page's three tabs, their components and events (app.py builds the page and serves it).
+
+Every event hides Gradio's own progress overlay and status announcements: the chat shows its
+"Working…" placeholder and a Stop button, a rebuild writes its progress in place, and a screen
+reader hears the answer, not an untranslated status key.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import gradio as gr
+
+from ..engine import Engine
+from . import conversations, panels, reports
+from .chat import ChatController
+from .filters import filter_choices, kept
+
+QUIET: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
+EXAMPLES = [
+    "How much does a TPU v3 cost per hour?",
+    "TPU or GPU for my budget of $500?",
+    "What hardware does a Google Colab TPU runtime have?",
+    "When is a CPU the better choice?",
+]
+
+
+def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str) -> dict[str, Any]:
+    """The chat: conversations, the answer stream, the box with Send/Stop, filters, examples."""
+    choices = filter_choices(engine)
+    store = gr.BrowserState(None, storage_key="hwqa-chats", secret=secret)
+    cleared = gr.State(None)  # the conversation Clear chat removed, until Undo or the next change
+    with gr.Row(elem_classes=["hwqa-chatbar"], equal_height=True):
+        picker = gr.Dropdown(
+            choices=[],
+            label="Conversation",
+            show_label=False,
+            elem_id="hwqa-conversations",
+            scale=4,
+            min_width=160,
+            interactive=True,
+        )
+        new = gr.Button("New chat", size="sm", scale=0, min_width=90, elem_id="hwqa-new-chat")
+        clear = gr.Button("Clear chat", size="sm", variant="secondary", scale=0, min_width=90, elem_id="hwqa-clear")
+        undo = gr.Button("Undo clear", size="sm", variant="primary", scale=0, min_width=90, visible=False, elem_id="hwqa-undo")
+    chatbot = gr.Chatbot(
+        height=520,
+        label="Conversation with hwqa",
+        show_label=False,
+        elem_classes=["hwqa-chat"],
+        elem_id="hwqa-chatbot",
+        sanitize_html=True,
+        render_markdown=True,
+        allow_tags=False,
+        latex_delimiters=[],
+        buttons=["copy"],
+        feedback_options=None,
+        group_consecutive_messages=False,
+        placeholder="Ask about GPUs, TPUs, CPUs and prices: answers cite your notes and the articles they link to.",
+    )
+    notice = gr.Markdown("", elem_id="hwqa-notice")
+    with gr.Row(equal_height=True):
+        box = gr.Textbox(
+            placeholder="Ask about GPUs, TPUs, CPUs, prices…",
+            label="Your question",
+            show_label=False,
+            scale=8,
+            elem_id="hwqa-input",
+            submit_btn=False,
+            autofocus=True,
+        )
+        send = gr.Button("Send", variant="primary", scale=1, min_width=80, elem_id="hwqa-send")
+        stop = gr.Button("Stop", variant="stop", scale=1, min_width=80, visible=False, elem_id="hwqa-stop")
+    with gr.Row(elem_classes=["hwqa-filters"]):
+        f_tags = gr.Dropdown(
+            choices.tags,
+            value=[],
+            multiselect=True,
+            label="Only notes tagged",
+            info="Empty: search everything.",
+            elem_id="hwqa-filter-tags",
+            scale=2,
+        )
+        f_notes = gr.Dropdown(
+            choices.notes,
+            value=[],
+            multiselect=True,
+            label="Only these notes",
+            info="And the articles they link to.",
+            elem_id="hwqa-filter-notes",
+            scale=2,
+        )
+        spot = gr.Checkbox(
+            label="Include spot/preemptible prices",
+            info="Cheaper, but the machine can be taken back.",
+            elem_id="hwqa-chat-preemptible",
+            scale=1,
+        )
+    with gr.Row(elem_classes=["hwqa-examples"]):
+        example_buttons = [gr.Button(q, size="sm", elem_classes=["hwqa-example"]) for q in EXAMPLES]
+
+    drains: list[Any] = []
+
+    def wire(trigger: Any) -> None:
+        ev = trigger(
+            chat.enqueue,
+            [box, chatbot, f_tags, f_notes, spot],
+            [box, chatbot, notice, send, stop],
+            queue=False,
+            trigger_mode="multiple",
+            **QUIET,
+        )
+        drained = ev.then(
+            chat.drain,
+            [chatbot],
+            [chatbot],
+            concurrency_limit=concurrency,
+            concurrency_id="answers",
+            trigger_mode="multiple",
+            **QUIET,
+        )
+        drains.append(drained)
+        drained.then(chat.save, [chatbot, store], [store, notice, picker, send, stop], queue=False, **QUIET)
+
+    wire(box.submit)
+    wire(send.click)
+    for button, question in zip(example_buttons, EXAMPLES, strict=True):
+        ev = button.click(lambda q=question: q, None, [box], queue=False, **QUIET)
+        wire(ev.then)
+    stop.click(chat.stop, [chatbot, box], [chatbot, notice, box, send, stop], cancels=drains, queue=False, **QUIET).then(
+        chat.save, [chatbot, store], [store, notice, picker, send, stop], queue=False, **QUIET
+    )
+
+    def cleared_view(history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
+        chat.clear(request)
+        kept_store = conversations.with_messages(conversations.load(saved), [])
+        return [], kept_store, "Chat cleared.", gr.update(visible=True), _kept(history) or None, _picker(kept_store)
+
+    clear.click(
+        cleared_view, [chatbot, store], [chatbot, store, notice, undo, cleared, picker], cancels=drains, queue=False, **QUIET
+    )
+
+    def undo_clear(removed: Any, saved: Any) -> tuple[Any, ...]:
+        messages = conversations.load({"chats": [{"id": "x", "messages": removed or []}]})["chats"][0]["messages"]
+        restored = conversations.with_messages(conversations.load(saved), messages)
+        return messages, restored, "", gr.update(visible=False), None, _picker(restored)
+
+    undo.click(undo_clear, [cleared, store], [chatbot, store, notice, undo, cleared, picker], queue=False, **QUIET)
+
+    def shown(saved: Any) -> tuple[Any, ...]:
+        s = conversations.load(saved)
+        return conversations.current(s)["messages"], s, _picker(s), gr.update(visible=False), None, ""
+
+    def start_new(history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
+        chat.clear(request)  # an answer being written stays with the conversation it was asked in
+        return shown(conversations.new_chat(conversations.with_messages(conversations.load(saved), _kept(history))))
+
+    def pick(chat_id: Any, history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
+        s = conversations.load(saved)
+        if chat_id == s["current"]:
+            return (gr.skip(),) * 6
+        chat.clear(request)
+        return shown(conversations.switch(conversations.with_messages(s, _kept(history)), chat_id))
+
+    swap = [chatbot, store, picker, undo, cleared, notice]
+    new.click(start_new, [chatbot, store], swap, cancels=drains, queue=False, **QUIET)
+    picker.input(pick, [picker, chatbot, store], swap, cancels=drains, queue=False, **QUIET)
+    return {
+        "store": store,
+        "chatbot": chatbot,
+        "picker": picker,
+        "undo": undo,
+        "cleared": cleared,
+        "notice": notice,
+        "f_tags": f_tags,
+        "f_notes": f_notes,
+        "swap": swap,
+        "shown": shown,
+    }
+
+
+def _kept(history: Any) -> list[dict[str, Any]]:
+    from .chat import clean_history
+
+    return clean_history(history)
+
+
+def _picker(store: conversations.Store) -> Any:
+    return gr.update(choices=conversations.choices(store), value=store["current"])
+
+
+def prices_tab(engine: Engine) -> dict[str, Any]:
+    """The price table, filtered, and the calculator: errors as one line under the fields."""
+    providers, types = panels.price_choices(engine)
+    gr.Markdown("The price table from your notes (as indexed). Filter it, and let the calculator compare options.")
+    with gr.Row():
+        f_provider = gr.Dropdown(providers, multiselect=True, label="Provider", elem_id="hwqa-provider")
+        f_type = gr.Dropdown(types, multiselect=True, label="Type", elem_id="hwqa-type")
+    prices = gr.Dataframe(
+        value=panels.filtered_prices(engine, [], []),
+        headers=reports.PRICE_COLUMNS,
+        interactive=False,
+        wrap=False,
+        max_height=420,
+        label="Price table",
+        show_label=False,
+        elem_id="hwqa-prices",
+        elem_classes=["hwqa-table"],
+    )
+    gr.Markdown(lambda: panels.price_notes(engine), elem_id="hwqa-price-notes")  # conflicts, left out
+    with gr.Row(elem_classes=["hwqa-fields"]):
+        budget = gr.Number(label="Budget (USD)", elem_id="hwqa-budget", min_width=120)
+        hours = gr.Number(label="Hours", elem_id="hwqa-hours", min_width=120)
+        memory = gr.Number(label="Memory per device (GB)", elem_id="hwqa-memory", min_width=120)
+        devices = gr.Number(label="Devices", value=1, precision=0, elem_id="hwqa-devices", min_width=120)
+        preemptible = gr.Checkbox(label="Include spot/preemptible prices", elem_id="hwqa-preemptible", min_width=120)
+    calc_error = gr.Markdown("", elem_id="hwqa-calc-error", elem_classes=["hwqa-error"])
+    compute = gr.Button("Calculate", variant="primary", elem_id="hwqa-calculate")
+    calc_summary = gr.Markdown(elem_id="hwqa-calc-summary")
+    calc_table = gr.Dataframe(
+        headers=panels.RESULT_COLUMNS["lookup"],
+        interactive=False,
+        wrap=False,
+        label="Calculator result",
+        show_label=False,
+        elem_id="hwqa-calc-table",
+        elem_classes=["hwqa-table"],
+    )
+    chart = gr.HTML(elem_id="hwqa-chart")
+
+    def refilter(p: list[str] | None, t: list[str] | None) -> Any:
+        return panels.filtered_prices(engine, p or [], t or [])
+
+    f_provider.change(refilter, [f_provider, f_type], [prices], **QUIET)
+    f_type.change(refilter, [f_provider, f_type], [prices], **QUIET)
+
+    def run_calc(p: Any, t: Any, b: Any, h: Any, m: Any, d: Any, pre: bool) -> tuple[Any, ...]:
+        problem = panels.field_problem(b, h, m, d)
+        if problem:  # nothing stale stays on screen next to the error
+            return gr.update(value=[], headers=panels.RESULT_COLUMNS["lookup"]), "", "", problem
+        rows, columns, svg, text = panels.calculate(engine, p, t, b, h, m, d, pre)
+        if text.startswith("⚠️"):
+            return gr.update(value=[], headers=columns), "", "", text
+        return gr.update(value=rows, headers=columns), svg, text, ""
+
+    calc_inputs = [f_provider, f_type, budget, hours, memory, devices, preemptible]
+    calc_outputs = [calc_table, chart, calc_summary, calc_error]
+    compute.click(run_calc, calc_inputs, calc_outputs, api_name="calculate", show_progress="hidden")
+    for field in (budget, hours, memory, devices):
+        field.submit(run_calc, calc_inputs, calc_outputs, **QUIET)
+    return {"prices": prices, "f_provider": f_provider, "f_type": f_type}
+
+
+def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts: dict[str, Any]) -> None:
+    """What the index holds: link health first, failures by reason, the links, notes left out; rebuild."""
+    health = gr.Markdown(panels.link_health(engine), elem_id="hwqa-link-health")
+    summary = gr.Markdown(panels.index_summary(engine), elem_id="hwqa-index-summary")
+    with gr.Row():
+        rebuild = gr.Button("Rebuild index", variant="primary", elem_id="hwqa-rebuild", scale=0, min_width=160)
+        problems_only = gr.Checkbox(label="Only links that were not fetched", elem_id="hwqa-problems-only")
+    rebuild_result = gr.Markdown(elem_id="hwqa-rebuild-result")
+    gr.Markdown("### Links not fetched, by reason")
+    by_reason = gr.Dataframe(
+        value=panels.reason_rows(engine),
+        headers=["Reason", "Links"],
+        interactive=False,
+        wrap=True,
+        column_widths=["360px", "70px"],
+        label="Links not fetched, by reason",
+        show_label=False,
+        elem_id="hwqa-reasons",
+        elem_classes=["hwqa-table", "hwqa-wrap"],
+    )
+    gr.Markdown("### Linked articles")
+    link_table = gr.Dataframe(
+        value=panels.link_rows(engine),
+        headers=panels.LINK_COLUMNS,
+        interactive=False,
+        wrap=True,
+        column_widths=["280px", "90px", "280px", "170px", "90px"],
+        max_height=480,
+        label="Linked articles",
+        show_label=False,
+        elem_id="hwqa-links",
+        elem_classes=["hwqa-table", "hwqa-wrap"],
+    )
+    gr.Markdown("### Notes left out or with problems")
+    skipped = gr.Dataframe(
+        value=panels.skipped_rows(engine),
+        headers=["Note", "Reason"],
+        interactive=False,
+        wrap=True,
+        column_widths=["200px", "420px"],
+        label="Notes left out or with problems",
+        show_label=False,
+        elem_id="hwqa-skipped",
+        elem_classes=["hwqa-table", "hwqa-wrap"],
+    )
+    f_tags, f_notes = chat_parts["f_tags"], chat_parts["f_notes"]
+    f_provider, f_type = price_parts["f_provider"], price_parts["f_type"]
+
+    def do_rebuild(only: bool, tags: Any, notes: Any) -> Iterator[tuple[Any, ...]]:
+        steps: queue.Queue[str | None] = queue.Queue()
+        done: dict[str, str] = {}
+
+        def work() -> None:
+            try:
+                done["message"] = panels.rebuild(engine, lambda label, n, total: steps.put(_step(label, n, total)))
+            finally:
+                steps.put(None)
+
+        threading.Thread(target=work, name="hwqa-rebuild", daemon=True).start()
+        skip = (gr.skip(),) * 10
+        yield ("Rebuilding: reading notes…", *skip)
+        last = 0.0
+        while (step := steps.get()) is not None:
+            if time.monotonic() - last > 0.2:
+                last = time.monotonic()
+                yield (f"Rebuilding: {step}", *skip)
+        new_providers, new_types = panels.price_choices(engine)
+        new = filter_choices(engine)
+        yield (
+            done.get("message", "⚠️ Rebuild failed; see the server log."),
+            panels.link_health(engine),
+            panels.index_summary(engine),
+            panels.reason_rows(engine),
+            panels.link_rows(engine, only),
+            panels.skipped_rows(engine),
+            panels.filtered_prices(engine, [], []),
+            gr.update(choices=new_providers, value=[]),
+            gr.update(choices=new_types, value=[]),
+            gr.update(choices=new.tags, value=kept(tags, new.tags)),
+            gr.update(choices=new.notes, value=kept(notes, new.notes)),
+        )
+
+    outputs = [rebuild_result, health, summary, by_reason, link_table, skipped, price_parts["prices"]]
+    rebuild.click(
+        do_rebuild,
+        [problems_only, f_tags, f_notes],
+        [*outputs, f_provider, f_type, f_tags, f_notes],
+        concurrency_limit=1,
+        api_name="rebuild",
+        show_progress="hidden",
+    )
+    problems_only.change(lambda only: panels.link_rows(engine, only), [problems_only], [link_table], **QUIET)
+
+    def refresh_index(only: bool) -> tuple[Any, ...]:
+        return (
+            panels.link_health(engine),
+            panels.index_summary(engine),
+            panels.reason_rows(engine),
+            panels.link_rows(engine, only),
+            panels.skipped_rows(engine),
+        )
+
+    demo.load(refresh_index, [problems_only], [health, summary, by_reason, link_table, skipped], queue=False, **QUIET)
+
+
+def _step(label: str, done: int, total: int) -> str:
+    return f"{label.lower()} ({done} of {total})" if total else f"{label.lower()}…"
