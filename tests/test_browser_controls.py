@@ -208,3 +208,25 @@ def test_screenshots_of_every_tab(browser: Any, app: App, width: int, theme: str
         assert p.outside_requests() == [] and p.errors == []
     finally:
         p.close()
+
+
+def test_a_filtered_question_its_notes_dont_cover_names_the_filter(page: Page) -> None:  # noqa: F811
+    pg = page.page
+    pg.click("#hwqa-filter-tags input")
+    pg.get_by_role("option", name="tpu", exact=True).click()
+    pg.keyboard.press("Escape")
+    answer = page.ask("Which accelerator has zebra stripes?")
+    text = answer.inner_text()
+    assert "I searched only the notes tagged “tpu”" in text and "(your filter)" in text, text
+    assert "don't cover" in text
+    screenshot(pg, "chat-filter-not-covered")
+
+
+def test_the_spot_control_brings_preemptible_prices_in(page: Page) -> None:  # noqa: F811
+    pg = page.page
+    first = page.ask("TPU or GPU for my budget of $500?").inner_text()
+    assert "Left out by your filters" not in first  # no filter was set
+    assert "Not counted: TPU v3-8 (GCP, preemptible)" in first
+    pg.locator("#hwqa-chat-preemptible input[type=checkbox]").check()
+    second = page.ask("TPU or GPU for my budget of $500?").inner_text()
+    assert "Not counted" not in second and "preemptible" in second

@@ -307,3 +307,18 @@ def test_the_spot_control_counts_preemptible_prices_and_unset_filters_are_not_bl
     assert "preemptible" in pricings(engine.ask(question, preemptible=True))
     memory = answer_messages(engine.ask("TPU or GPU for my budget of $500 with at least 64 GB of memory?"), 1)[-1]["content"]
     assert "Left out by your filters: V100 (GCP, on-demand)" in memory  # a filter the person did set
+
+
+def test_a_filtered_question_the_notes_dont_cover_names_the_filter(settings: Settings) -> None:
+    from hwqa.engine import describe_filter
+    from hwqa.retrieve import Filter
+
+    build_index(settings)
+    engine = Engine.load(settings)
+    answer = engine.ask("Which accelerator has zebra stripes?", flt=Filter.of(["tpu"], []))
+    assert not answer.covered
+    assert answer.text.startswith("I searched only the notes tagged “tpu” and the articles they link to (your filter). ")
+    assert "your filter" not in engine.ask("Which accelerator has zebra stripes?").text  # no filter, nothing to name
+    assert describe_filter(Filter.of(["a", "b"], ["x.md"])) == (
+        "the notes tagged “a” or “b” and the note “x.md” and the articles they link to"
+    )

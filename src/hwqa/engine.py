@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import index as store
@@ -71,6 +72,21 @@ def make_answerer(settings: Settings) -> Answerer:
     if settings.llm_backend not in backends:
         raise ConfigError(f"unknown llm_backend '{settings.llm_backend}'; use one of: {', '.join(backends)}")
     return backends[settings.llm_backend]()
+
+
+def describe_filter(flt: Filter) -> str:
+    """The notes a filter admits, in words: 'the notes tagged “prices”', '… or the note “tpu.md”'."""
+
+    def quoted(values: Sequence[str]) -> str:
+        names = [f"“{v}”" for v in values]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" or {names[-1]}"
+
+    parts = []
+    if flt.tags:
+        parts.append(f"the notes tagged {quoted(flt.tags)}")
+    if flt.notes:
+        parts.append(f"the note{'s' if len(flt.notes) > 1 else ''} {quoted(flt.notes)}")
+    return " and ".join(parts) + (" and the articles they link to" if parts else "")
 
 
 class Engine:
@@ -195,6 +211,8 @@ class Engine:
                 else:
                     yield neutralise(item, [h.chunk.url for h in hits])
         assert answer is not None
+        if flt and not answer.covered:  # say which notes were searched: the filter may be why
+            answer = replace(answer, text=f"I searched only {describe_filter(flt)} (your filter). {answer.text}")
         answer = neutralise_answer(answer)  # no live image, raw HTML or outside link reaches a reader
         done = time.perf_counter()
         answer.timings = {
