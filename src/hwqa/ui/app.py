@@ -54,7 +54,7 @@ def build_app(engine: Engine) -> Any:
                     engine, chat, CONCURRENCY, secret="hwqa-chat-" + str(engine.settings.index.resolve())
                 )
             with gr.Tab("Prices", id="prices"):
-                price_parts = layout.prices_tab(engine)
+                price_parts = layout.prices_tab(demo, engine)
             with gr.Tab("Index", id="index"):
                 layout.index_tab(demo, engine, chat_parts, price_parts)
         theme.click(None, js="() => window.hwqaToggleTheme && window.hwqaToggleTheme()")

@@ -33,11 +33,15 @@ CSS += """
 .hwqa-chat details.hwqa-src > summary { cursor: pointer; font-weight: 600; }
 .hwqa-chat .hwqa-passage { max-height: 22em; overflow: auto; font-size: 0.92em; opacity: 0.9; }
 .hwqa-chat a.hwqa-ext { overflow-wrap: anywhere; }
-.hwqa-table table td, .hwqa-table table th { word-break: normal !important; overflow-wrap: normal !important; }
-.hwqa-wrap table td, .hwqa-wrap table th {
-  white-space: normal !important; word-break: normal !important; overflow-wrap: break-word !important; }
-.hwqa-table table, .hwqa-table td, .hwqa-table th { font-family: var(--font) !important; }
+/* Gradio 6 draws a table's body as rows of div.body-cell (a virtual table) under its header <table>. */
+.hwqa-table * { font-family: "hwqa Sans", ui-sans-serif, system-ui, sans-serif !important; }
+.hwqa-table th, .hwqa-table th *, .hwqa-table .body-cell, .hwqa-table .body-cell * {
+  word-break: normal !important; overflow-wrap: normal !important; }
+.hwqa-wrap th, .hwqa-wrap th *, .hwqa-wrap .body-cell, .hwqa-wrap .body-cell * {
+  white-space: normal !important; overflow-wrap: break-word !important; text-overflow: clip !important; }
 .hwqa-chart { max-width: 900px; }
+#hwqa-chart { overflow-x: auto; }
+#hwqa-chart svg { min-width: 600px; }
 #hwqa-notice:empty, #hwqa-calc-error:empty { display: none; }
 .hwqa-error { color: var(--error-text-color, #b91c1c); }
 .hwqa-filters { gap: 0.5em; }

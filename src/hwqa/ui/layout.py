@@ -193,7 +193,7 @@ def _picker(store: conversations.Store) -> Any:
     return gr.update(choices=conversations.choices(store), value=store["current"])
 
 
-def prices_tab(engine: Engine) -> dict[str, Any]:
+def prices_tab(demo: Any, engine: Engine) -> dict[str, Any]:
     """The price table, filtered, and the calculator: errors as one line under the fields."""
     providers, types = panels.price_choices(engine)
     gr.Markdown("The price table from your notes (as indexed). Filter it, and let the calculator compare options.")
@@ -204,14 +204,15 @@ def prices_tab(engine: Engine) -> dict[str, Any]:
         value=panels.filtered_prices(engine, [], []),
         headers=reports.PRICE_COLUMNS,
         interactive=False,
-        wrap=False,
+        wrap=True,
         max_height=420,
         label="Price table",
         show_label=False,
         elem_id="hwqa-prices",
-        elem_classes=["hwqa-table"],
+        elem_classes=["hwqa-table", "hwqa-wrap"],
     )
-    gr.Markdown(lambda: panels.price_notes(engine), elem_id="hwqa-price-notes")  # conflicts, left out
+    price_notes = gr.Markdown(panels.price_notes(engine), elem_id="hwqa-price-notes")  # conflicts, left out
+    demo.load(lambda: panels.price_notes(engine), None, [price_notes], queue=False, **QUIET)  # after a rebuild
     with gr.Row(elem_classes=["hwqa-fields"]):
         budget = gr.Number(label="Budget (USD)", elem_id="hwqa-budget", min_width=120)
         hours = gr.Number(label="Hours", elem_id="hwqa-hours", min_width=120)
@@ -224,11 +225,11 @@ def prices_tab(engine: Engine) -> dict[str, Any]:
     calc_table = gr.Dataframe(
         headers=panels.RESULT_COLUMNS["lookup"],
         interactive=False,
-        wrap=False,
+        wrap=True,
         label="Calculator result",
         show_label=False,
         elem_id="hwqa-calc-table",
-        elem_classes=["hwqa-table"],
+        elem_classes=["hwqa-table", "hwqa-wrap"],
     )
     chart = gr.HTML(elem_id="hwqa-chart")
 
@@ -269,7 +270,7 @@ def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts
         headers=["Reason", "Links"],
         interactive=False,
         wrap=True,
-        column_widths=["360px", "70px"],
+        column_widths=["270px", "60px"],
         label="Links not fetched, by reason",
         show_label=False,
         elem_id="hwqa-reasons",
