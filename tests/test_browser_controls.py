@@ -241,3 +241,9 @@ def test_the_spot_control_brings_preemptible_prices_in(page: Page) -> None:  # n
     pg.locator("#hwqa-chat-preemptible input[type=checkbox]").check()
     second = page.ask("TPU or GPU for my budget of $500?").inner_text()
     assert "Not counted" not in second and "preemptible" in second
+
+
+def test_a_follow_up_says_what_it_reused(page: Page) -> None:  # noqa: F811
+    page.ask("How much does a TPU v3 cost per hour?")
+    text = page.ask("and with $1000?").inner_text()
+    assert text.startswith("Using TPU v3 from your earlier question."), text

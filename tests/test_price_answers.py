@@ -234,3 +234,26 @@ def test_prices_without_an_index_says_to_build_one_or_read_the_notes(hash_env: S
         """,
     )
     assert _prices("--notes", str(other)) == {"RTX 4090": 0.5}
+
+
+def test_a_follow_up_says_what_it_reused_and_reuses_only_the_turn_it_follows(tmp_path: Path) -> None:
+    from tests.browser_support import PRICES
+    from tests.conftest import built_hash_index, write_note
+
+    write_note(tmp_path / "notes", "prices.md", PRICES)
+    engine = Engine.load(built_hash_index(tmp_path))
+
+    def asked(*turns: str) -> str:
+        history: list[dict[str, str]] = []
+        for turn in turns[:-1]:
+            history += [{"role": "user", "content": turn}, {"role": "assistant", "content": engine.ask(turn, history).text}]
+        return engine.ask(turns[-1], history).text
+
+    reused = asked("How much does a TPU v3 cost per hour?", "and with $1000?")
+    assert reused.startswith("Using TPU v3 from your earlier question.")
+    budget = asked("TPU or GPU for my budget of $500?", "and with 8 GPUs?")
+    assert budget.startswith("Using the budget of $500 from your earlier question.")  # not the GPUs it names itself
+    # a question in between that is not about prices: nothing is carried over from two turns back
+    fresh = asked("How much does a TPU v3 cost per hour?", "Which accelerator has zebra stripes?", "and with $1000?")
+    assert "earlier question" not in fresh and "A100 40GB" in fresh
+    assert "earlier question" not in asked("TPU or GPU for my budget of $500?")

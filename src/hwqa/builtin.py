@@ -86,7 +86,8 @@ class BuiltinAnswerer:
             return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
         call = ToolCall(price.name, arguments, result.to_json())
         explicit = any(o.row.origin == "price table" for o in result.options) or not result.options
-        return compose_price_answer(
+        carried = price.reused(question, history, request)
+        answer = compose_price_answer(
             render_price_result(result),
             price.sources(result),
             call,
@@ -94,6 +95,9 @@ class BuiltinAnswerer:
             price.caveats(),
             "your price table" if explicit else "your notes",
         )
+        if carried:  # a follow-up says what it took from the question before
+            answer.text = f"Using {carried} from your earlier question.\n\n{answer.text}"
+        return answer
 
     def advice(self, hits: Sequence[Hit], names: Sequence[str], limit: int = 2) -> Answer:
         """What the passages advise about the hardware compared: the first ``limit`` sentences or items

@@ -247,15 +247,41 @@ Message = Mapping[str, Any]
 
 
 def price_request(question: str, history: Sequence[Message], table: PriceTable) -> CalcRequest | None:
-    """The calculator request a question asks for, with context from earlier turns ("and with $1000?")."""
+    """The calculator request a question asks for, with context from earlier turns ("and with $1000?"):
+    only from the turn it follows, so a question in between that is not about prices ends the chain."""
     previous: CalcRequest | None = None
     for message in history:
         if message.get("role") == "user":
-            previous = parse_price_question(str(message.get("content", "")), table, previous) or previous
+            previous = parse_price_question(str(message.get("content", "")), table, previous)
     request = parse_price_question(question, table, previous)
     if request is None or not any(getattr(request, k) for k in _COMPUTABLE):
         return None
     return request
+
+
+def reused(request: CalcRequest, alone: CalcRequest | None) -> str:
+    """What ``request`` took from the turn before, in words ('TPU v3', '$500', '8 devices'): the parts
+    the question alone (``alone``) does not state. '' when it took nothing."""
+    base = alone or CalcRequest()
+    parts: list[str] = []
+    names = [n for n in dict.fromkeys([request.hardware or "", *request.compare]) if n]
+    if names and names != [n for n in dict.fromkeys([base.hardware or "", *base.compare]) if n]:
+        parts.append(" and ".join(names))
+    if request.budget_usd is not None and request.budget_usd != base.budget_usd:
+        parts.append(f"the budget of ${request.budget_usd:,.0f}")
+    if request.hours is not None and request.hours != base.hours:
+        parts.append(f"{request.hours:g} hours")
+    if request.v100_hours is not None and request.v100_hours != base.v100_hours:
+        parts.append(f"{request.v100_hours:g} V100-hours")
+    if request.devices != base.devices:
+        parts.append(f"{request.devices} devices")
+    if request.min_memory_gb is not None and request.min_memory_gb != base.min_memory_gb:
+        parts.append(f"at least {request.min_memory_gb:g} GB per device")
+    if request.types != base.types and set(request.types) != set(HARDWARE_TYPES):
+        parts.append(" and ".join(t.upper() + "s" for t in request.types))
+    if request.providers and request.providers != base.providers:
+        parts.append(" and ".join(request.providers))
+    return ", ".join(parts)
 
 
 def _evidence_lines(row: PriceRow) -> list[str]:
@@ -309,6 +335,11 @@ class PriceTool(Tool):
             return None
         request = price_request(question, history, self.table)
         return replace(request, allow_preemptible=True) if request is not None and self.preemptible else request
+
+    def reused(self, question: str, history: Sequence[Message], request: CalcRequest) -> str:
+        """What the planned ``request`` took from the turn before ``question`` ('' when nothing)."""
+        # the question over a blank earlier request: what it states itself, as a follow-up would be read
+        return reused(request, parse_price_question(question, self.table, CalcRequest())) if history else ""
 
     def compute(self, request: CalcRequest) -> CalcResult:
         """The calculator's result for ``request`` over this generation's table (see :func:`check_and_calculate`)."""
