@@ -25,7 +25,6 @@ import re
 import secrets
 import shutil
 import sqlite3
-import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,18 +37,23 @@ from .atomic import disk_error, fsync_dir, write_atomic
 from .chunk import Chunk
 from .errors import IndexCorruptError, IndexMismatchError, IndexMissingError
 from .keywords import fts_query, idents_column
-from .pointer import GEN_NAME, POINTER_MAX_BYTES, read_pointer
+
+# The live pointer lives in pointer.py; its names are re-exported, callers use them as index.*
+from .pointer import CURRENT as CURRENT
+from .pointer import REBUILD_HINT as REBUILD_HINT
+from .pointer import current_generation_dir as current_generation_dir
+from .pointer import quarantine as quarantine
+from .pointer import remove_litter as remove_litter
+from .pointer import switch_to as switch_to
 
 # BM25 column weights: title, heading, tags and aliases, text, whole identifiers.
 BM25_WEIGHTS = (3.0, 2.0, 2.0, 1.0, 4.0)
 
 FORMAT = 2  # 2: the FTS table holds title, heading, tags/aliases, text and whole identifiers
 READABLE_FORMATS = (1, 2)  # a build may reuse the vectors of these; queries need FORMAT
-CURRENT = "CURRENT"
 VECTORS = "vectors.faiss"
 DOCSTORE = "docstore.sqlite"
 MANIFEST = "manifest.json"
-REBUILD_HINT = "run 'hwqa index' to rebuild it"
 
 _SCHEMA = """
 CREATE TABLE chunks (
@@ -106,33 +110,6 @@ class StoredChunk:
     ordinal: int
     text: str
     meta: dict[str, Any]
-
-
-def current_generation_dir(index_dir: Path) -> Path | None:
-    """The live generation's folder, or None when no index has been built.
-
-    ``CURRENT`` is read as bytes (see :func:`hwqa.pointer.read_pointer`) and must hold one ASCII generation
-    name; that generation must be a real folder inside ``index_dir`` (a symlink is refused, wherever
-    it points). Anything else is an :class:`IndexCorruptError` whose one line says to rebuild;
-    ``hwqa index`` then builds afresh and replaces the pointer.
-    """
-    pointer = index_dir / CURRENT
-    data = read_pointer(pointer, REBUILD_HINT)
-    if data is None:
-        return None
-    name = data.strip(b" \t\r\n")
-    if len(data) > POINTER_MAX_BYTES or not GEN_NAME.fullmatch(name.decode("ascii", "replace")):
-        raise IndexCorruptError(f"{pointer} does not name a generation; {REBUILD_HINT}")
-    gen_dir = index_dir / name.decode("ascii")
-    try:
-        mode = os.lstat(gen_dir).st_mode
-    except FileNotFoundError:
-        return gen_dir  # said by whoever opens it (a build may just have pruned it)
-    except OSError as exc:
-        raise IndexCorruptError(f"cannot read {gen_dir} ({exc.strerror}); {REBUILD_HINT}") from None
-    if stat.S_ISLNK(mode):
-        raise IndexCorruptError(f"index generation {gen_dir.name} is a symlink, not a folder of this index; {REBUILD_HINT}")
-    return gen_dir
 
 
 class Generation:
@@ -482,62 +459,3 @@ def _write_generation(
     fsync_dir(index_dir)
     step(3)
     return final
-
-
-def quarantine(gen_dir: Path) -> Path:
-    """Move a damaged generation aside (never delete it) and return where it went."""
-    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
-    target = gen_dir.with_name(f"damaged-{gen_dir.name}-{stamp}")
-    os.replace(gen_dir, target)
-    return target
-
-
-def remove_litter(index_dir: Path) -> list[str]:
-    """Remove what a build killed mid-write or mid-switch left: ``.*.tmp`` files and ``.gen-*.partial`` folders.
-
-    Only the top of the index folder is cleaned, under the build lock (readers never write there).
-    Returns the names removed.
-    """
-    removed: list[str] = []
-    if not index_dir.is_dir():
-        return removed
-    for tmp in index_dir.glob(".*.tmp"):
-        if tmp.is_file() or tmp.is_symlink():
-            tmp.unlink(missing_ok=True)
-            removed.append(tmp.name)
-    for partial in index_dir.glob(".gen-*.partial"):
-        shutil.rmtree(partial, ignore_errors=True)
-        removed.append(partial.name)
-    return removed
-
-
-def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
-    """Make ``gen_dir`` live in one atomic step, then prune old generations.
-
-    What is kept is decided by what was live, not by name order: the new live generation and
-    (with ``keep`` >= 2) the one that was live just before it, which readers may still hold open.
-    Any other ``gen-*`` folder (older ones, and orphans of builds killed before their switch) is
-    removed, as is the litter :func:`remove_litter` removes.
-    """
-    try:
-        before = current_generation_dir(index_dir)
-    except IndexCorruptError:
-        before = None
-    try:
-        write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
-    except BaseException as exc:
-        if before is None or before.name != gen_dir.name:
-            shutil.rmtree(gen_dir, ignore_errors=True)  # never live: it only takes room
-        error = disk_error(exc, index_dir)
-        if error is not None:
-            raise error from None
-        raise
-    kept = {gen_dir.name}
-    if keep >= 2 and before is not None:
-        kept.add(before.name)
-    for old in index_dir.glob("gen-*"):
-        if old.is_symlink():  # never a generation of this index (readers refuse it): the link goes, not its target
-            old.unlink(missing_ok=True)
-        elif old.is_dir() and old.name not in kept:
-            shutil.rmtree(old, ignore_errors=True)
-    remove_litter(index_dir)

@@ -1,22 +1,40 @@
-"""Reading the index's live pointer (``CURRENT``) without trusting it.
+"""The index's live pointer (``CURRENT``): read without trusting it, switched atomically, pruned after.
 
 The pointer names the live generation. Whatever is found in its place (a FIFO, a symlink, a
 device, megabytes of junk, bytes that are not UTF-8) is refused with one line, in bounded time: it
 is opened non-blocking without following a symlink, must be a regular file, and at most
-:data:`POINTER_MAX_BYTES` + 1 bytes are read.
+:data:`POINTER_MAX_BYTES` + 1 bytes are read. A switch replaces it with one atomic rename, then
+removes every generation but the new one and the one live before it, and the litter of killed
+builds.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import errno
 import os
 import re
+import shutil
 import stat
 from pathlib import Path
 
+from .atomic import disk_error, write_atomic
 from .errors import IndexCorruptError
 
-__all__ = ["GEN_NAME", "POINTER_MAX_BYTES", "read_pointer"]
+__all__ = [
+    "CURRENT",
+    "GEN_NAME",
+    "POINTER_MAX_BYTES",
+    "REBUILD_HINT",
+    "current_generation_dir",
+    "quarantine",
+    "read_pointer",
+    "remove_litter",
+    "switch_to",
+]
+
+CURRENT = "CURRENT"
+REBUILD_HINT = "run 'hwqa index' to rebuild it"
 
 POINTER_MAX_BYTES = 256  # a CURRENT file longer than this is not a generation name
 GEN_NAME = re.compile(r"gen-[0-9A-Za-z-]{1,64}")
@@ -46,3 +64,89 @@ def read_pointer(pointer: Path, hint: str) -> bytes | None:
         raise IndexCorruptError(f"cannot read {pointer} ({exc.strerror}); {hint}") from None
     finally:
         os.close(fd)
+
+
+def current_generation_dir(index_dir: Path) -> Path | None:
+    """The live generation's folder, or None when no index has been built.
+
+    ``CURRENT`` is read as bytes (see :func:`read_pointer`) and must hold one ASCII generation
+    name; that generation must be a real folder inside ``index_dir`` (a symlink is refused, wherever
+    it points). Anything else is an :class:`IndexCorruptError` whose one line says to rebuild;
+    ``hwqa index`` then builds afresh and replaces the pointer.
+    """
+    pointer = index_dir / CURRENT
+    data = read_pointer(pointer, REBUILD_HINT)
+    if data is None:
+        return None
+    name = data.strip(b" \t\r\n")
+    if len(data) > POINTER_MAX_BYTES or not GEN_NAME.fullmatch(name.decode("ascii", "replace")):
+        raise IndexCorruptError(f"{pointer} does not name a generation; {REBUILD_HINT}")
+    gen_dir = index_dir / name.decode("ascii")
+    try:
+        mode = os.lstat(gen_dir).st_mode
+    except FileNotFoundError:
+        return gen_dir  # said by whoever opens it (a build may just have pruned it)
+    except OSError as exc:
+        raise IndexCorruptError(f"cannot read {gen_dir} ({exc.strerror}); {REBUILD_HINT}") from None
+    if stat.S_ISLNK(mode):
+        raise IndexCorruptError(f"index generation {gen_dir.name} is a symlink, not a folder of this index; {REBUILD_HINT}")
+    return gen_dir
+
+
+def quarantine(gen_dir: Path) -> Path:
+    """Move a damaged generation aside (never delete it) and return where it went."""
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
+    target = gen_dir.with_name(f"damaged-{gen_dir.name}-{stamp}")
+    os.replace(gen_dir, target)
+    return target
+
+
+def remove_litter(index_dir: Path) -> list[str]:
+    """Remove what a build killed mid-write or mid-switch left: ``.*.tmp`` files and ``.gen-*.partial`` folders.
+
+    Only the top of the index folder is cleaned, under the build lock (readers never write there).
+    Returns the names removed.
+    """
+    removed: list[str] = []
+    if not index_dir.is_dir():
+        return removed
+    for tmp in index_dir.glob(".*.tmp"):
+        if tmp.is_file() or tmp.is_symlink():
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp.name)
+    for partial in index_dir.glob(".gen-*.partial"):
+        shutil.rmtree(partial, ignore_errors=True)
+        removed.append(partial.name)
+    return removed
+
+
+def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
+    """Make ``gen_dir`` live in one atomic step, then prune old generations.
+
+    What is kept is decided by what was live, not by name order: the new live generation and
+    (with ``keep`` >= 2) the one that was live just before it, which readers may still hold open.
+    Any other ``gen-*`` folder (older ones, and orphans of builds killed before their switch) is
+    removed, as is the litter :func:`remove_litter` removes.
+    """
+    try:
+        before = current_generation_dir(index_dir)
+    except IndexCorruptError:
+        before = None
+    try:
+        write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
+    except BaseException as exc:
+        if before is None or before.name != gen_dir.name:
+            shutil.rmtree(gen_dir, ignore_errors=True)  # never live: it only takes room
+        error = disk_error(exc, index_dir)
+        if error is not None:
+            raise error from None
+        raise
+    kept = {gen_dir.name}
+    if keep >= 2 and before is not None:
+        kept.add(before.name)
+    for old in index_dir.glob("gen-*"):
+        if old.is_symlink():  # never a generation of this index (readers refuse it): the link goes, not its target
+            old.unlink(missing_ok=True)
+        elif old.is_dir() and old.name not in kept:
+            shutil.rmtree(old, ignore_errors=True)
+    remove_litter(index_dir)
