@@ -57,6 +57,9 @@ def test_the_note_viewer_shows_the_cited_lines_highlighted_without_front_matter(
     text = viewer.inner_text("body")
     assert "aliases:" not in text and "draft: false" not in text and "---" not in text  # no front matter
     assert viewer.locator("h2", has_text="Colab").count() == 1  # rendered Markdown, not the raw text
+    viewer.evaluate("() => document.fonts.ready")
+    assert viewer.evaluate("() => getComputedStyle(document.body).fontFamily").startswith('"hwqa Sans"')
+    assert viewer.evaluate("() => [...document.fonts].some((f) => f.family.includes('hwqa Sans') && f.status === 'loaded')")
     screenshot(viewer, "note-viewer")
     viewer.close()
 

@@ -17,14 +17,16 @@ FONT_DIR = Path(__file__).resolve().parent / "fonts"
 FONTS = ("DejaVuSansCondensed.woff2", "DejaVuSansCondensed-Bold.woff2")
 FONT_FAMILY = "hwqa Sans"
 
-CSS = f"""
+FONT_FACES = f"""
 @font-face {{ font-family: "{FONT_FAMILY}"; src: url("{FONT_ROUTE}{FONTS[0]}") format("woff2");
   font-weight: 100 550; font-style: normal; font-display: swap; }}
 @font-face {{ font-family: "{FONT_FAMILY}"; src: url("{FONT_ROUTE}{FONTS[1]}") format("woff2");
   font-weight: 551 900; font-style: normal; font-display: swap; }}
 """
 
-CSS += """
+CSS = (
+    FONT_FACES
+    + """
 .hwqa-chat .message-content table, .hwqa-chat .prose table { display: block; overflow-x: auto; max-width: 100%; }
 .hwqa-chat .message-content th, .hwqa-chat .message-content td {
   word-break: normal !important; overflow-wrap: normal !important; hyphens: none; white-space: nowrap; }
@@ -57,6 +59,7 @@ CSS += """
   .hwqa-fields > .hwqa-wide, #hwqa-preemptible { min-width: 100% !important; }
 }
 """
+)
 
 # Clicking a [n] marker opens its source; the theme button switches light/dark without a reload;
 # links that open a new tab carry rel="noopener noreferrer nofollow" (Gradio's sanitizer writes its own rel).

@@ -19,19 +19,25 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..notes import parse_note
+from .assets import FONT_FACES
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; img-src 'none'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'self'"
+)
 REL = "noopener noreferrer nofollow"
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _MARKED = ("paragraph_open", "tr_open", "list_item_open", "heading_open", "blockquote_open")
 _MIN_WORDS = 2  # a line of one word ("Notes", "|---|") is not evidence of a citation
 
-STYLE = """
+STYLE = (
+    FONT_FACES
+    + """
 :root { color-scheme: light dark; --mark: #fff3c4; --fg: #1f2328; --bg: #fff; --muted: #59636e; --line: #d1d9e0; }
 @media (prefers-color-scheme: dark) {
   :root { --mark: #4d3f00; --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #3d444d; } }
-body { font: 16px/1.55 "hwqa Sans", "Liberation Sans", Arial, sans-serif; color: var(--fg); background: var(--bg);
+body { font: 16px/1.55 "hwqa Sans", ui-sans-serif, sans-serif; color: var(--fg); background: var(--bg);
        max-width: 52rem; margin: 0 auto; padding: 1rem; overflow-wrap: anywhere; }
 header { color: var(--muted); font-size: 0.9em; border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
 .hwqa-cited { background: var(--mark); outline: 2px solid var(--mark); border-radius: 2px; }
@@ -41,6 +47,7 @@ pre { overflow-x: auto; padding: 0.5em; border: 1px solid var(--line); }
 code { font-family: "Liberation Mono", monospace; }
 .hwqa-domain { color: var(--muted); font-size: 0.85em; }
 """
+)
 
 
 def _words(text: str) -> list[str]:
