@@ -322,3 +322,11 @@ def test_a_filtered_question_the_notes_dont_cover_names_the_filter(settings: Set
     assert describe_filter(Filter.of(["a", "b"], ["x.md"])) == (
         "the notes tagged “a” or “b” and the note “x.md” and the articles they link to"
     )
+
+
+def test_an_empty_store_always_reads_as_the_same_conversation() -> None:
+    from hwqa.ui import conversations as conv
+
+    # the page load and an answer's save may both read the store before the browser kept it:
+    # they must agree on which conversation is shown, or switching would stop the answer
+    assert conv.load(None)["current"] == conv.load(None)["current"] == conv.with_messages(None, [])["current"]

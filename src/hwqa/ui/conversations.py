@@ -12,6 +12,7 @@ from typing import Any
 
 from ..prompt import flatten_content
 
+FIRST = "c-first"  # the first conversation's id: the same however often an empty store is read
 MAX_CHATS = 30  # the oldest conversations beyond this are forgotten
 MAX_MESSAGES = 200  # per conversation, the newest kept
 Store = dict[str, Any]
@@ -34,7 +35,7 @@ def title_of(messages: Messages) -> str:
 def load(saved: Any) -> Store:
     """The store as saved, checked (anything else, or nothing, is one empty conversation)."""
     if isinstance(saved, list):  # the one conversation an older page kept
-        chats = [{"id": _new_id(), "messages": saved}] if saved else []
+        chats = [{"id": FIRST, "messages": saved}] if saved else []
     elif isinstance(saved, dict) and isinstance(saved.get("chats"), list):
         chats = [c for c in saved["chats"] if isinstance(c, dict) and isinstance(c.get("id"), str)]
     else:
@@ -44,7 +45,7 @@ def load(saved: Any) -> Store:
         messages = [m for m in c.get("messages") or [] if isinstance(m, dict)][-MAX_MESSAGES:]
         out.append({"id": c["id"][:40], "title": title_of(messages), "messages": messages})
     if not out:
-        out = [{"id": _new_id(), "title": "New chat", "messages": []}]
+        out = [{"id": FIRST, "title": "New chat", "messages": []}]
     ids = {c["id"] for c in out}
     current = saved.get("current") if isinstance(saved, dict) else None
     return {"current": current if current in ids else out[0]["id"], "chats": out}
@@ -59,7 +60,7 @@ def choices(store: Store) -> list[tuple[str, str]]:
     return [(c["title"], c["id"]) for c in store["chats"]]
 
 
-def with_messages(store: Store, messages: Messages) -> Store:
+def with_messages(store: Any, messages: Messages) -> Store:
     """The store with the current conversation's messages replaced (it moves to the top of the list)."""
     store = load(store)
     chat = current(store)
