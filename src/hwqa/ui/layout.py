@@ -138,10 +138,16 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
     def cleared_view(history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
         chat.clear(request)
         kept_store = conversations.with_messages(conversations.load(saved), [])
-        return [], kept_store, "Chat cleared.", gr.update(visible=True), _kept(history) or None, _picker(kept_store)
+        removed = _kept(history) or None
+        return [], kept_store, "Chat cleared.", gr.update(visible=True), removed, _picker(kept_store), *_idle()
 
     clear.click(
-        cleared_view, [chatbot, store], [chatbot, store, notice, undo, cleared, picker], cancels=drains, queue=False, **QUIET
+        cleared_view,
+        [chatbot, store],
+        [chatbot, store, notice, undo, cleared, picker, send, stop],
+        cancels=drains,
+        queue=False,
+        **QUIET,
     )
 
     def undo_clear(removed: Any, saved: Any) -> tuple[Any, ...]:
@@ -153,7 +159,7 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
 
     def shown(saved: Any) -> tuple[Any, ...]:
         s = conversations.load(saved)
-        return conversations.current(s)["messages"], s, _picker(s), gr.update(visible=False), None, ""
+        return conversations.current(s)["messages"], s, _picker(s), gr.update(visible=False), None, "", *_idle()
 
     def start_new(history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
         chat.clear(request)  # an answer being written stays with the conversation it was asked in
@@ -162,11 +168,11 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
     def pick(chat_id: Any, history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
         s = conversations.load(saved)
         if chat_id == s["current"]:
-            return (gr.skip(),) * 6
+            return (gr.skip(),) * 8
         chat.clear(request)
         return shown(conversations.switch(conversations.with_messages(s, _kept(history)), chat_id))
 
-    swap = [chatbot, store, picker, undo, cleared, notice]
+    swap = [chatbot, store, picker, undo, cleared, notice, send, stop]
     new.click(start_new, [chatbot, store], swap, cancels=drains, queue=False, **QUIET)
     picker.input(pick, [picker, chatbot, store], swap, cancels=drains, queue=False, **QUIET)
     return {
@@ -181,6 +187,11 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
         "swap": swap,
         "shown": shown,
     }
+
+
+def _idle() -> tuple[Any, Any]:
+    """Send shown, Stop hidden: nothing is being answered (after Clear chat, New chat or a switch)."""
+    return gr.update(visible=True), gr.update(visible=False)
 
 
 def _kept(history: Any) -> list[dict[str, Any]]:
