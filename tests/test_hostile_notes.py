@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 
 from hwqa.build import build_index
 from hwqa.cli import app
-from hwqa.notes import load_notes, parse_note
+from hwqa.notes import YAML_MAX_DEPTH, NoteSkipped, load_notes, parse_note
 from hwqa.settings import Settings, load_settings
 
 from .conftest import REPO, write_note
@@ -34,6 +34,7 @@ from .conftest import REPO, write_note
 MB = 1 << 20
 CHILD_DATA_LIMIT = 1024 * MB  # the child is killed (MemoryError) long before an alias bomb gets anywhere
 HANG_GUARD_S = 120  # not a speed assertion: only stops a regression from hanging the suite
+TOO_DEEP = f"front matter is nested more than {YAML_MAX_DEPTH} levels deep"  # hwqa's words, whatever the YAML parser
 
 # Nine levels of nine aliases: 9**9 (387 million) strings once expanded, in 700 bytes.
 _BOMB_LEVELS = "\n".join(
@@ -136,8 +137,9 @@ def test_yaml_alias_bombs_are_skipped_by_name_in_bounded_memory(tmp_path: Path, 
     assert "Deep body." in out["notes"]["deep.md"]["body"]
     assert "Deep block body." in out["notes"]["deep-block.md"]["body"]
     assert "Huge body." in out["notes"]["huge.md"]["body"]
-    for name, why in (("deep.md", "levels deep"), ("deep-block.md", "levels deep"), ("huge.md", "longer than")):
-        assert any(w.startswith(f"{name}:2: ") and why in w for w in out["warnings"]), (name, out["warnings"])
+    for name in ("deep.md", "deep-block.md"):
+        assert f"{name}:2: {TOO_DEEP}; indexed the body only" in out["warnings"], (name, out["warnings"])
+    assert any(w.startswith("huge.md:2: ") and "longer than" in w for w in out["warnings"]), out["warnings"]
     assert "refers to itself" in out["skipped"]["self-ref.md"]
     assert set(out["notes"]) == {"ok.md", "anchors.md", "deep.md", "deep-block.md", "huge.md"}
     assert out["notes"]["anchors.md"]["tags"] == ["gpu", "tpu"]
@@ -154,6 +156,65 @@ def test_yaml_alias_bombs_are_skipped_by_name_in_bounded_memory(tmp_path: Path, 
         peak_mb=round(out["peak_bytes"] / MB, 1),
         child_maxrss_mb=round(out["maxrss_kb"] / 1024, 1),
     )
+
+
+def _loaders() -> list[Any]:
+    """PyYAML's pure-Python safe loader, and its libyaml one where this PyYAML was built with it."""
+    import yaml
+
+    return [yaml.SafeLoader, *([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])]
+
+
+def test_front_matter_guard_warns_the_same_with_the_pure_python_and_the_libyaml_parser(record_property: Any) -> None:
+    anchor = "[" * 40 + "x" + "]" * 40
+    # (front matter, line of the warning); the first six meet hwqa's own guards, measured before
+    # (nesting) or beside (aliases) the parser; the last two a parser error, which hwqa words too
+    notes = {
+        "flow.md": ("tags: " + "[" * 5_000 + "]" * 5_000, 2),
+        "block.md": ("- " * 5_000 + "x", 2),
+        "mapping.md": ("".join(f"{' ' * i}k{i}:\n" for i in range(100)) + " " * 100 + "leaf", YAML_MAX_DEPTH + 2),
+        "crlf.md": ("title: ok\r\ntags:\r\n" + "- " * 3_000 + "x\r", 4),
+        "mixed.md": ("title: ok\nk:\n  - - - {a: [" + "[" * 70 + "]" * 70 + "]}", 4),
+        "via-alias.md": (f"base: &d {anchor}\ntags: {'[' * 40}*d{']' * 40}", 3),
+        "colon.md": ("title: ok\ntags: GPU: the guide", 3),
+        "bracket.md": ("title: ok\ntags: [a, b\n", 5),
+    }
+    parser_errors = ("colon.md", "bracket.md")
+    fine = {
+        "scalar-text.md": "title: Deep text\nnote: |\n" + "".join(f"  {'  ' * i}- line {i}\n" for i in range(80)) + "tags: [gpu]",
+        "quoted.md": "title: '[[[ not a list ]]]'\ntags: [gpu, tpu]",
+        "anchors.md": "base: &b [gpu, tpu]\ntags: *b",
+        "nested-ok.md": "tags:\n  - - - [a, {b: [c]}]\ntitle: Nested",
+    }
+    outcomes = []
+    for loader in _loaders():
+        seen: dict[str, Any] = {}
+        for name, (front, _) in notes.items():
+            note = parse_note(f"---\n{front}\n---\n# {name}\nThe body stays.\n", name, yaml_loader=loader)
+            assert "The body stays." in note.body and note.tags == (), (loader, name)
+            seen[name] = note.warnings
+        for name, front in fine.items():
+            note = parse_note(f"---\n{front}\n---\nbody\n", name, yaml_loader=loader)
+            assert note.warnings == () and note.tags, (loader, name, note.warnings)
+            seen[name] = note.tags
+        for key in ("tags", "aliases"):
+            with pytest.raises(NoteSkipped, match="alias"):
+                parse_note(bomb(key), "bomb.md", yaml_loader=loader)
+        with pytest.raises(NoteSkipped, match="refers to itself"):
+            parse_note("---\ntags: &s [a, *s]\n---\nbody\n", "self.md", yaml_loader=loader)
+        for name, (_, line) in notes.items():
+            why = "broken front matter (" if name in parser_errors else f"{TOO_DEEP}; indexed the body only"
+            assert len(seen[name]) == 1 and seen[name][0].startswith(f"{name}:{line}: {why}"), (loader, name, seen[name])
+        outcomes.append(seen)
+    # the guard's warnings are word for word the same; a parser's own error differs only after the line
+    first = outcomes[0]
+    for other in outcomes[1:]:
+        for name in (*notes, *fine):
+            if name in parser_errors:
+                assert other[name][0].split(": ")[0] == first[name][0].split(": ")[0], (name, first[name], other[name])
+            else:
+                assert other[name] == first[name], (name, first[name], other[name])
+    figure(record_property, "hostile-yaml/same-with-every-parser", parsers=len(outcomes), notes=len(notes) + len(fine) + 3)
 
 
 def test_yaml_python_tags_execute_nothing(tmp_path: Path, record_property: Any) -> None:

@@ -4,10 +4,13 @@ A note that cannot be decoded as UTF-8 (or looks binary) is reported and skipped
 front matter is broken is still loaded (body only) with a warning that names the file and line.
 
 Hostile input costs bounded time and memory: front matter is parsed with PyYAML's safe loader
-(no tags that build Python objects), is at most :data:`FM_MAX_CHARS` long, and may expand to at
-most :data:`YAML_MAX_NODES` nodes once its aliases are resolved (an alias bomb is skipped, not
-expanded). Only regular files are read, at most ``max_bytes`` of each; every path is resolved and
-a symlink whose target lies outside the notes folder is skipped unless ``follow_outside_symlinks``.
+(no tags that build Python objects), is at most :data:`FM_MAX_CHARS` long, is nested at most
+:data:`YAML_MAX_DEPTH` levels deep, and may expand to at most :data:`YAML_MAX_NODES` nodes once its
+aliases are resolved (an alias bomb is skipped, not expanded). hwqa measures length and nesting
+itself before any YAML parser sees the text, and aliases on the composed (unexpanded) node graph, so
+its warnings are its own and the same with any PyYAML, with or without libyaml. Only regular files
+are read, at most ``max_bytes`` of each; every path is resolved and a symlink whose target lies
+outside the notes folder is skipped unless ``follow_outside_symlinks``.
 """
 
 from __future__ import annotations
@@ -122,7 +125,64 @@ class _Budget(Exception):
 
 
 class _TooDeep(ValueError):
-    """Front matter nested deeper than :data:`YAML_MAX_DEPTH` (broken: the body is still indexed)."""
+    """Front matter nested deeper than :data:`YAML_MAX_DEPTH` (broken: the body is still indexed).
+
+    ``line`` is the 0-based line of the front matter text where the nesting passed the limit.
+    """
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"front matter is nested more than {YAML_MAX_DEPTH} levels deep")
+        self.line = line
+
+
+# A block entry ('- ' or '? ', after any anchors and tags): one more nesting level on the same line.
+_ENTRY_RE = re.compile(r"(?:[&!]\S*[ \t]+)*[-?](?:[ \t\r]+|$)")
+# A line that ends in a block scalar header ('|', '>-', '|2+' ...): the deeper lines after it are text.
+_BLOCK_SCALAR_RE = re.compile(r"(?:^|[ \t])[|>][0-9+-]*[ \t\r]*(?:#.*)?$")
+
+
+def _check_nesting(text: str) -> None:
+    """Raise :class:`_TooDeep` if ``text`` nests deeper than :data:`YAML_MAX_DEPTH`, before any parser sees it.
+
+    A level is an open indentation (block mappings and sequences), each further ``- ``/``? `` entry
+    on a line (``- - - x``) and each open bracket (``[`` / ``{``, across lines). The count errs on
+    the high side (brackets inside quotes count too), never on the low side for what a parser
+    nests, so no parser meets deep input: libyaml stops at its own limit (since 0.2.6) and its C
+    composer crashes far deeper; Python's composer recurses. One pass, linear in the text.
+    """
+    indents: list[int] = []  # columns of the open block levels
+    flow = 0  # open brackets
+    scalar_col: int | None = None  # inside a block scalar: lines indented deeper than this are text
+    for lineno, line in enumerate(text.split("\n")):
+        indent = len(line) - len(line.lstrip(" "))
+        start = 0
+        if flow == 0:
+            if scalar_col is not None and (indent > scalar_col or not line.strip()):
+                continue
+            scalar_col = None
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            while indents and indents[-1] > indent:
+                indents.pop()
+            if not indents or indents[-1] < indent:
+                indents.append(indent)
+                if len(indents) > YAML_MAX_DEPTH:
+                    raise _TooDeep(lineno)
+            start = indent
+            while (entry := _ENTRY_RE.match(line, start)) and entry.end() > start:
+                start = entry.end()
+                indents.append(start)
+                if len(indents) > YAML_MAX_DEPTH:
+                    raise _TooDeep(lineno)
+        for ch in line[start:]:
+            if ch in "[{":
+                flow += 1
+                if len(indents) + flow > YAML_MAX_DEPTH:
+                    raise _TooDeep(lineno)
+            elif ch in "]}":
+                flow = max(0, flow - 1)
+        if flow == 0 and _BLOCK_SCALAR_RE.search(line, start):
+            scalar_col = start
 
 
 def _check_nodes(root: Any, rel: str) -> list[str]:
@@ -150,7 +210,7 @@ def _check_nodes(root: Any, rel: str) -> list[str]:
             if sizes[key] > YAML_MAX_NODES:
                 raise _Budget(f"more than {YAML_MAX_NODES:,} YAML nodes once its aliases are expanded")
             if depths[key] > YAML_MAX_DEPTH:
-                raise _TooDeep(f"front matter is nested more than {YAML_MAX_DEPTH} levels deep")
+                raise _TooDeep(node.start_mark.line)
             continue
         if key in sizes:
             continue
@@ -186,23 +246,18 @@ def _children(node: Any) -> list[Any]:
     return []
 
 
-def _load_front_matter(text: str, rel: str) -> tuple[Any, list[str]]:
+def _load_front_matter(text: str, rel: str, yaml_loader: Any = None) -> tuple[Any, list[str]]:
     """Parse front matter text safely: (data, warnings). Raises :class:`NoteSkipped` for hostile YAML.
 
-    libyaml's composer recurses in C and crashes the process some 30,000 levels deep, so deep
-    nesting is refused before parsing: flow nesting (``[[[``) by a scan of the brackets, and block
-    nesting (``- - -``) because it needs two characters a level and front matter is at most
-    :data:`FM_MAX_CHARS` (libyaml is fine at 12,000 levels; the structure is refused afterwards).
+    Nesting is measured before parsing (:func:`_check_nesting`), aliases on the composed node graph
+    before anything is constructed (:func:`_check_nodes`). ``yaml_loader`` is a PyYAML safe loader
+    class; by default libyaml's ``CSafeLoader`` where PyYAML has it, else the pure-Python ``SafeLoader``.
     """
     import yaml
 
-    depth = deepest = 0
-    for ch in re.findall(r"[\[\]{}]", text):
-        depth = depth + 1 if ch in "[{" else max(0, depth - 1)
-        deepest = max(deepest, depth)
-        if deepest > YAML_MAX_DEPTH:
-            raise _TooDeep(f"front matter is nested more than {YAML_MAX_DEPTH} levels deep")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    _check_nesting(text)
+    loader_class = yaml_loader or getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_class(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -220,7 +275,7 @@ def _kind(value: Any) -> str:
     return "a list" if isinstance(value, list) else "text" if isinstance(value, str) else f"a {type(value).__name__}"
 
 
-def _front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int, list[str]]:
+def _front_matter(text: str, rel: str, yaml_loader: Any = None) -> tuple[dict[str, Any], str, int, list[str]]:
     """(metadata, body, body_line, warnings) of a note's text. Never raises for bad front matter."""
     warnings: list[str] = []
     body = text.lstrip("\ufeff")
@@ -236,9 +291,12 @@ def _front_matter(text: str, rel: str) -> tuple[dict[str, Any], str, int, list[s
         warnings.append(f"{rel}:2: front matter is longer than {FM_MAX_CHARS:,} characters; indexed the body only")
         return {}, body, body_line, warnings
     try:
-        data, dupes = _load_front_matter(raw, rel)
+        data, dupes = _load_front_matter(raw, rel, yaml_loader)
     except NoteSkipped:
         raise
+    except _TooDeep as exc:
+        warnings.append(f"{rel}:{exc.line + 2}: {exc}; indexed the body only")
+        return {}, body, body_line, warnings
     except Exception as exc:  # yaml.YAMLError, RecursionError, ValueError from a constructor: keep the body, warn
         line = _yaml_error_line(exc)
         where = f"{rel}:{line + 2}" if line is not None else f"{rel}:2"  # +1 for 1-based, +1 for the opening '---'
@@ -267,13 +325,14 @@ def _bounded_list(values: tuple[str, ...], rel: str, key: str, warnings: list[st
     return tuple(v if len(v) <= TITLE_MAX_CHARS else v[:TITLE_MAX_CHARS] + "…" for v in values)
 
 
-def parse_note(text: str, rel: str, path: Path | None = None) -> Note:
+def parse_note(text: str, rel: str, path: Path | None = None, *, yaml_loader: Any = None) -> Note:
     """Parse one note's text. Never raises for bad front matter: it becomes a warning.
 
     The one exception is hostile front matter (an alias bomb): :class:`NoteSkipped`, whose message
-    is the reason the note is not indexed.
+    is the reason the note is not indexed. ``yaml_loader``: a PyYAML safe loader class (default:
+    libyaml's where present); the guards and so the warnings are the same with either.
     """
-    meta, body, body_line, warnings = _front_matter(text, rel)
+    meta, body, body_line, warnings = _front_matter(text, rel, yaml_loader)
     title = str(meta.get("title") or "").strip()
     if not title:
         title = first_heading(body) or Path(rel).stem.replace("-", " ").replace("_", " ")
