@@ -4,14 +4,27 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 HWQA   := $(VENV)/bin/hwqa
 STAMP  := $(VENV)/.installed
-# torch is pinned: this CPU wheel is what the install step can get; a bare `torch` pulls several GB.
-TORCH  := torch==2.13.0
+# Every package .venv gets, at an exact version with its hashes (Python 3.11, linux x86_64), lies in
+# the lock $(LOCK); `make lock` regenerates it. pyproject.toml keeps the floors for library users.
+# uv (from the lock, bootstrapped by pip from $(UV_LOCK)) installs it; hwqa itself goes in editable,
+# without its dependencies and without build isolation, so nothing outside the lock is installed.
+# torch is the CPU wheel on this machine's disk ($(WHEELS), named in the lock): a bare torch pulls GBs of CUDA.
+LOCK    := requirements/main.txt
+UV_LOCK := requirements/uv.txt
+WHEELS  := /opt/wheels
+UV      := $(VENV)/bin/uv
+# An optional extra that a target installs on top gets its own lock, requirements/EXTRA.txt, written by
+# `make lock` (at $(LOCK)'s versions for what they share) once its name is listed here; the target
+# depends on $(VENV)/.EXTRA-installed, which installs it (see the bench target).
+LOCKED_EXTRAS := bench
+COMPILE := $(UV) pip compile --quiet --generate-hashes --emit-find-links --find-links $(WHEELS) \
+	--python-version 3.11 --python-platform x86_64-unknown-linux-gnu --custom-compile-command "make lock"
 
-.PHONY: install browser run index test lint bench clean eval audit soak
+.PHONY: install browser run index test lint bench clean eval audit soak lock
 
 install: $(STAMP) browser
 
-# The browser tests drive Debian's chromium through the playwright package (never its own browser download).
+# The browser tests drive Debian's chromium through the playwright package (in the lock; never its own browser download).
 browser: $(STAMP)
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -19,14 +32,25 @@ browser: $(STAMP)
 	    (apt-get install -y -qq chromium >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; }) \
 	      || echo "could not install chromium; the browser tests will be skipped (or fail in CI)"; \
 	  else echo "chromium is missing: install it (apt-get install chromium) to run the browser tests"; fi; }
-	@$(PY) -c 'import playwright' 2>/dev/null || $(PY) -m pip install --quiet 'playwright>=1.45'
 
-$(STAMP): pyproject.toml
+$(STAMP): $(LOCK) $(UV_LOCK) pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "hwqa needs Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet $(TORCH)
-	$(PY) -m pip install --quiet -e ".[test,dev]"
+	$(PY) -m pip install --quiet --no-deps --require-hashes -r $(UV_LOCK)
+	$(UV) pip sync --quiet --python $(PY) --require-hashes $(LOCK)
+	$(UV) pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
+
+# Regenerate the lock from pyproject.toml (newest versions within its floors), then test and audit them:
+# an upgrade is a deliberate commit of requirements/.
+lock: $(STAMP)
+	$(COMPILE) pyproject.toml requirements/build.in --extra test --extra dev -c requirements/constraints.txt -o $(LOCK)
+	awk '/^uv==/ {on=1; print; next} on && /^ / {print; next} {on=0}' $(LOCK) > $(UV_LOCK)
+	@for extra in $(LOCKED_EXTRAS); do \
+	  echo "locking the $$extra extra"; \
+	  $(COMPILE) pyproject.toml --extra $$extra -c $(LOCK) -o requirements/$$extra.txt || exit 1; done
+	$(MAKE) test
+	$(MAKE) audit
 
 index: install
 	$(HWQA) index
@@ -48,8 +72,9 @@ lint: install
 bench: install $(VENV)/.bench-installed
 	$(PY) bench/run.py
 
-$(VENV)/.bench-installed: pyproject.toml
-	$(PY) -m pip install --quiet -e ".[bench]"
+# A locked extra (LOCKED_EXTRAS), installed on top of the lock; again after the lock is synced.
+$(VENV)/.%-installed: requirements/%.txt $(STAMP)
+	$(UV) pip install --quiet --python $(PY) --require-hashes -r $<
 	@touch $@
 
 # The answer-quality evaluation (eval/*.yaml). The Python-docs set needs Debian's python3.11-doc.
