@@ -17,7 +17,7 @@ UV      := $(VENV)/bin/uv
 # `make lock` (at $(LOCK)'s versions for what they share) once its name is listed here; the target
 # depends on $(VENV)/.EXTRA-installed, which installs it (see the bench target).
 LOCKED_EXTRAS := bench
-COMPILE := $(UV) pip compile --quiet --generate-hashes --emit-find-links --find-links $(WHEELS) \
+COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes --emit-find-links --find-links $(WHEELS) \
 	--python-version 3.11 --python-platform x86_64-unknown-linux-gnu --custom-compile-command "make lock"
 
 .PHONY: install browser run index test lint bench clean eval audit soak lock
@@ -41,8 +41,9 @@ $(STAMP): $(LOCK) $(UV_LOCK) pyproject.toml
 	$(UV) pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
-# Regenerate the lock from pyproject.toml (newest versions within its floors), then test and audit them:
-# an upgrade is a deliberate commit of requirements/.
+# Regenerate the locks from pyproject.toml (newest versions within its floors), then test and audit them:
+# an upgrade is a deliberate commit of requirements/. Where the vulnerability database cannot be
+# reached: make lock AUDIT_ARGS=--allow-unreachable.
 lock: $(STAMP)
 	$(COMPILE) pyproject.toml requirements/build.in --extra test --extra dev -c requirements/constraints.txt -o $(LOCK)
 	awk '/^uv==/ {on=1; print; next} on && /^ / {print; next} {on=0}' $(LOCK) > $(UV_LOCK)
