@@ -145,9 +145,9 @@ def _check_nesting(text: str) -> None:
     """Raise :class:`_TooDeep` if ``text`` nests deeper than :data:`YAML_MAX_DEPTH`, before any parser sees it.
 
     A level is an open indentation (block mappings and sequences), each further ``- ``/``? `` entry
-    on a line (``- - - x``) and each open bracket (``[`` / ``{``, across lines). The count errs on
-    the high side (brackets inside quotes count too), never on the low side for what a parser
-    nests, so no parser meets deep input: libyaml stops at its own limit (since 0.2.6) and its C
+    on a line (``- - - x``) and each open bracket (``[`` / ``{``, across lines). The count is made
+    to err on the high side (brackets inside quotes and comments count too), so a parser meets no
+    deeply nested input: libyaml stops at its own limit (since 0.2.6) with its own message and its C
     composer crashes far deeper; Python's composer recurses. One pass, linear in the text.
     """
     indents: list[int] = []  # columns of the open block levels
