@@ -289,9 +289,14 @@ def test_cli_answer_and_sources_load_nothing_from_outside(
     assert result.exit_code == 0, result.output
     assert obedient.headers[0]["authorization"] == f"Bearer {API_KEY}", "the key was really sent to the server"
     data = json.loads(result.stdout)
-    assert "(image: x)" in data["answer"] and "http[:]//outside[.]example" in data["answer"]
-    assert "[redacted]" in data["answer"], "the model did try to give the key away"
-    assert "(image: y)" in data["answer"] and "composed link (http[:]//outside[.]example/c)" in data["answer"]
+    # Nothing the model wrote is in the notes, so the notes' own words are shown; what it wrote is
+    # listed, neutralised, with the claims it failed to support.
+    assert data["fallback"] and data["answer"].startswith("_The chat model's answer is not shown")
+    said = " ".join(c["sentence"] for c in data["claims"])
+    assert all(c["verdict"] != "supported" and not c["shown"] for c in data["claims"])
+    assert "(image: x)" in said and "http[:]//outside[.]example" in said
+    assert "[redacted]" in said, "the model did try to give the key away"
+    assert "(image: y)" in said and "composed link (http[:]//outside[.]example/c)" in said
     for text in (result.stdout, result.stderr, plain.stdout, plain.stderr, caplog.text):
         assert_clean(text)
     for citation in data["citations"]:
@@ -313,7 +318,9 @@ def test_cli_never_shows_the_system_prompt(hostile_env: Settings, caplog: pytest
     with caplog.at_level(logging.DEBUG):
         result = runner.invoke(app, ["ask", QUESTION, "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["answer"] == WITHHELD
+    data = json.loads(result.stdout)
+    assert data["fallback"] == "it repeated its hidden instructions" and data["claims"] == []
+    assert data["answer"].startswith("_The chat model's answer is not shown (it repeated its hidden instructions)")
     for text in (result.stdout, result.stderr, caplog.text):
         assert_clean(text)
         assert "quoted data from notes" not in text
@@ -325,10 +332,12 @@ def test_the_api_key_never_appears_in_errors(
     obedient.api_key = "a-different-key"  # the server refuses ours and echoes it in its error, as some do
     with caplog.at_level(logging.DEBUG):
         result = runner.invoke(app, ["ask", QUESTION])
-    assert result.exit_code == 1
-    assert "refused the API key" in result.stderr and "HWQA_LLM_API_KEY" in result.stderr
+    # the notes' own words are shown, under one line saying why the model's answer is not
+    assert result.exit_code == 0
+    first_line = result.stdout.splitlines()[0]
+    assert "refused the API key" in first_line and "HWQA_LLM_API_KEY" in first_line
     assert API_KEY not in result.output and API_KEY not in caplog.text
-    assert API_KEY[:12] not in result.stderr
+    assert API_KEY[:12] not in result.output
 
 
 def test_config_and_settings_do_not_show_the_api_key(hostile_env: Settings) -> None:

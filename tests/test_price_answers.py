@@ -170,16 +170,22 @@ def test_an_llm_backend_gets_the_calculator_as_a_tool(bundled: Settings) -> None
         ]
         settings = bundled.replace(llm_backend="openai", llm_base_url=fake.base_url, llm_model="test", llm_timeout=10.0)
         answer = Engine.load(settings).ask("TPU or GPU for my budget of $500?")
-    assert answer.backend == "openai"
+    assert answer.backend == "openai" and answer.fallback is None
     tools = fake.requests[0]["tools"]
     assert tools[0]["function"]["name"] == "price_calculator"
     assert "budget_usd" in tools[0]["function"]["parameters"]["properties"]
-    first, second = answer.tool_calls
+    # hwqa planned and ran the calculator before asking; the model got its result with the passages
+    planned, first, second = answer.tool_calls
+    assert planned.arguments["budget_usd"] == 500 and planned.result["recommendation"]["hardware"] == "TPU v4-8"
+    assert "price calculator's result" in fake.requests[0]["messages"][-1]["content"]
     assert "error" in first.result and "500*2" in first.result["error"]  # never evaluated
     tool_message = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
     assert "error" in json.loads(tool_message["content"])
     assert second.result["recommendation"]["hardware"] == "TPU v4-8"
-    assert answer.text.startswith("With $500") and answer.citations
+    # the calculator's table heads the answer, cited to the price note; then the model's checked sentence
+    assert answer.text.startswith("With $500:\n\n| # | Hardware |") and answer.citations[0].source == "cloud-prices.md"
+    assert "With $500 the TPU v4-8 gives the most V100-hours" in answer.text
+    assert [c.verdict for c in answer.claims] == ["supported"]
 
 
 def _ask_price(question: str) -> list[dict[str, object]]:

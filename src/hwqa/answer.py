@@ -58,6 +58,28 @@ class ToolCall:
 
 
 @dataclass
+class Claim:
+    """One sentence of a chat model's answer, checked against what it cites (see :mod:`hwqa.claims`).
+
+    ``verdict`` is ``supported`` (its numbers, names and most key words are in a cited passage or
+    the calculator's result), ``unsupported`` (shown marked, its citations dropped) or ``none``
+    (nothing to check: "Yes.", a heading). ``evidence`` says which source holds what;
+    ``shown`` is false when the model's answer was replaced by the notes' own words.
+    """
+
+    sentence: str
+    verdict: str
+    reason: str
+    citations: list[int] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    shown: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
 class Answer:
     text: str
     citations: list[Citation] = field(default_factory=list)
@@ -65,6 +87,8 @@ class Answer:
     backend: str = "builtin"
     covered: bool = True
     timings: dict[str, float] = field(default_factory=dict)
+    claims: list[Claim] = field(default_factory=list)  # a chat model's sentences with their verdicts
+    fallback: str | None = None  # why the chat model's answer is not shown (the notes' own words are)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,6 +98,8 @@ class Answer:
             "backend": self.backend,
             "covered": self.covered,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "claims": [c.to_json() for c in self.claims],
+            "fallback": self.fallback,
         }
 
 

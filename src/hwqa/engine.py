@@ -18,6 +18,7 @@ from .answer import Answer, Answerer, not_covered
 from .builtin import BuiltinAnswerer
 from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError, IndexCorruptError
+from .grounded import GroundedAnswerer
 from .llm import OpenAIAnswerer, Tool
 from .prices import HARDWARE_TYPES, PriceTable
 from .prices.table import OTHER_TYPE
@@ -67,7 +68,10 @@ def make_answerer(settings: Settings) -> Answerer:
     """The answer backend the settings name (``llm_backend``)."""
     backends: dict[str, Callable[[], Answerer]] = {
         "builtin": lambda: BuiltinAnswerer(min_score=settings.min_score, max_sentences=settings.answer_sentences),
-        "openai": lambda: OpenAIAnswerer.from_settings(settings, timeout=settings.llm_timeout),
+        "openai": lambda: GroundedAnswerer(
+            OpenAIAnswerer.from_settings(settings, timeout=settings.llm_timeout),
+            BuiltinAnswerer(min_score=settings.min_score, max_sentences=settings.answer_sentences),
+        ),
     }
     if settings.llm_backend not in backends:
         raise ConfigError(f"unknown llm_backend '{settings.llm_backend}'; use one of: {', '.join(backends)}")
@@ -213,7 +217,8 @@ class Engine:
         assert answer is not None
         if flt and not answer.covered:  # say which notes were searched: the filter may be why
             answer = replace(answer, text=f"I searched only {describe_filter(flt)} (your filter). {answer.text}")
-        answer = neutralise_answer(answer)  # no live image, raw HTML or outside link reaches a reader
+        # No live image, raw HTML or outside link reaches a reader (a fallback's line may name the model's server).
+        answer = neutralise_answer(answer, [self.settings.llm_base_url] if answer.fallback else [])
         done = time.perf_counter()
         answer.timings = {
             "load": t_retrieve - started,

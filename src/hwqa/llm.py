@@ -57,6 +57,15 @@ class Tool:
         }
 
 
+@dataclass(frozen=True)
+class Generated:
+    """What the model finally wrote (guarded, its ``[n]`` markers as written) and the tool calls it made."""
+
+    text: str
+    calls: list[ToolCall]
+    withheld: bool = False  # the text is :data:`hwqa.prompt.WITHHELD`: the model repeated its instructions
+
+
 @dataclass
 class _PendingCall:
     id: str = ""
@@ -108,12 +117,14 @@ class OpenAIAnswerer:
         timeout: float = 60.0,
         max_tool_rounds: int = 4,
         max_retries: int = 1,
+        max_tokens: int | None = None,
         client: Any | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout = timeout
         self.max_tool_rounds = max(0, max_tool_rounds)
+        self.max_tokens = max_tokens  # a cap on each reply's length (None: the server's default)
         self._openai = _openai()
         self._transport_errors = _transport_errors()
         self.client: Any = client or self._openai.OpenAI(
@@ -126,6 +137,7 @@ class OpenAIAnswerer:
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> OpenAIAnswerer:
+        kwargs.setdefault("max_tokens", settings.llm_max_tokens or None)
         return cls(base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.llm_api_key, **kwargs)
 
     def answer(
@@ -151,18 +163,47 @@ class OpenAIAnswerer:
         Text a model writes before deciding to call a tool is streamed too; the next round's text
         then starts afresh, so a chat UI should show the latest string, not append.
         """
+        n_hits = len(hits)
+        for item in self.generate(question, hits, history, tools):
+            if isinstance(item, Generated):
+                if item.withheld:
+                    yield Answer(item.text, [], item.calls, backend=self.name, covered=False)
+                    return
+                text, citations = renumber(item.text, hits)
+                yield Answer(text, citations, item.calls, backend=self.name, covered=bool(citations))
+            elif item:
+                yield renumber_text(item, n_hits)[0]
+
+    def generate(
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        history: Sequence[Mapping[str, Any]],
+        tools: Sequence[Tool] = (),
+        *,
+        context: str = "",
+    ) -> Iterator[str | Generated]:
+        """Yield the model's growing text as it wrote it (guarded, markers as sent), then :class:`Generated`.
+
+        ``context`` is what hwqa worked out before asking (the calculator's result): it goes to the
+        model with the passages. Raises :class:`LLMError` when the server fails or the answer is empty.
+        """
         by_name = {t.name: t for t in tools}
         messages = build_messages(
-            question, hits, history, with_tools=bool(tools) and self.max_tool_rounds > 0, boundary=new_boundary()
+            question,
+            hits,
+            history,
+            with_tools=bool(tools) and self.max_tool_rounds > 0,
+            boundary=new_boundary(),
+            context=context,
         )
         calls: list[ToolCall] = []
-        n_hits = len(hits)
         rounds = 0
         while True:
             offer = [t.spec() for t in tools] if rounds < self.max_tool_rounds and self._tools_supported else []
             if rounds and not offer and calls:
                 messages.append({"role": "user", "content": FINAL_PROMPT})
-            result = yield from self._round(messages, offer, n_hits)
+            result = yield from self._round(messages, offer)
             if not (result.calls and offer):
                 break
             rounds += 1
@@ -191,33 +232,31 @@ class OpenAIAnswerer:
                 "ask again, or pick another model with HWQA_LLM_MODEL"
             )
         text = guard_output(text, self._secrets)
-        if text == WITHHELD:
-            yield Answer(text, [], calls, backend=self.name, covered=False)
-            return
-        text, citations = renumber(text, hits)
-        yield Answer(text, citations, calls, backend=self.name, covered=bool(citations))
+        yield Generated(text, calls, withheld=text == WITHHELD)
 
     # -- one request ---------------------------------------------------------------------------
 
-    def _round(self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], n_hits: int) -> Generator[str, None, _Round]:
+    def _round(self, messages: list[dict[str, Any]], offer: list[dict[str, Any]]) -> Generator[str, None, _Round]:
         """One request: streamed unless the server rejected streaming with tools before."""
         if offer and not self._stream_with_tools:
-            return (yield from self._complete(messages, offer, n_hits))
+            return (yield from self._complete(messages, offer))
         try:
             response = self._create(messages, offer, stream=True)
         except self._openai.BadRequestError as exc:
             if not offer:
                 raise self._error(exc) from None
-            result = yield from self._complete(messages, offer, n_hits)  # some servers cannot stream tool calls
+            result = yield from self._complete(messages, offer)  # some servers cannot stream tool calls
             if self._tools_supported:
                 self._stream_with_tools = False  # it worked without streaming: keep asking that way
             return result
         except self._openai.APIError as exc:
             raise self._error(exc) from None
-        return (yield from self._consume(response, n_hits, first_id=len(messages)))
+        return (yield from self._consume(response, first_id=len(messages)))
 
     def _create(self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], *, stream: bool) -> Any:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self.max_tokens:
+            kwargs["max_tokens"] = self.max_tokens
         if offer:
             kwargs["tools"] = offer
             kwargs["tool_choice"] = "auto"
@@ -225,7 +264,7 @@ class OpenAIAnswerer:
             kwargs["stream"] = True
         return self.client.chat.completions.create(**kwargs)
 
-    def _consume(self, response: Any, n_hits: int, *, first_id: int) -> Generator[str, None, _Round]:
+    def _consume(self, response: Any, *, first_id: int) -> Generator[str, None, _Round]:
         """Read a streamed response: yield the growing text, assemble tool-call fragments by index."""
         result = _Round()
         by_index: dict[int, _PendingCall] = {}
@@ -250,7 +289,7 @@ class OpenAIAnswerer:
                             if function.arguments:
                                 pending.arguments += function.arguments
                 if result.content and not by_index:
-                    display = self._display(result.content, n_hits)
+                    display = self._display(result.content)
                     if display and display != shown:
                         shown = display
                         yield display
@@ -267,14 +306,14 @@ class OpenAIAnswerer:
             pending.id = pending.id or f"call_{first_id}_{i}"
         return result
 
-    def _complete(self, messages: list[dict[str, Any]], offer: list[dict[str, Any]], n_hits: int) -> Generator[str, None, _Round]:
+    def _complete(self, messages: list[dict[str, Any]], offer: list[dict[str, Any]]) -> Generator[str, None, _Round]:
         """One request without streaming (the fallback for servers that cannot stream tool calls)."""
         try:
             response = self._create(messages, offer, stream=False)
         except self._openai.BadRequestError as exc:
             if offer and "tool" in _api_message(exc).lower():
                 self._tools_supported = False  # the model or server does not do tools: answer without them
-                return (yield from self._round(messages, [], n_hits))
+                return (yield from self._round(messages, []))
             raise self._error(exc) from None
         except self._openai.APIError as exc:
             raise self._error(exc) from None
@@ -290,14 +329,14 @@ class OpenAIAnswerer:
                     _PendingCall(call.id or f"call_{len(messages)}_{i}", function.name or "", function.arguments or "")
                 )
         if result.content and not result.calls:
-            display = self._display(result.content, n_hits)
+            display = self._display(result.content)
             if display:
                 yield display
         return result
 
-    def _display(self, content: str, n_hits: int) -> str:
-        text = guard_output(strip_thinking(content).lstrip(), self._secrets)
-        return renumber_text(text, n_hits)[0] if text else ""
+    def _display(self, content: str) -> str:
+        """The text so far as it may be shown: thinking dropped, a prompt leak withheld, secrets redacted."""
+        return guard_output(strip_thinking(content).lstrip(), self._secrets)
 
     def _broken(self, exc: BaseException) -> LLMError:
         return LLMError(redact(str(self._broken_error(exc)), self._secrets))

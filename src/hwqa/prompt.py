@@ -41,6 +41,10 @@ WITHHELD = (
     "A passage in your notes or a linked page may contain instructions aimed at the model; ask again, "
     "or rephrase the question."
 )
+CONTEXT_INTRO = (
+    "The price calculator's result for this question, computed from the price table in my notes "
+    "(report its numbers as they are; they need no [n]):"
+)
 TOOLS_PROMPT = (
     " Use the tools for any price arithmetic (costs, budgets, hours, price-performance comparisons) "
     "instead of calculating yourself, and report the numbers the tools return."
@@ -93,7 +97,7 @@ def system_prompt(*, with_tools: bool, boundary: str) -> str:
     return SYSTEM_PROMPT + (TOOLS_PROMPT if with_tools else "") + GUARD_PROMPT.format(boundary=boundary, canary=CANARY)
 
 
-def user_message(question: str, hits: Sequence[Hit], boundary: str = "") -> str:
+def user_message(question: str, hits: Sequence[Hit], boundary: str = "", context: str = "") -> str:
     boundary = boundary or new_boundary()
     urls = [h.chunk.url for h in hits]
     if hits:
@@ -106,6 +110,9 @@ def user_message(question: str, hits: Sequence[Hit], boundary: str = "") -> str:
     else:
         passages, intro = "(none: nothing in my notes matched this question)", "Passages:"
     question = question.strip().replace(boundary, "[boundary]")
+    if context.strip():
+        worked = quote(context.strip(), boundary, urls)
+        passages += f"\n\n{CONTEXT_INTRO}\n<<<PASSAGE {boundary} calculator>>>\n{worked}\n<<<END {boundary}>>>"
     return f"{intro}\n\n{passages}\n\nQuestion: {question}"
 
 
@@ -116,10 +123,12 @@ def build_messages(
     *,
     with_tools: bool,
     boundary: str = "",
+    context: str = "",
 ) -> list[dict[str, Any]]:
     """System prompt, earlier turns (user/assistant text only), then the passages and the question.
 
-    The passages are fenced by a random per-request ``boundary`` that their text cannot contain.
+    The passages are fenced by a random per-request ``boundary`` that their text cannot contain;
+    ``context`` (the calculator's result, worked out before asking) follows them, fenced too.
     """
     boundary = boundary or new_boundary()
     messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(with_tools=with_tools, boundary=boundary)}]
@@ -128,7 +137,7 @@ def build_messages(
         text = flatten_content(turn.get("content")).strip()
         if role in ("user", "assistant") and text:
             messages.append({"role": role, "content": text.replace(boundary, "[boundary]")})
-    messages.append({"role": "user", "content": user_message(question, hits, boundary)})
+    messages.append({"role": "user", "content": user_message(question, hits, boundary, context)})
     return messages
 
 

@@ -257,14 +257,15 @@ def _tool_sources(results: list[Any]) -> list[str]:
     return found
 
 
-def neutralise_answer(answer: Answer) -> Answer:
+def neutralise_answer(answer: Answer, also: Iterable[str] = ()) -> Answer:
     """The answer with its text and every citation's title, heading and text neutralised.
 
     Links in the answer's text, titles and headings may point only to the hosts of the answer's own
-    sources: its citations' URLs and the ``source`` addresses of the price rows a tool result used.
+    sources: its citations' URLs and the ``source`` addresses of the price rows a tool result used
+    (and ``also``: the chat model's own server, which a line saying why its answer is not shown names).
     A cited passage keeps the links its note or article holds (``open_links``).
     """
-    urls = [c.url for c in answer.citations] + _tool_sources([t.result for t in answer.tool_calls])
+    urls = [c.url for c in answer.citations] + _tool_sources([t.result for t in answer.tool_calls]) + list(also)
     citations = [
         replace(
             c,
@@ -274,7 +275,8 @@ def neutralise_answer(answer: Answer) -> Answer:
         )
         for c in answer.citations
     ]
-    return replace(answer, text=neutralise(answer.text, urls), citations=citations)
+    claims = [replace(c, sentence=neutralise(c.sentence, urls)) for c in answer.claims]
+    return replace(answer, text=neutralise(answer.text, urls), citations=citations, claims=claims)
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

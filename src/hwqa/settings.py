@@ -80,6 +80,7 @@ class Settings:
         default="", repr=False, metadata={"help": "API key for the OpenAI-compatible server (empty for local servers)."}
     )
     llm_timeout: float = _f(120.0, "Seconds to wait for the chat model (slow CPU models need more).")
+    llm_max_tokens: int = _f(512, "Longest reply asked of the chat model, in tokens (0: the server's default).")
     follow_outside_symlinks: bool = _f(
         False,
         "Index notes that are symlinks to files outside the notes folder (off: they are skipped with a warning). "
@@ -178,6 +179,7 @@ def _validate(s: Settings) -> Settings:
         (s.fetch_max_age >= 0 and s.fetch_host_delay >= 0, "fetch_max_age and fetch_host_delay must be 0 or more"),
         (s.llm_backend in {"builtin", "openai"}, "llm_backend must be 'builtin' or 'openai'"),
         (s.llm_timeout > 0, "llm_timeout must be positive"),
+        (0 <= s.llm_max_tokens <= 100_000, "llm_max_tokens must be between 0 and 100000"),
         (s.note_max_bytes > 0, "note_max_bytes must be positive"),
         (s.fetch_host_concurrency > 0 and s.fetch_workers > 0, "fetch_host_concurrency and fetch_workers must be positive"),
         (s.fetch_robots_max_bytes > 0, "fetch_robots_max_bytes must be positive"),
