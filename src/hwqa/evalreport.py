@@ -19,6 +19,7 @@ COLUMNS = (
     ("missing_named", "term named"),
     ("false_not_covered", "false n.c."),
 )
+LLM_COLUMNS = (("supported", "sentences supported"), ("fell_back", "fell back"))  # chat-model runs only
 WORDING_COLUMNS = (
     ("original", "facts, original"),
     ("reworded", "facts, reworded"),
@@ -52,6 +53,15 @@ def _header(report: dict[str, Any]) -> str:
     return " / ".join(p for p in SPLITS if report.get("split", "all") in ("all", p))
 
 
+def _columns(report: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The figures shown: a chat model's runs add the share of its sentences supported and of answers fallen back."""
+    return COLUMNS + (LLM_COLUMNS if report.get("llm_backend", "builtin") != "builtin" else ())
+
+
+def _answers(report: dict[str, Any]) -> str:
+    return f"{report['llm_backend']}: {report['llm_model']}" if report.get("llm_model") else str(report["llm_backend"])
+
+
 def _has_rewordings(report: dict[str, Any]) -> bool:
     return any(s.get("rewordings") for s in report["sets"])
 
@@ -59,11 +69,12 @@ def _has_rewordings(report: dict[str, Any]) -> bool:
 def markdown_table(report: dict[str, Any]) -> str:
     """The summary as a Markdown table (the README's "Answer quality" section): each cell ``train / test``."""
     head = _header(report)
-    lines = ["| set | retriever | " + " | ".join(f"{label} ({head})" for _, label in COLUMNS) + " | p50 ms |"]
-    lines.append("|---|---|" + "---:|" * (len(COLUMNS) + 1))
+    columns = _columns(report)
+    lines = ["| set | retriever | " + " | ".join(f"{label} ({head})" for _, label in columns) + " | p50 ms |"]
+    lines.append("|---|---|" + "---:|" * (len(columns) + 1))
     for s in report["sets"]:
         for mode, m in s["retrievers"].items():
-            cells = " | ".join(_pair(m, key) for key, _ in COLUMNS)
+            cells = " | ".join(_pair(m, key) for key, _ in columns)
             lines.append(f"| {_set_label(s)} | {mode} | {cells} | {_cell(m['p50_ms'])} |")
     if _has_rewordings(report):
         lines += ["", "| set | retriever | " + " | ".join(f"{label} ({head})" for _, label in WORDING_COLUMNS) + " |"]
@@ -83,15 +94,16 @@ def render(report: dict[str, Any], console: Any, *, max_failures: int = 40) -> N
     emb = report["embedder"]
     model = emb["model"] if emb["backend"] == "sentence-transformers" else f"{emb['backend']} embedder"
     head = _header(report)
-    table = Table(title=f"hwqa eval ({model}, {report['llm_backend']} answers), each cell {head}")
+    table = Table(title=f"hwqa eval ({model}, {_answers(report)} answers), each cell {head}")
+    columns = _columns(report)
     for label in ("set", "retriever"):
         table.add_column(label)
-    for _, label in COLUMNS:
+    for _, label in columns:
         table.add_column(label, justify="right")
     table.add_column("p50 ms", justify="right")
     for s in report["sets"]:
         for mode, m in s["retrievers"].items():
-            table.add_row(_set_label(s), mode, *(_pair(m, key) for key, _ in COLUMNS), _cell(m["p50_ms"]))
+            table.add_row(_set_label(s), mode, *(_pair(m, key) for key, _ in columns), _cell(m["p50_ms"]))
     console.print(table)
     shown = report.get("failures_shown_for")
     if _has_rewordings(report):

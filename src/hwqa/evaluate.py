@@ -134,6 +134,10 @@ class _Tally:
     covered_total: int = 0
     latencies: list[float] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
+    sentences_checked: int = 0  # a chat model's sentences that claim something (shown or not)
+    sentences_supported: int = 0  # ... found in the passages they cite or the calculator's result
+    answers: int = 0
+    fell_back: int = 0  # answers where the model's text was replaced by the notes' own words
 
     @property
     def count(self) -> int:
@@ -151,6 +155,8 @@ class _Tally:
             "not_covered_accuracy": _ratio(self.nc_right, self.nc_total),
             "missing_named": _ratio(self.nc_named, self.nc_with_term),
             "false_not_covered": _ratio(self.false_nc, self.covered_total),
+            "supported": _ratio(self.sentences_supported, self.sentences_checked),
+            "fell_back": _ratio(self.fell_back, self.answers) if self.sentences_checked or self.fell_back else None,
             "p50_ms": round(statistics.median(self.latencies) * 1000, 1) if self.latencies else None,
             "latency_samples": len(self.latencies),
             "failures": self.failures,
@@ -163,6 +169,11 @@ def _ratio(num: float, den: int) -> float | None:
 
 def score_question(q: Question, hits: Sequence[Any], answer: Any, seconds: float | None, tally: _Tally) -> None:
     """Add one question's retrieval and answer to ``tally`` (``seconds``: its latency, if it counts); record failures."""
+    tally.answers += 1
+    tally.fell_back += 1 if getattr(answer, "fallback", None) else 0
+    checked = [c for c in getattr(answer, "claims", []) if c.verdict != "none"]
+    tally.sentences_checked += len(checked)
+    tally.sentences_supported += sum(1 for c in checked if c.verdict == "supported")
     problems: list[str] = []
     if seconds is not None:
         tally.latencies.append(seconds)
@@ -365,13 +376,26 @@ def open_set(qs: QuestionSet, base: Settings, cache: Path, progress: Progress = 
         yield OpenSet(qs, settings, shared, report, build_s)
 
 
+def sample_questions(questions: Sequence[Question], size: int | None) -> list[Question]:
+    """``size`` questions spread evenly over ``questions``, always the same ones (all of them without a size)."""
+    if not size or size >= len(questions):
+        return list(questions)
+    return [questions[i * len(questions) // size] for i in range(size)]
+
+
 def run_set(
-    qs: QuestionSet, base: Settings, retrievers: Sequence[str], cache: Path, progress: Progress, split: str = "all"
+    qs: QuestionSet,
+    base: Settings,
+    retrievers: Sequence[str],
+    cache: Path,
+    progress: Progress,
+    split: str = "all",
+    sample: int | None = None,
 ) -> dict[str, Any]:
-    """Build the set's index and score every question of ``split`` with every retriever."""
+    """Build the set's index and score every question of ``split`` (or ``sample`` of them) with every retriever."""
     from .engine import Engine
 
-    questions = qs.split(split)
+    questions = sample_questions(qs.split(split), sample)
     with open_set(qs, base, cache, progress) as opened:
         shared = opened.embedder
         engines = {mode: Engine(opened.settings.replace(retriever=mode), embedder=shared) for mode in retrievers}
@@ -386,7 +410,7 @@ def run_set(
                 seconds = time.perf_counter() - t0
                 hits = engines[mode].search(q.question, k, retriever=mode)
                 tallies[mode].add(q, hits, answer, seconds if j == 0 else None)
-            if (i + 1) % 10 == 0 or i + 1 == len(questions):
+            if (i + 1) % 10 == 0 or i + 1 == len(questions) or base.llm_backend != "builtin":
                 progress(f"[{qs.name}] {i + 1}/{len(questions)} questions")
         results = {mode: tallies[mode].summary() for mode in retrievers}
     covered = sum(1 for q in questions if q.covered)
@@ -394,6 +418,7 @@ def run_set(
         "name": qs.name,
         "file": str(qs.path),
         "questions": len(questions),
+        "sampled_from": len(qs.split(split)) if len(questions) < len(qs.split(split)) else None,
         "covered": covered,
         "not_covered": len(questions) - covered,
         "split": {part: len(qs.split(part)) for part in SPLITS if split in ("all", part)},
@@ -412,8 +437,10 @@ def run_eval(
     cache: Path = Path(".eval-index"),
     progress: Progress = lambda message: None,
     split: str = "all",
+    sample: int | None = None,
 ) -> dict[str, Any]:
-    """Run every question file (the questions of ``split``: train, test or all); the JSON report ``hwqa eval --json`` prints."""
+    """Run every question file (the questions of ``split``: train, test or all; ``sample`` of them, spread
+    evenly, if given); the JSON report ``hwqa eval --json`` prints."""
     bad = [r for r in retrievers if r not in RETRIEVERS]
     if bad:
         raise EvalError(f"unknown retriever '{bad[0]}'; use one of: {', '.join(RETRIEVERS)} or all")
@@ -423,12 +450,13 @@ def run_eval(
     for qs in sets:
         check_requires(qs)  # fail before spending minutes on the other sets
     started = time.perf_counter()
-    report = [run_set(qs, base, retrievers, cache, progress, split) for qs in sets]
+    report = [run_set(qs, base, retrievers, cache, progress, split, sample) for qs in sets]
     return {
         "sets": report,
         "split": split,
         "embedder": {"backend": base.embed_backend, "model": base.embed_model},
         "llm_backend": base.llm_backend,
+        "llm_model": base.llm_model if base.llm_backend != "builtin" else None,
         "failures_shown_for": base.retriever if base.retriever in retrievers else retrievers[-1],
         "seconds": round(time.perf_counter() - started, 1),
     }
