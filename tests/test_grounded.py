@@ -21,6 +21,7 @@ from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.settings import Settings
 from hwqa.ui.chat import make_chat
+from hwqa.ui.render import render_answer
 
 from .fake_openai import FakeOpenAI, Reply, error, text
 
@@ -71,6 +72,8 @@ def test_supported_sentences_are_shown_cited_and_unsupported_ones_marked(model: 
     # while streaming, nothing is shown before a sentence is checked, and every shown text is checked
     assert streamed[0] == "The Colab TPU runtime had a TPU v3 with 8 cores [1]."
     assert all(answer.text.startswith(s) for s in streamed)
+    # the web chat shows the mark in bold
+    assert "**⚠ Not in the cited notes:** It also had 64 GB of GPU memory." in render_answer(answer, 1)
 
 
 def test_json_lists_each_sentence_with_its_verdict_and_evidence(model: Any, monkeypatch: pytest.MonkeyPatch) -> None:

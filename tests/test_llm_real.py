@@ -194,8 +194,6 @@ def test_a_price_question_shows_the_calculators_numbers_whatever_the_model_does(
     llama: LlamaServer, table_notes: Settings, prose_notes: Settings, prices: str
 ) -> None:
     settings = (table_notes if prices == "table" else prose_notes).replace(llm_base_url=llama.base_url)
-    if prices == "prose" and not Engine.load(settings).price_table(Engine.load(settings).generation()).rows:
-        pytest.xfail("prices stated in sentences are not read into the price table yet (issue 19)")
     streamed, answer = ask(settings, QUESTIONS[3])
     assert_trustworthy(answer, streamed)
     call = answer.tool_calls[0]

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from ..answer import Answer, Citation, ToolCall
+from ..claims import MARK
 from ..prices import CalcResult, render_price_result
 from ..prices.render import render_excluded
 
@@ -320,10 +321,15 @@ def useful_columns_first(markdown: str) -> str:
     return "\n".join(lines)
 
 
+def mark_unsupported(markdown: str) -> str:
+    """A chat model's sentences that its citations do not support stand out: their mark in bold."""
+    return markdown.replace(MARK, f"**{MARK.strip()}** ")
+
+
 def render_answer(answer: Answer, turn: int) -> str:
-    """The answer message: the text with linked ``[n]`` markers, then the collapsible sources."""
+    """The answer message: the text with linked ``[n]`` markers (unsupported sentences marked), then the sources."""
     numbers = {c.n for c in answer.citations}
-    body = link_markers(useful_columns_first(safe_markdown(answer_text(answer))), turn, numbers)
+    body = mark_unsupported(link_markers(useful_columns_first(safe_markdown(answer_text(answer))), turn, numbers))
     sources = render_sources(answer, turn)
     return f"{body}\n\n{sources}" if sources else body
 
