@@ -43,7 +43,7 @@ class LlamaServer:
 
     def start(self) -> LlamaServer:
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(server_command(self.port, threads=2), stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(server_command(self.port, threads=1), stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

