@@ -71,6 +71,10 @@ def test_numbers_must_carry_the_same_unit() -> None:
     ]
     checked = Checker(HITS).check("The Colab runtime had $16 of host RAM [2].")
     assert checked.claims[0].verdict == "unsupported" and checked.claims[0].missing == ["$16"]
+    # a bare number in prose is not a price; a table cell's unit is in its column
+    flags = [hit(1, "Flags", "The flag --warp-factor has a default value of 9."), hit(2, "Prices", "| TPU v3 | 8.00 |")]
+    verdicts = Checker(flags).check("The --warp-factor flag costs $9 [1]. A TPU v3 costs $8.00 [2].").claims
+    assert [c.verdict for c in verdicts] == ["unsupported", "supported"]
 
 
 def test_the_calculator_result_supports_sentences_without_a_citation() -> None:

@@ -514,21 +514,23 @@ def test_shared_embeddings_give_the_same_vectors_and_embed_each_text_once() -> N
 def test_eval_with_a_chat_model_reports_supported_sentences_and_fallbacks(
     tiny_set: Path, hash_cli: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from .fake_openai import FakeOpenAI, text
+    from .fake_openai import FakeOpenAI, Reply, text
 
-    # the first answer holds one supported and one invented sentence; the second only invented ones
-    script = [text("The Zorblax Z9 accelerator has 77 GB of memory [1]. It costs $9 [1]."), text("It flies to Mars.")]
-    with FakeOpenAI(script) as fake:
+    def first(body: dict[str, object]) -> Reply:  # one supported sentence (citing the guide) and one invented
+        user = str(body["messages"][-1]["content"])  # type: ignore[index]
+        n = next(m.group(1) for m in re.finditer(r"\[(\d+)\] Frobnitz compiler guide", user))
+        return text(f"The --warp-factor flag sets how aggressively the frobnitz compiler unrolls loops [{n}]. It costs $9 [{n}].")
+
+    with FakeOpenAI([first, text("It flies to Mars.")]) as fake:
         monkeypatch.setenv("HWQA_LLM_BASE_URL", fake.base_url)
         monkeypatch.setenv("HWQA_LLM_MODEL", "tiny-model")
-        args = ["eval", "--questions", str(tiny_set), "--backend", "openai", "--sample", "2", "--cache", str(hash_cli)]
-        result = runner.invoke(app, [*args, "--json"])
+        args = ["eval", "--questions", str(tiny_set), "--backend", "openai", "--split", "test", "--sample", "2"]
+        result = runner.invoke(app, [*args, "--cache", str(hash_cli), "--json"])
         assert result.exit_code == 0, result.output
         data = json.loads(result.stdout)
     (s,) = data["sets"]
     assert data["llm_backend"] == "openai" and data["llm_model"] == "tiny-model"
-    assert s["questions"] == 2 and s["sampled_from"] == 3
+    assert s["questions"] == 2 and s["sampled_from"] == 3, "2 of the 3 test questions (rewordings included)"
     (metrics,) = s["retrievers"].values()  # one retriever: a chat model takes seconds an answer
     assert metrics["supported"] == 0.3333, "1 of 3 checked sentences was found in what it cites"
     assert metrics["fell_back"] == 0.5, "the second answer was replaced by the notes' own words"
-    assert metrics["fact_recall"] == 1.0

@@ -3,7 +3,8 @@
 A sentence's claim is what can be checked word for word:
 
 - its **numbers with their units** ("$8.00 per hour", "16 GB", "8x"): the same value must be in
-  the evidence, with the same unit, or with none (a table cell says ``8.00`` under a price column);
+  the evidence with the same unit (a table cell may leave it to its column: ``8.00`` under
+  ``usd_per_hour``); a number the claim gives without a unit matches the value with any;
 - the **names** it gives: identifiers and versioned names ("TPU v3", "A100-SXM4-80GB", "sm_90")
   and capitalised names ("Colab", "NVIDIA"), found in the evidence as written (case and spacing
   aside);
@@ -132,6 +133,7 @@ class Number:
     value: float
     unit: str | None
     written: str
+    in_table: bool = False  # a table cell: its unit is in the column's header
 
 
 def numbers(text: str) -> list[Number]:
@@ -142,13 +144,16 @@ def numbers(text: str) -> list[Number]:
         word = (m.group("unit") or "").lower()
         unit = _UNITS.get((m.group("cur") or "").lower()) or _UNITS.get(word)
         written = m.group(0).strip() if word in _UNITS else (m.group("cur") or "") + m.group("value")
-        out.append(Number(value, unit, written))
+        line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        out.append(Number(value, unit, written, in_table=line.lstrip().startswith("|")))
     return out
 
 
 def _has_number(evidence: Sequence[Number], claimed: Number) -> bool:
+    """The same value, with the same unit; or the claim gives none; or the evidence is a table cell without one."""
     return any(
-        abs(e.value - claimed.value) < 1e-9 and (claimed.unit is None or e.unit is None or e.unit == claimed.unit)
+        abs(e.value - claimed.value) < 1e-9
+        and (claimed.unit is None or e.unit == claimed.unit or (e.unit is None and e.in_table))
         for e in evidence
     )
 
