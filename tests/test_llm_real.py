@@ -70,7 +70,7 @@ title: Renting accelerators
 # Renting accelerators
 
 An on-demand TPU v3 costs $8.00 per hour on Google Cloud.
-A Tesla P100 costs $1.46 per hour on demand on GCP, and a V100 rents for $2.48 per hour on GCP.
+A Tesla P100 GPU costs $1.46 per hour on demand on GCP, and a V100 GPU rents for $2.48 per hour on GCP.
 """
 
 TPU = """
