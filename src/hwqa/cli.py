@@ -183,6 +183,7 @@ def ask(
 ) -> None:
     """Answer a question from the notes, with numbered sources (streamed in a terminal)."""
     from .answer import Answer, render_sources
+    from .claims import MARK
     from .engine import Engine
     from .retrieve import Filter
 
@@ -201,7 +202,7 @@ def ask(
                 if isinstance(item, Answer):
                     answer = item
         assert answer is not None
-        show_markdown(answer.text)
+        show_markdown(answer.text.replace(MARK, f"**{MARK.strip()}** "))  # a model's unsupported sentences stand out
         if answer.citations:
             show_markdown("\n**Sources**\n\n" + "\n".join(line + "  " for line in render_sources(answer).splitlines()))
 
