@@ -169,3 +169,23 @@ def test_questions_of_one_part_are_what_a_fitting_script_learns_from(tmp_path: P
     assert len(list(questions_of("all", [path]))) == 4
     with pytest.raises(EvalError, match="unknown split 'dev'"):
         list(questions_of("dev", [path]))
+
+
+def test_every_question_of_the_first_two_sets_has_two_rewordings() -> None:
+    for name in ("questions.yaml", "python-docs.yaml"):
+        qs = load_question_set(REPO / "eval" / name)
+        originals = [q for q in qs.questions if q.original is None]
+        counts = {q.id: sum(1 for r in qs.questions if r.original == q.id) for q in originals}
+        assert not [qid for qid, n in counts.items() if n < 2], f"{name}: questions with fewer than two rewordings"
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_a_reworded_not_covered_question_still_names_what_is_missing(path: Path) -> None:
+    qs = load_question_set(path)
+    by_id = {q.id: q for q in qs.questions}
+    lost = [
+        q.id
+        for q in qs.questions
+        if q.original and not q.covered and (m := by_id[q.original].missing) and m.casefold() not in q.question.casefold()
+    ]
+    assert not lost, f"rewordings that no longer name the missing term (term named could not be scored): {lost}"
