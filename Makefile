@@ -95,13 +95,16 @@ $(VENV)/.%-installed: requirements/%.txt $(STAMP)
 	$(UV) pip install --quiet --python $(PY) --require-hashes -r $<
 	@touch $@
 
-# The answer-quality evaluation (eval/*.yaml). The Python-docs set needs Debian's python3.11-doc.
-PYDOCS := /usr/share/doc/python3.11/html
+# The answer-quality evaluation (eval/*.yaml). Two sets serve Debian documentation packages:
+# python3.11-doc (python-docs.yaml) and slurm-wlm-doc (slurm-docs.yaml); missing ones are installed.
+EVAL_DOCS := /usr/share/doc/python3.11/html=python3.11-doc /usr/share/doc/slurm-wlm/html=slurm-wlm-doc
 eval: install
-	@if [ ! -d $(PYDOCS) ]; then \
-		if [ "$$(id -u)" = 0 ]; then apt-get install -y python3.11-doc || { apt-get update && apt-get install -y python3.11-doc; }; \
-		else echo "eval: $(PYDOCS) is missing; run 'sudo apt-get install -y python3.11-doc'"; exit 1; fi; \
-	fi
+	@for pair in $(EVAL_DOCS); do path=$${pair%%=*}; pkg=$${pair#*=}; \
+	  if [ ! -d $$path ]; then \
+	    if [ "$$(id -u)" = 0 ]; then apt-get install -y $$pkg || { apt-get update && apt-get install -y $$pkg; } || exit 1; \
+	    else echo "eval: $$path is missing; run 'sudo apt-get install -y $$pkg'"; exit 1; fi; \
+	  fi; \
+	done
 	$(HWQA) eval $(EVAL_ARGS)
 
 # Known vulnerabilities in the installed environment (pip-audit). Says AUDIT NOT DONE, and exits 2,

@@ -189,3 +189,11 @@ def test_a_reworded_not_covered_question_still_names_what_is_missing(path: Path)
         if q.original and not q.covered and (m := by_id[q.original].missing) and m.casefold() not in q.question.casefold()
     ]
     assert not lost, f"rewordings that no longer name the missing term (term named could not be scored): {lost}"
+
+
+def test_a_calculated_question_and_its_rewordings_say_their_facts_are_computed(tmp_path: Path) -> None:
+    path = question_file(
+        tmp_path / "q.yaml", [entry("budget", TEST, calculated=True, rewordings=["With $100?"]), entry("plain", TRAIN)]
+    )
+    qs = load_question_set(path)
+    assert [q.calculated for q in qs.questions] == [True, True, False]

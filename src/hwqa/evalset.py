@@ -48,6 +48,7 @@ class Question:
     missing: str | None = None
     split: str = TRAIN
     original: str | None = None  # for a rewording: the id of the question it rewords
+    calculated: bool = False  # the facts are the price calculator's results, not text of the sources
 
     @property
     def group(self) -> str:
@@ -130,7 +131,10 @@ def load_question_set(path: Path) -> QuestionSet:
         kind = str(raw.get("kind", "fact" if covered else "not-covered"))
         missing = str(raw["missing"]) if raw.get("missing") else None
         facts = _facts(raw.get("facts"), where)
-        q = Question(qid, str(raw["question"]), kind, tuple(map(str, sources)), facts, covered, missing, split or "")
+        calculated = bool(raw.get("calculated", False))
+        q = Question(
+            qid, str(raw["question"]), kind, tuple(map(str, sources)), facts, covered, missing, split or "", None, calculated
+        )
         questions.append(q)
         for n, text in enumerate(rewordings, start=1):
             questions.append(replace(q, id=f"{qid}{REWORDING_MARK}{n}", question=text.strip(), original=qid))
