@@ -9,7 +9,7 @@ it; :func:`not_covered` is the answer when the notes do not hold what was asked.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -171,6 +171,16 @@ def render_sources(answer: Answer) -> str:
         link = f"[{where}]({c.url})" if c.url else f"`{where}`"
         lines.append(f"[{c.n}] {c.label()}{origin} — {link}")
     return "\n".join(lines)
+
+
+def final_answer(items: Iterable[str | Answer]) -> Answer:
+    """The `Answer` a stream ends with (its text pieces are dropped): what `answer()` returns."""
+    final: Answer | None = None
+    for item in items:
+        if isinstance(item, Answer):
+            final = item
+    assert final is not None
+    return final
 
 
 def stream_text(text: str) -> list[str]:

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .answer import Answer, Citation, CitationList, Claim, ToolCall
+from .answer import Answer, Citation, CitationList, Claim, ToolCall, final_answer
 from .builtin import BuiltinAnswerer
 from .claims import SUPPORTED, Checked, Checker
 from .errors import LLMError, PriceTableError, ToolArgumentError
@@ -75,12 +75,7 @@ class GroundedAnswerer:
     def answer(
         self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
     ) -> Answer:
-        final: Answer | None = None
-        for item in self.stream(question, hits, history, tools):
-            if isinstance(item, Answer):
-                final = item
-        assert final is not None
-        return final
+        return final_answer(self.stream(question, hits, history, tools))
 
     def stream(
         self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()

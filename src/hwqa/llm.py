@@ -23,7 +23,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .answer import Answer, ToolCall
+from .answer import Answer, ToolCall, final_answer
 from .errors import DependencyMissingError, HwqaError, LLMError
 from .prompt import WITHHELD, build_messages, guard_output, new_boundary, renumber, renumber_text, strip_thinking
 from .retrieve import Hit
@@ -144,12 +144,7 @@ class OpenAIAnswerer:
         self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
     ) -> Answer:
         """The final answer, without streaming."""
-        final: Answer | None = None
-        for item in self.stream(question, hits, history, tools):
-            if isinstance(item, Answer):
-                final = item
-        assert final is not None
-        return final
+        return final_answer(self.stream(question, hits, history, tools))
 
     def stream(
         self,
