@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from hwqa.base import Hit
 from hwqa.builtin import BuiltinAnswerer
 from hwqa.engine import Engine
 from hwqa.question import parse_question
-from hwqa.retrieve import Filter, Hit, with_surroundings
+from hwqa.retrieve import Filter, with_surroundings
 from hwqa.settings import Settings
 from hwqa.spans import spans_of
 
@@ -288,9 +289,9 @@ def test_the_answer_may_run_on_into_the_next_chunk_of_the_section(tmp_path: Path
     assert with_surroundings(gen, Hit(chunks[-1], 0.5)).following is None, "the next section is not the same passage"
     question = "What version of the kernel does the Zephyr driver need?"
     answerer = BuiltinAnswerer(min_score=0.0, max_sentences=3)
-    alone = answerer.answer(question, [Hit(chunks[0], 0.6)])
+    alone = answerer.answer(parse_question(question), [Hit(chunks[0], 0.6)])
     assert "6.1" not in alone.text
-    answer = answerer.answer(question, [Hit(chunks[0], 0.6, following=chunks[1])])
+    answer = answerer.answer(parse_question(question), [Hit(chunks[0], 0.6, following=chunks[1])])
     assert "6.1" in answer.text
     assert any(c.text and "6.1" in c.text for c in answer.citations), "the chunk it came from is cited"
     # The engine hands the best hits their next chunk.
@@ -454,7 +455,7 @@ def test_a_quote_reads_on_into_the_next_chunk_of_its_section(tmp_path: Path) -> 
     assert len(chunks) >= 2 and "us-east1-b" not in chunks[0].text, [c.text for c in chunks]
     answerer = BuiltinAnswerer(min_score=0.0, max_sentences=3)
     hit = Hit(chunks[0], 0.6, following=chunks[1])
-    answer = answerer.answer("What does --zone do?", [hit])
+    answer = answerer.answer(parse_question("What does --zone do?"), [hit])
     assert "--zone: Where the slice is created, as a region and a zone letter. The default zone is us-east1-b" in answer.text
     assert answer.text.count("us-east1-b") == 1, "the sentence is quoted once, inside the definition"
 
@@ -528,7 +529,7 @@ def test_a_name_in_the_section_heading_counts_for_the_sentences_under_it(tmp_pat
     chunks = {c.source: c for c in engine.generation().all_chunks() if "Zorro SDK 2.1" in c.heading or c.source == "bench.md"}
     hits = [Hit(chunks["bench.md"], 0.7), Hit(chunks["release.md"], 0.6)]
     answer = BuiltinAnswerer(min_score=0.0, max_sentences=3).answer(
-        "What is the highest ONNX opset the Zorro SDK 2.1 importer accepts?", hits
+        parse_question("What is the highest ONNX opset the Zorro SDK 2.1 importer accepts?"), hits
     )
     assert "opset 21" in answer.text.split("[1]")[0], answer.text
 
@@ -542,7 +543,7 @@ def test_a_quote_read_on_into_the_next_chunk_skips_the_chunks_overlap(tmp_path: 
     chunks = sorted((c for c in engine.generation().all_chunks() if c.heading.endswith("Zone")), key=lambda c: c.ordinal)
     assert len(chunks) == 2 and "Where the slice is created" in chunks[1].text, [c.text for c in chunks]
     answerer = BuiltinAnswerer(min_score=0.0, max_sentences=3)
-    answer = answerer.answer("What does --placement do?", [Hit(chunks[0], 0.6, following=chunks[1])])
+    answer = answerer.answer(parse_question("What does --placement do?"), [Hit(chunks[0], 0.6, following=chunks[1])])
     assert answer.text.startswith("--placement: Where the slice is created"), answer.text
     assert answer.text.count("Where the slice is created") == 1, answer.text
     assert "us-east1-b" in answer.text, answer.text
@@ -667,7 +668,9 @@ def test_a_table_split_across_chunks_is_read_whole(tmp_path: Path) -> None:
     assert "`%j`" not in found.text and found.text.startswith("| Directive"), [c.text for c in chunks]
     hit = with_surroundings(gen, Hit(found, 0.6))
     assert any("`%j`" in c.text for c in hit.table) and all(c.heading == found.heading for c in hit.table)
-    answer = BuiltinAnswerer(min_score=0.0, max_sentences=3).answer("Which directive gives the day of the year?", [hit])
+    answer = BuiltinAnswerer(min_score=0.0, max_sentences=3).answer(
+        parse_question("Which directive gives the day of the year?"), [hit]
+    )
     assert "%j" in answer.text, answer.text
 
 

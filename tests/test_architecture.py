@@ -74,3 +74,26 @@ def test_the_import_check_sees_imports() -> None:
     assert {"markdown"} <= imports_of(PACKAGE / "chunk.py")
     assert {"errors", "links"} <= imports_of(PACKAGE / "fetch" / "fetcher.py")
     assert "hwqa" in imports_of(PACKAGE / "settings.py")
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """The modules form layers: no chain of imports (type-only ones included) leads back to where it
+    started, so each module can be read, tested and replaced from the bottom up."""
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "__pycache__" not in path.parts:
+            graph.setdefault(top_level(path), set()).update(imports_of(path) - {"hwqa"})
+    cycles: list[list[str]] = []
+
+    def walk(chain: list[str], done: set[str]) -> None:
+        for target in sorted(graph.get(chain[-1], ())):
+            if target in chain:
+                cycles.append([*chain[chain.index(target) :], target])
+            elif target not in done:
+                done.add(target)
+                walk([*chain, target], done)
+
+    for module in sorted(graph):
+        walk([module], set())
+    assert not cycles, f"import cycles: {[' → '.join(c) for c in cycles[:5]]}"
+    assert {"answer", "llm", "prompt", "safety"} <= set(graph)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hwqa.claims import MARK, Checker, complete_sentences, numbers, split
 from hwqa.index import StoredChunk
-from hwqa.retrieve import Hit
+from hwqa.base import Hit
 
 
 def hit(i: int, title: str, body: str) -> Hit:

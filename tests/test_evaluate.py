@@ -14,6 +14,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from hwqa.answer import Answer
+from hwqa.base import Hit
 from hwqa.cli import app
 from hwqa.evalreport import markdown_table, render
 from hwqa.evalset import EvalError, Question, load_question_set
@@ -28,7 +29,6 @@ from hwqa.evaluate import (
     serve_site,
 )
 from hwqa.index import StoredChunk
-from hwqa.retrieve import Hit
 from hwqa.settings import Settings, load_settings
 
 REPO = Path(__file__).resolve().parent.parent

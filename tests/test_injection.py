@@ -22,13 +22,14 @@ from typer.testing import CliRunner
 
 from hwqa import llm
 from hwqa.answer import Answer
+from hwqa.base import Hit, Tool
 from hwqa.cli import app
 from hwqa.engine import Engine, build_index
 from hwqa.index import StoredChunk
-from hwqa.llm import OpenAIAnswerer, Tool
+from hwqa.llm import OpenAIAnswerer
 from hwqa.prices.tool import PRICE_CALCULATOR_TOOL
 from hwqa.prompt import CANARY, WITHHELD
-from hwqa.retrieve import Hit
+from hwqa.question import parse_question
 from hwqa.settings import Settings, load_settings
 
 from .conftest import write_note
@@ -77,7 +78,7 @@ def answerer(fake: FakeOpenAI, **kwargs: Any) -> OpenAIAnswerer:
 
 
 def run(a: OpenAIAnswerer, hits: list[Hit], tools: list[Tool] | None = None) -> tuple[list[str], Answer]:
-    items = list(a.stream(QUESTION, hits, [], tools or []))
+    items = list(a.stream(parse_question(QUESTION), hits, [], tools or []))
     assert isinstance(items[-1], Answer)
     return [i for i in items[:-1] if isinstance(i, str)], items[-1]
 

@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from hwqa.answer import Answer
+from hwqa.base import Hit, Tool
 from hwqa.errors import DependencyMissingError, LLMError, ToolArgumentError
 from hwqa.index import StoredChunk
-from hwqa.llm import OpenAIAnswerer, Tool
+from hwqa.llm import OpenAIAnswerer
 from hwqa.prompt import renumber
-from hwqa.retrieve import Hit
+from hwqa.question import parse_question
 
 from .fake_openai import FakeOpenAI, Reply, error, text, tool_calls
 
@@ -85,7 +86,7 @@ def answerer(fake: FakeOpenAI, **kwargs: Any) -> OpenAIAnswerer:
 def run(
     a: OpenAIAnswerer, hits: Sequence[Hit] = HITS, history: Sequence[dict[str, Any]] = (), tools: Sequence[Tool] = ()
 ) -> tuple[list[str], Answer]:
-    items = list(a.stream(QUESTION, hits, history, tools))
+    items = list(a.stream(parse_question(QUESTION), hits, history, tools))
     assert isinstance(items[-1], Answer)
     assert all(isinstance(i, str) for i in items[:-1])
     return [i for i in items[:-1] if isinstance(i, str)], items[-1]
@@ -393,4 +394,4 @@ def test_missing_openai_package_says_what_to_install(monkeypatch: pytest.MonkeyP
 
 def test_answer_without_streaming_consumer(server: FakeOpenAI) -> None:
     server.script = [Reply(content="Short [2].")]
-    assert answerer(server).answer(QUESTION, HITS).text == "Short [1]."
+    assert answerer(server).answer(parse_question(QUESTION), HITS).text == "Short [1]."

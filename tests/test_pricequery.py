@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from hwqa.notes import parse_note
 from hwqa.prices import CalcRequest, PriceTable, load_price_table
-from hwqa.prices.question import find_hardware_mentions, parse_price_question, price_question_warnings
+from hwqa.prices.question import find_hardware_mentions, plan_price_request
 from hwqa.prices.tool import run_price_calculator
+from hwqa.question import parse_question
 
 NOTE = """---
 title: Prices
@@ -37,6 +38,17 @@ def table() -> PriceTable:
     t = load_price_table([parse_note(NOTE, "prices.md")])
     assert t.problems == []
     return t
+
+
+def parse_price_question(
+    question: str, table: PriceTable | None = None, previous: CalcRequest | None = None
+) -> CalcRequest | None:
+    """The question parsed once, planned over ``table``."""
+    return plan_price_request(parse_question(question), table, previous)
+
+
+def price_question_warnings(question: str) -> tuple[str, ...]:
+    return parse_question(question).price.warnings
 
 
 def parse(question: str, table: PriceTable, previous: CalcRequest | None = None) -> CalcRequest:
@@ -169,13 +181,17 @@ def test_hardware_names_from_the_table(table: PriceTable, question: str, hardwar
 
 
 def test_hardware_mentions_without_a_table() -> None:
-    assert [m[2] for m in find_hardware_mentions("TPU v3 or V100 or an RTX 3090?")] == ["TPU v3", "V100", "RTX 3090"]
+    assert [m[2] for m in find_hardware_mentions(parse_question("TPU v3 or V100 or an RTX 3090?"))] == [
+        "TPU v3",
+        "V100",
+        "RTX 3090",
+    ]
     query = parse_price_question("TPU v3 for $500?")
     assert query is not None and named(query) == ("TPU v3",)
 
 
 def test_a10_is_not_an_a100(table: PriceTable) -> None:
-    assert find_hardware_mentions("an A10 for $5", table) == []
+    assert find_hardware_mentions(parse_question("an A10 for $5"), table) == []
 
 
 @pytest.mark.parametrize(
@@ -272,14 +288,14 @@ def test_not_price_questions(table: PriceTable, question: str) -> None:
 def test_other_currencies_are_not_converted(table: PriceTable) -> None:
     query = parse("I have €500 for a TPU", table)
     assert query.budget_usd is None
-    warnings = price_question_warnings("I have €500 for a TPU", table)
+    warnings = price_question_warnings("I have €500 for a TPU")
     assert warnings and "US dollars only" in warnings[0]
     assert parse("£300 for a GPU?", table).budget_usd is None
 
 
 def test_comma_decimal_amount_is_ambiguous(table: PriceTable) -> None:
     query = parse("TPU v3 for $1,46?", table)
-    assert query.budget_usd is None and "ambiguous" in price_question_warnings("TPU v3 for $1,46?", table)[0]
+    assert query.budget_usd is None and "ambiguous" in price_question_warnings("TPU v3 for $1,46?")[0]
 
 
 def test_follow_ups_reuse_the_previous_query(table: PriceTable) -> None:

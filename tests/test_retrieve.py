@@ -16,6 +16,7 @@ from hwqa.build import build_index
 from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.keywords import identifiers
+from hwqa.question import parse_question
 from hwqa.retrieve import Filter, missing_terms, rrf
 from hwqa.settings import Settings
 
@@ -154,11 +155,11 @@ def test_hybrid_hits_carry_cosine_and_both_ranks(ident_settings: Settings) -> No
 def test_missing_terms_name_what_the_index_never_mentions(ident_settings: Settings) -> None:
     engine = Engine.load(ident_settings)
     gen = engine.generation()
-    assert missing_terms(gen, "What does sm_90 enable?") == []
-    assert missing_terms(gen, "Which flags does a TPU v5e slice need?") == []
-    assert missing_terms(gen, "What does sm_100 enable?") == ["sm_100"]
-    assert missing_terms(gen, "How much memory does the RTX 5090 have?") == ["RTX 5090"]
-    assert missing_terms(gen, "Does the Jetson Nano run CUDA?") == ["Jetson", "Nano"]
+    assert missing_terms(gen, parse_question("What does sm_90 enable?")) == []
+    assert missing_terms(gen, parse_question("Which flags does a TPU v5e slice need?")) == []
+    assert missing_terms(gen, parse_question("What does sm_100 enable?")) == ["sm_100"]
+    assert missing_terms(gen, parse_question("How much memory does the RTX 5090 have?")) == ["RTX 5090"]
+    assert missing_terms(gen, parse_question("Does the Jetson Nano run CUDA?")) == ["Jetson", "Nano"]
     answer = engine.ask("How much memory does the RTX 5090 have?")
     assert not answer.covered
     assert "RTX 5090" in answer.text and "don't" in answer.text
@@ -169,11 +170,11 @@ def test_missing_terms_catch_lower_case_names(ident_settings: Settings) -> None:
     """A name written in lower case ("pytest", "tenstorrent") is still a name the notes must hold."""
     engine = Engine.load(ident_settings)
     gen = engine.generation()
-    assert missing_terms(gen, "How do I share a pytest fixture across a session?") == ["pytest"]
-    assert missing_terms(gen, "is tenstorrent cheaper than the H100?") == ["tenstorrent"]
+    assert missing_terms(gen, parse_question("How do I share a pytest fixture across a session?")) == ["pytest"]
+    assert missing_terms(gen, parse_question("is tenstorrent cheaper than the H100?")) == ["tenstorrent"]
     # Dictionary words, inflected or not, are never names; words the notes hold are present.
-    assert missing_terms(gen, "Which kernels are compiled for the cheapest Hopper cards?") == []
-    assert missing_terms(gen, "what does the linker produce for the release binaries?") == []
+    assert missing_terms(gen, parse_question("Which kernels are compiled for the cheapest Hopper cards?")) == []
+    assert missing_terms(gen, parse_question("what does the linker produce for the release binaries?")) == []
     answer = engine.ask("How do I share a pytest fixture across a session?")
     assert not answer.covered and "pytest" in answer.text
 
@@ -185,8 +186,8 @@ def test_a_versioned_name_counts_when_the_notes_shorten_it(tmp_path: Path) -> No
     write_note(notes, "rivulet.md", note)
     settings = built_hash_index(tmp_path)
     gen = Engine.load(settings).generation()
-    assert missing_terms(gen, "Which cards does Rivulet Serve 1.8 support?") == []
-    assert missing_terms(gen, "Which cards does Rivulet Serve 2.0 support?") == ["Serve 2.0"]
+    assert missing_terms(gen, parse_question("Which cards does Rivulet Serve 1.8 support?")) == []
+    assert missing_terms(gen, parse_question("Which cards does Rivulet Serve 2.0 support?")) == ["Serve 2.0"]
 
 
 def test_filters_restrict_the_search_to_tags_and_notes(ident_settings: Settings) -> None:

@@ -11,13 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from .question import content_stems
-from .retrieve import Hit
-
-if TYPE_CHECKING:
-    from .llm import Tool
+from .base import Hit, Tool, ToolCall
+from .question import Question, content_stems
 
 _MARKER = re.compile(r"\[(\d+)\]")
 _QUOTE = re.compile(r"(.+?)\s\[(\d+)\](?=\s|$)", re.S)  # one quote of an extractive answer and its marker
@@ -45,16 +42,6 @@ class Citation:
     def label(self) -> str:
         """'Title › heading' for people."""
         return f"{self.title} › {self.heading}" if self.heading else self.title
-
-
-@dataclass
-class ToolCall:
-    name: str
-    arguments: dict[str, Any]
-    result: Any
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "arguments": self.arguments, "result": self.result}
 
 
 @dataclass
@@ -107,14 +94,15 @@ class Answerer(Protocol):
     """What the engine needs of an answer backend (the builtin one, or a chat model).
 
     ``stream`` yields growing answer text (optional) and ends with the final :class:`Answer`, whose
-    text refers to its citations as ``[n]``. ``hits`` are the retrieved passages, best first;
+    text refers to its citations as ``[n]``. ``question`` is the question as the engine parsed it
+    once (:func:`hwqa.question.parse_question`); ``hits`` are the retrieved passages, best first;
     ``history`` earlier turns as OpenAI-style messages; ``tools`` what the backend may call.
     """
 
     name: str
 
     def stream(
-        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool]
+        self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool]
     ) -> Iterator[str | Answer]: ...
 
 

@@ -25,15 +25,14 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .answer import Answer, CitationList, ToolCall, compose_price_answer, make_citation, not_covered, similar
+from .answer import Answer, CitationList, compose_price_answer, make_citation, not_covered, similar
+from .base import Hit, Tool, ToolCall
 from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold
-from .llm import Tool
 from .prices import render_price_result
 from .prices.tool import PriceTool
-from .question import Question, content_stems, parse_question
+from .question import Question, content_stems
 from .quotes import Candidate, introduced, introduced_rows, quote, span_idents, whole_list, whole_table
-from .retrieve import Hit
 from .spans import clean_markdown, spans_of
 from .superlatives import price_rows, superlative
 
@@ -64,13 +63,13 @@ class BuiltinAnswerer:
         self.max_sentences = max_sentences
 
     def stream(
-        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
+        self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
     ) -> Iterator[str | Answer]:
         """The answer from the passages; for a price question, the calculator's table first (see :mod:`hwqa.prices.tool`)."""
         yield self.answer(question, hits, history, tools)
 
     def answer(
-        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
+        self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
     ) -> Answer:
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
         from_notes = self.extract(question, hits, price)
@@ -119,12 +118,11 @@ class BuiltinAnswerer:
                 break
         return _compose(chosen[:limit]) if chosen else Answer("", covered=False)
 
-    def extract(self, question: str, hits: Sequence[Hit], price: PriceTool | None = None) -> Answer:
-        """The spans of ``hits`` that answer ``question``, cited; 'not covered' when nothing is close enough.
+    def extract(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None) -> Answer:
+        """The spans of ``hits`` that answer ``q``, cited; 'not covered' when nothing is close enough.
 
         A price superlative ("the cheapest GPU per hour") also reads every row of the price table.
         """
-        q = parse_question(question)
         named = {t.folded for t in q.terms}
         # A passage that holds a name the question asks about ("-OO") covers it, however its wording scores.
         relevant = [h for h in hits if h.score >= self.min_score or (named and named & span_idents(h.chunk.text))]

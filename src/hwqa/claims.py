@@ -35,7 +35,7 @@ from functools import partial
 from .answer import Citation, Claim, make_citation
 from .keywords import STOPWORDS, fold
 from .question import content_stems, parse_question
-from .retrieve import Hit
+from .base import Hit
 
 MARK = "⚠ Not in the cited notes: "
 SUPPORTED, UNSUPPORTED, NOTHING = "supported", "unsupported", "none"

@@ -15,16 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 from . import index as store
 from .answer import Answer, Answerer, not_covered
+from .base import Hit, Tool
 from .builtin import BuiltinAnswerer
 from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError, IndexCorruptError
 from .grounded import GroundedAnswerer
-from .llm import OpenAIAnswerer, Tool
+from .llm import OpenAIAnswerer
 from .prices import HARDWARE_TYPES, PriceTable
 from .prices.table import OTHER_TYPE
 from .prices.tool import PriceTool
 from .question import parse_question
-from .retrieve import Filter, Hit, admitted, missing_terms, retrieve, with_surroundings
+from .retrieve import Filter, admitted, missing_terms, retrieve, with_surroundings
 from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
 from .status import IndexStatus
@@ -192,24 +193,25 @@ class Engine:
         question = (question or "").strip()
         if not question:
             raise HwqaError("the question is empty; type a question about your hardware notes")
+        q = parse_question(question)  # the one parse: retrieval, "not covered", the answerer and the price planner read it
         history = list(history or [])
         started = time.perf_counter()
         gen = self.generation()
         t_retrieve = time.perf_counter()
         # A superlative ("which GPU has the most memory?") is answered by comparing every candidate: look wider.
-        k = self.settings.top_k * (3 if parse_question(question).superlative else 1)
+        k = self.settings.top_k * (3 if q.superlative else 1)
         hits = retrieve(gen, self.embedder, question, k, mode=self.settings.retriever, flt=flt)
         # An answer often runs on past the passage that was found: the best hits carry their next chunk,
         # and the rest of a table split across chunks that they hold rows of.
         hits = [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]
         t_answer = time.perf_counter()
         answer: Answer | None = None
-        missing = missing_terms(gen, question)
+        missing = missing_terms(gen, q)
         if missing:
             answer = not_covered(hits, missing=missing)
         else:
             tools = self.tools(gen, flt, question, preemptible=preemptible)
-            for item in self.answerer.stream(question, hits, history, tools):
+            for item in self.answerer.stream(q, hits, history, tools):
                 if isinstance(item, Answer):
                     answer = item
                 else:

@@ -22,14 +22,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .answer import Answer, Citation, CitationList, Claim, ToolCall, final_answer
+from .answer import Answer, Citation, CitationList, Claim, final_answer
+from .base import Hit, Tool, ToolCall
 from .builtin import BuiltinAnswerer
 from .claims import SUPPORTED, Checked, Checker
 from .errors import LLMError, PriceTableError, ToolArgumentError
-from .llm import Generated, OpenAIAnswerer, Tool
+from .llm import Generated, OpenAIAnswerer
 from .prices import CalcResult, render_price_result
 from .prices.tool import PriceTool
-from .retrieve import Hit
+from .question import Question
 
 NOT_SUPPORTED = "none of its sentences was found in the passages it cites"
 WITHHELD_REASON = "it repeated its hidden instructions"
@@ -73,12 +74,12 @@ class GroundedAnswerer:
         self.notes = notes
 
     def answer(
-        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
+        self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
     ) -> Answer:
         return final_answer(self.stream(question, hits, history, tools))
 
     def stream(
-        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
+        self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
     ) -> Iterator[str | Answer]:
         plan = _plan(tools, question, history)
         head, head_citations = plan.head() if plan else ("", [])
@@ -116,7 +117,7 @@ class GroundedAnswerer:
 
     def _fallback(
         self,
-        question: str,
+        question: Question,
         hits: Sequence[Hit],
         history: Sequence[Mapping[str, Any]],
         tools: Sequence[Tool],
@@ -139,7 +140,7 @@ def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _plan(tools: Sequence[Tool], question: str, history: Sequence[Mapping[str, Any]]) -> _Plan | None:
+def _plan(tools: Sequence[Tool], question: Question, history: Sequence[Mapping[str, Any]]) -> _Plan | None:
     """The calculation a price question implies, done now (None when it is not a price question)."""
     price = next((t for t in tools if isinstance(t, PriceTool)), None)
     request = price.plan(question, history) if price is not None else None

@@ -19,17 +19,18 @@ from __future__ import annotations
 import json
 import re
 import types
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .answer import Answer, ToolCall, final_answer
+from .answer import Answer, final_answer
+from .base import Hit, Tool, ToolCall
 from .errors import DependencyMissingError, HwqaError, LLMError
 from .prompt import WITHHELD, build_messages, guard_output, new_boundary, renumber, renumber_text, strip_thinking
-from .retrieve import Hit
 from .safety import install_log_redaction, redact, schema_problems
 
 if TYPE_CHECKING:
+    from .question import Question
     from .settings import Settings
 
 INSTALL_HINT = "pip install 'openai>=1.40'"
@@ -38,23 +39,6 @@ NO_KEY = "no-key"  # local servers ignore the key, but the client insists on one
 MAX_TOOL_CALLS_PER_ROUND = 8
 MAX_TOOL_ARGUMENT_CHARS = 8_000
 FINAL_PROMPT = "No more tool calls are available. Answer the question now from the passages and the tool results above."
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A function the chat model may call; ``run`` raises ToolArgumentError on invalid arguments."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]  # JSON schema of the arguments object
-    run: Callable[[Mapping[str, object]], object] = field(compare=False)
-
-    def spec(self) -> dict[str, Any]:
-        """The entry for the chat-completions ``tools=[...]`` parameter."""
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
-        }
 
 
 @dataclass(frozen=True)
@@ -141,14 +125,14 @@ class OpenAIAnswerer:
         return cls(base_url=settings.llm_base_url, model=settings.llm_model, api_key=settings.llm_api_key, **kwargs)
 
     def answer(
-        self, question: str, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
+        self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
     ) -> Answer:
         """The final answer, without streaming."""
         return final_answer(self.stream(question, hits, history, tools))
 
     def stream(
         self,
-        question: str,
+        question: Question,
         hits: Sequence[Hit],
         history: Sequence[Mapping[str, Any]],
         tools: Sequence[Tool] = (),
@@ -171,7 +155,7 @@ class OpenAIAnswerer:
 
     def generate(
         self,
-        question: str,
+        question: Question,
         hits: Sequence[Hit],
         history: Sequence[Mapping[str, Any]],
         tools: Sequence[Tool] = (),
@@ -185,7 +169,7 @@ class OpenAIAnswerer:
         """
         by_name = {t.name: t for t in tools}
         messages = build_messages(
-            question,
+            question.text,
             hits,
             history,
             with_tools=bool(tools) and self.max_tool_rounds > 0,

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .answer import Citation, make_citation
-from .retrieve import Hit
+from .base import Hit
 from .safety import drop_hidden_html, neutralise, redact
 
 SYSTEM_PROMPT = (

@@ -1,4 +1,5 @@
-"""What a question asks: its type, the unit or attribute it wants, the things it names.
+"""What a question asks: its type, the unit or attribute it wants, the things it names, and what it
+says about prices (budget, hours, devices, hardware: :mod:`hwqa.pricewords`).
 
 The builtin answerer uses this to prefer the span that states the asked-for fact ("how many" wants
 a number, "which version" a version, "which GPU has the most memory" the row with the largest
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from .keywords import STOPWORDS, fold, identifiers, is_identifier
+from .pricewords import PriceWords, read_price_words
 
 # Units a quantity question may ask for, by the words that ask for them.
 _UNIT_WORDS: dict[str, tuple[str, ...]] = {
@@ -120,13 +122,16 @@ class Question:
     terms: tuple[Term, ...] = field(default=())  # distinctive terms: what a passage must name
     coined: tuple[str, ...] = ()  # lower-case words no dictionary knows ("pytest"): names too
     keys: tuple[str, ...] = ()  # short codes a table row may be keyed by: 'H', "!", `%j`
+    price: PriceWords = field(default_factory=lambda: read_price_words(""))  # budget, hours, devices, hardware
 
 
-@functools.lru_cache(maxsize=256)  # the engine, the not-covered check and the answerer all read it
 def parse_question(text: str) -> Question:
+    """The one parse of a question: the engine reads it once and hands it to retrieval, the "not
+    covered" check, the answerer and the price planner."""
     lower = text.lower().strip()
     stems = tuple(dict.fromkeys(content_stems(text)))
     idents = tuple(identifiers(text))
+    names = tuple(_names(text))
     superlative: str | None = None
     attribute: str | None = None
     m = _SUPERLATIVE.search(lower)
@@ -166,16 +171,17 @@ def parse_question(text: str) -> Question:
         text=text,
         stems=stems,
         identifiers=idents,
-        names=tuple(_names(text)),
+        names=names,
         wants=wants,
         units=units,
         superlative=superlative,
         attribute=attribute,
         entity=entity,
-        comparison=bool(_COMPARE.search(lower)) and len(idents) + len(_names(text)) >= 2,
+        comparison=bool(_COMPARE.search(lower)) and len(idents) + len(names) >= 2,
         terms=tuple(_distinctive(text)),
         coined=tuple(_coined(text)),
         keys=tuple(_keys(text)),
+        price=read_price_words(text),
     )
 
 

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .base import Hit
 from .keywords import identifiers
-from .retrieve import Hit
 from .spans import Span, is_term
 
 _PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)

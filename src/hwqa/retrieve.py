@@ -21,11 +21,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
+from .base import Hit
 from .embed import Embedder
 from .errors import ConfigError
-from .index import Generation, StoredChunk
+from .index import Generation
 from .markdown import table_headers
-from .question import parse_question
+from .question import Question
 
 RETRIEVERS = ("dense", "keyword", "hybrid")
 RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al. 2009)
@@ -34,19 +35,6 @@ PREFERRED_SECTION_BONUS = 0.5 / RRF_K  # an article section named by the link's 
 DUPLICATE_JACCARD = 0.8  # word-set overlap above which two passages count as the same text
 TABLE_REACH = 8  # chunks either side of a hit searched for the rest of a table it holds rows of
 _WORD = re.compile(r"\w+")
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A retrieved passage: its cosine similarity to the question, and its fused rank score."""
-
-    chunk: StoredChunk
-    score: float  # cosine similarity to the question (the relevance floor applies to it)
-    fused: float = 0.0  # ordering score: RRF for hybrid, the single list's rank for dense/keyword
-    dense_rank: int | None = None  # 1-based rank in the dense list, None if not in it
-    keyword_rank: int | None = None  # 1-based rank in the keyword list, None if not in it
-    following: StoredChunk | None = None  # the next chunk of its document, for an answer that runs on
-    table: tuple[StoredChunk, ...] = ()  # the section's other chunks of a table it holds rows of
 
 
 @dataclass(frozen=True)
@@ -186,7 +174,7 @@ def retrieve(
     return _collapse(hits)[:k]
 
 
-def missing_terms(generation: Generation, question: str) -> list[str]:
+def missing_terms(generation: Generation, q: Question) -> list[str]:
     """The things a question names (model names, identifiers, capitalised names) that no passage holds.
 
     An identifier counts as present when a passage holds it whole (see :mod:`hwqa.keywords`); one
@@ -195,7 +183,6 @@ def missing_terms(generation: Generation, question: str) -> list[str]:
     A capitalised name counts as present when any passage holds the word. A question that names
     something the index never mentions cannot be answered from it.
     """
-    q = parse_question(question)
     missing: list[str] = []
     for term in q.terms:
         if generation.has_term(term.folded, "idents"):
@@ -213,4 +200,4 @@ def missing_terms(generation: Generation, question: str) -> list[str]:
     return missing
 
 
-__all__ = ["RETRIEVERS", "Filter", "Hit", "missing_terms", "retrieve", "rrf"]
+__all__ = ["RETRIEVERS", "Filter", "missing_terms", "retrieve", "rrf"]

@@ -12,11 +12,11 @@ import math
 import re
 from collections.abc import Sequence
 
+from .base import Hit
 from .keywords import fold
 from .prices.tool import PriceTool
 from .question import Question, content_stems, stem
 from .quotes import Candidate, quote, span_idents
-from .retrieve import Hit
 from .spans import Span, cell_text, column_label, row_text, unit_of
 
 _SCALE = {"kw": 1000.0, "tb": 1000.0, "mb": 0.001}  # to the base unit of the family (W, GB)
@@ -36,7 +36,7 @@ _ATTRIBUTE_COLUMNS: dict[str, tuple[str, ...]] = {
 
 def price_rows(price: PriceTool, q: Question, pool: Sequence[Candidate]) -> list[Candidate]:
     """Rows of the price table as candidates (on-demand ones unless the question asks for spot or preemptible)."""
-    interruptible = bool({"spot", "preemptible"} & set(q.stems))
+    interruptible = q.price.preemptible is True
     have = {(c.span.cells.get("hardware"), c.span.cells.get("provider")) for c in pool if c.span.kind == "row"}
     out: list[Candidate] = []
     for row in price.table.rows:

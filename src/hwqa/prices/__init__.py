@@ -6,7 +6,7 @@
 - :mod:`.prose` (with :mod:`.names`, :mod:`.facts`, :mod:`.adhoc`): prices stated in sentences, list
   items and tables of any shape, in notes and linked articles, each with its evidence;
 - :mod:`.merge`: one table from all of them, sources ranked, conflicts said;
-- :mod:`.question`: a question (and its follow-ups) as a :class:`CalcRequest`;
+- :mod:`.question`: planning a parsed question (and its follow-ups) into a :class:`CalcRequest`;
 - :mod:`.request`, :mod:`.calculator`, :mod:`.result`: what to compute, computing it, what was found;
 - :mod:`.render`: results and tables as Markdown;
 - :mod:`.tool`: the calculator as a chat model's tool (JSON schema and argument checks) and
@@ -19,7 +19,7 @@ from .calculator import calculate, check_and_calculate
 from .facts import Doc, Found, article_doc, note_doc
 from .parse import load_price_table, stored_price_table
 from .prose import read_document
-from .question import parse_price_question
+from .question import plan_price_request
 from .render import render_price_result, render_price_table
 from .request import CalcRequest, check_request
 from .result import CalcResult
@@ -40,7 +40,7 @@ __all__ = [
     "check_request",
     "load_price_table",
     "note_doc",
-    "parse_price_question",
+    "plan_price_request",
     "read_document",
     "render_price_result",
     "render_price_table",

@@ -1,6 +1,6 @@
 """What to compute: :class:`CalcRequest`, the one shape of a price-calculator request.
 
-The question parser (:mod:`hwqa.prices.question`), the ``hwqa prices`` flags, the web page's
+The price planner (:mod:`hwqa.prices.question`), the ``hwqa prices`` flags, the web page's
 prices tab and the tool (:mod:`hwqa.prices.tool`, from a chat model's JSON arguments) all build a
 ``CalcRequest``; :func:`check_request` holds it to the bounds and to the price table before the
 calculator runs. Dicts exist only at the edges: :meth:`CalcRequest.to_arguments` (the tool

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..answer import Answer, Citation
+from ..base import Tool
 from ..errors import ToolArgumentError
 from ..index import StoredChunk
-from ..llm import Tool
+from ..question import Question, parse_question
 from .calculator import check_and_calculate
-from .question import parse_price_question
+from .question import plan_price_request
 from .request import (
     MAX_BUDGET_USD,
     MAX_COMPARE,
@@ -246,14 +247,14 @@ _COMPUTABLE = ("budget_usd", "hours", "v100_hours", "hardware", "compare", "purc
 Message = Mapping[str, Any]
 
 
-def price_request(question: str, history: Sequence[Message], table: PriceTable) -> CalcRequest | None:
+def price_request(question: Question, history: Sequence[Message], table: PriceTable) -> CalcRequest | None:
     """The calculator request a question asks for, with context from earlier turns ("and with $1000?"):
     only from the turn it follows, so a question in between that is not about prices ends the chain."""
     previous: CalcRequest | None = None
     for message in history:
         if message.get("role") == "user":
-            previous = parse_price_question(str(message.get("content", "")), table, previous)
-    request = parse_price_question(question, table, previous)
+            previous = plan_price_request(parse_question(str(message.get("content", ""))), table, previous)
+    request = plan_price_request(question, table, previous)
     if request is None or not any(getattr(request, k) for k in _COMPUTABLE):
         return None
     return request
@@ -329,17 +330,17 @@ class PriceTool(Tool):
             preemptible,
         )
 
-    def plan(self, question: str, history: Sequence[Message]) -> CalcRequest | None:
+    def plan(self, question: Question, history: Sequence[Message]) -> CalcRequest | None:
         """The request ``question`` implies, or None when it is not a price question (or no table exists)."""
         if not self.table.rows:
             return None
         request = price_request(question, history, self.table)
         return replace(request, allow_preemptible=True) if request is not None and self.preemptible else request
 
-    def reused(self, question: str, history: Sequence[Message], request: CalcRequest) -> str:
+    def reused(self, question: Question, history: Sequence[Message], request: CalcRequest) -> str:
         """What the planned ``request`` took from the turn before ``question`` ('' when nothing)."""
         # the question over a blank earlier request: what it states itself, as a follow-up would be read
-        return reused(request, parse_price_question(question, self.table, CalcRequest())) if history else ""
+        return reused(request, plan_price_request(question, self.table, CalcRequest())) if history else ""
 
     def compute(self, request: CalcRequest) -> CalcResult:
         """The calculator's result for ``request`` over this generation's table (see :func:`check_and_calculate`)."""

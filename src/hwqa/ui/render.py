@@ -17,7 +17,8 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from ..answer import Answer, Citation, ToolCall
+from ..answer import Answer, Citation
+from ..base import ToolCall
 from ..claims import MARK
 from ..prices import CalcResult, render_price_result
 from ..prices.render import render_excluded

@@ -1,0 +1,313 @@
+"""What a question says about money, time and hardware: the price part of the one parse.
+
+:func:`read_price_words` reads, once per question and without any price table, what a price or
+budget question states (US dollars only; other currencies give a warning instead of a budget):
+
+- budgets: ``I have $500``, ``500 dollars``, ``$1.2k``, ``$1,200``, ``USD 300``, ``budget of 2k USD``,
+  ``my budget is 800``; a price per hour (``$8/h``) is not a budget;
+- purchase prices: ``buy one for $1500``, ``costs $1,500 to buy``;
+- time: ``for 100 hours``, ``100 h``, ``2 days`` (24 h a day, or the hours a day given), ``a week``,
+  ``per month``, ``8 hours a day``; job sizes ``300 V100-hours``; ``250 GPU-hours``, ``chip-hours``;
+- devices: ``on 8 GPUs``, ``4 TPUs``, ``two GPUs`` (and the words before a name, read when the
+  name is matched: ``8x A100``);
+- memory floors: ``at least 32 GB``, ``≥ 40GB memory`` (host RAM is not a floor);
+- ``spot`` / ``preemptible`` (unless negated), ``on-demand only``; type words (``TPU or GPU``);
+- common accelerator names (``V100``, ``TPU v3``, ``RTX 3090``).
+
+Each reading keeps where it stands in the question, so the price planner
+(:mod:`hwqa.prices.question`) can match the hardware names a price table knows in :attr:`PriceWords.rest`
+and drop what falls inside such a name (the "80GB" of "A100 80GB" is a name, not a memory floor).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["PriceWords", "Reading", "count_of", "read_price_words"]
+
+TYPE_WORDS = ("gpu", "tpu", "cpu")  # the hardware types of a price table (hwqa.prices.table.HARDWARE_TYPES)
+
+WORD_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "single": 1,
+    "two": 2,
+    "dual": 2,
+    "three": 3,
+    "four": 4,
+    "quad": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "sixteen": 16,
+    "thirty-two": 32,
+    "sixty-four": 64,
+}
+WORDS = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
+LEAD = r"(?<![\w.,$])"
+_NUM = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d]|[.,]\d)"
+_MULT = r"(?:\s?(?P<mult>k|m|thousand|million|grand)\b)?"
+_MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "million": 1e6}
+
+_MONEY_PATTERNS = [
+    re.compile(rf"(?:us\s?)?\$\s?{_NUM}{_MULT}(?:\s?(?:usd|us\s+dollars?|dollars?))?"),
+    re.compile(rf"\busd\s?{_NUM}{_MULT}"),
+    re.compile(rf"{LEAD}{_NUM}{_MULT}\s?(?:usd|us\s+dollars?|dollars?|bucks)\b"),
+    re.compile(rf"{LEAD}{_NUM}{_MULT}\s?\$"),
+    re.compile(
+        rf"\bbudget\s*(?:is|of|:|=|at)?\s*(?:about|around|roughly|approximately|only|just|~)?\s*"
+        rf"{LEAD}{_NUM}{_MULT}(?!\s*(?:%|gb|gib|h\b|hrs?\b|hours?|days?|gpus?|tpus?))"
+    ),
+]
+_PER_HOUR_AFTER = re.compile(r"\s*(?:/\s*(?:h|hr|hour)\b|(?:per|an|a|each)\s+(?:h|hr|hour)\b|hourly\b)")
+_OTHER_CURRENCY = re.compile(
+    r"[€£¥₹]\s?\d|\d[\d,.]*\s?(?:k\s?)?(?:€|£|\b(?:eur|euros?|gbp|pounds?|yen|jpy|inr|rupees?|cad|aud|chf)\b)"
+    r"|\b(?:eur|gbp|chf|cad|aud|jpy|inr)\s?\d"
+)
+_COMMA_DECIMAL = re.compile(r"\$\s?\d+,\d{1,2}(?![\d,])")
+_PURCHASE_BEFORE = re.compile(r"\b(?:buy|buying|bought|purchas\w*|own)\b")
+_PURCHASE_AFTER = re.compile(r"\s*(?:to\s+(?:buy|purchase)|up\s?front|to\s+own)\b")
+_BUDGET_AFTER = re.compile(r"\s*(?:budget|to\s+spend|in\s+total)\b")
+_BUDGET_BEFORE = re.compile(r"\b(?:have|got|budget|spend|afford)\b")
+
+_V100_HOURS = re.compile(
+    rf"{LEAD}{_NUM}{_MULT}\s*(?:x\s*)?(?:nvidia\s+)?(?:tesla\s+)?v100[\s-]*(?:equivalent[\s-]*)?(?:hours?|hrs?|h)\b"
+)
+_V100_HOUR_UNIT = re.compile(r"\bv100[\s-]*(?:equivalent[\s-]*)?(?:hours?|hrs?|h)\b")
+_DEVICE_HOURS = re.compile(rf"{LEAD}{_NUM}\s*(?P<kind>gpu|tpu|cpu|device|chip|accelerator)[\s-]*(?:hours?|hrs?|h)\b")
+_HOURS_PER_DAY = re.compile(rf"{LEAD}{_NUM}\s*(?:hours?|hrs?|h)\s*(?:a|per|/|each|every)\s*day\b")
+_HOURS = re.compile(rf"{LEAD}{_NUM}\s*-?\s*(?:hours?|hrs?|h)\b")
+_SPANS = re.compile(rf"{LEAD}(?:{_NUM}|(?P<word>{WORDS}))\s*-?\s*(?P<unit>days?|weeks?|months?)\b(?!\s*(?:/|per|a)\s)")
+_UNIT_HOURS = {"day": 24.0, "week": 168.0, "month": 720.0}
+_DEVICES = re.compile(
+    rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x\s*|×\s*)?(?P<kind>gpus?|tpus?|cpus?|cards?|devices?|chips?|accelerators?|boards?)\b"
+)
+_MEMORY = re.compile(
+    rf"(?:(?:at\s+least|≥|>=|minimum(?:\s+of)?|min\.?|more\s+than|over|needs?|with|of)\s*)?"
+    rf"{LEAD}{_NUM}\s*(?:gb|gib)\b(?:\s*\+)?"
+)
+_RAM_AFTER = re.compile(r"\s*(?:of\s+)?(?:system\s+|host\s+|cpu\s+)?ram\b")
+_PREEMPTIBLE = re.compile(r"\b(?:spot|pre-?emptible|preemptable|interruptible)\b")
+_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|avoid|never|non|don'?t|no\s+need\s+for)\b[\w\s-]{0,15}$")
+_ON_DEMAND_ONLY = re.compile(r"\bon[\s-]?demand\s+only\b|\bonly\s+on[\s-]?demand\b")
+_TYPE_WORDS = re.compile(r"\b(gpu|tpu|cpu)s?\b")
+_COST_WORDS = re.compile(
+    r"\b(?:cost\w*|price\w*|pricing|cheap\w*|expensive|afford\w*|budget\w*|spend\w*|rent\w*|hourly|dollars?|"
+    r"usd|break[\s-]?even|buy(?:ing)?|purchas\w*|worth|money|per\s+hour|value\s+for|best\s+value)\b|\$"
+    # "how much" asks about money unless a quantity follows ("how much memory does an A100 have?")
+    r"|\bhow\s+much\b(?!\s+(?:more\s+|less\s+)?(?:memory|ram|vram|hbm|storage|disk|power|energy|heat|time|data|"
+    r"bandwidth|compute|faster|slower|quicker|gb|gib|tb)\b)"
+)
+_COMPARE_WORDS = re.compile(r"\b(?:vs\.?|versus|or|compare\w*|which|better|faster|how\s+long|what\s+about)\b")
+_FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|what\s+if|with|now|then|instead|same|also|ok|okay|but|plus)\b")
+GENERIC_HARDWARE = re.compile(
+    r"(?<![a-z0-9])(?:tpu[\s-]*v\d+[a-z]?(?:-\d+)?|rtx[\s-]*a?\d{4}(?:[\s-]*ti)?|[vpakth]\d{2,3}[a-z]?|"
+    r"l40s?|l4|t4|mi\d{3}x?)(?![a-z0-9])"
+)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Something read at ``start:end`` of the question: a device count (``value`` the count, ``word`` its
+    kind), a memory floor (``value`` in GB), a type word (``word``) or a hardware name (``word`` as written)."""
+
+    start: int
+    end: int
+    value: float = 0.0
+    word: str = ""
+
+    def inside(self, spans: tuple[tuple[int, int], ...]) -> bool:
+        return any(self.start < end and start < self.end for start, end in spans)
+
+
+@dataclass(frozen=True)
+class PriceWords:
+    """What a question states about prices, budgets, time and hardware (see the module doc)."""
+
+    text: str  # the question, lower-cased, spaces normalised
+    original: str  # the question as written (same length as ``text`` when lower-casing keeps it)
+    rest: str  # ``text`` with money and time masked: where hardware names are matched
+    budget_usd: float | None = None
+    purchase_usd: float | None = None
+    hours: float | None = None
+    hours_per_day: float | None = None
+    v100_hours: float | None = None
+    hour_types: tuple[str, ...] = ()  # "GPU-hours", "TPU-hours": the type the hours are of
+    devices: tuple[Reading, ...] = ()  # "8 GPUs", "two cards"
+    memory: tuple[Reading, ...] = ()  # "at least 32 GB"
+    type_words: tuple[Reading, ...] = ()  # "TPU or GPU"
+    hardware: tuple[Reading, ...] = ()  # common accelerator names, as written
+    preemptible: bool | None = None  # spot/preemptible asked for (True) or refused (False)
+    money: bool = False  # an amount of money (or an ambiguous one) is stated
+    cost: bool = False  # words about cost ("price", "cheap", "how much")
+    compare: bool = False  # words comparing ("or", "which", "vs")
+    follow_up: bool = False  # starts like a follow-up ("and with $1000?")
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def states(self) -> bool:
+        """Whether the question states an amount, a time, a job size or a device count."""
+        return bool(
+            self.money
+            or self.hours is not None
+            or self.v100_hours is not None
+            or self.purchase_usd is not None
+            or any(d.value > 1 for d in self.devices)
+        )
+
+
+class _Text:
+    """The lowercased question, with spans masked once they have been understood."""
+
+    def __init__(self, question: str) -> None:
+        normalized = question.replace("\u00a0", " ").replace("\u2009", " ").replace("\u202f", " ")
+        lowered = normalized.lower()
+        self.original = normalized if len(lowered) == len(normalized) else lowered
+        self.text = lowered
+
+    def mask(self, start: int, end: int) -> None:
+        self.text = self.text[:start] + " " * (end - start) + self.text[end:]
+
+
+def number_of(match: re.Match[str]) -> float:
+    value = float(match.group("num").replace(",", ""))
+    mult = match.groupdict().get("mult")
+    return value * _MULTIPLIERS[mult] if mult else value
+
+
+def count_of(token: str) -> int:
+    """A device count as written: "8" or "eight"."""
+    return int(token) if token.isdigit() else WORD_NUMBERS[token]
+
+
+def _money(t: _Text, out: dict[str, float]) -> tuple[bool, list[str]]:
+    """Budgets and purchase prices (prices per hour are masked, not read); whether money was stated."""
+    matches: list[re.Match[str]] = []
+    for pattern in _MONEY_PATTERNS:
+        matches.extend(pattern.finditer(t.text))
+    matches.sort(key=lambda m: (m.start(), -(m.end() - m.start())))
+    money: list[re.Match[str]] = []
+    for m in matches:
+        if money and m.start() < money[-1].end():
+            continue
+        money.append(m)
+    stated = bool(money)
+    prev_end = 0
+    for m in money:
+        value = number_of(m)
+        after = t.text[m.end() :]
+        per_hour = _PER_HOUR_AFTER.match(after)
+        if per_hour:
+            t.mask(m.start(), m.end() + per_hour.end())
+            prev_end = m.end()
+            continue
+        before = t.text[max(prev_end, m.start() - 50) : m.start()]
+        before = re.split(r"[.;!?]\s", before)[-1]  # only this sentence
+        buy_at = [b.end() for b in _PURCHASE_BEFORE.finditer(before)]
+        budget_at = [b.end() for b in _BUDGET_BEFORE.finditer(before)]
+        if _BUDGET_AFTER.match(after):
+            budget_at.append(len(before) + 1)
+        is_purchase = bool(_PURCHASE_AFTER.match(after)) or (bool(buy_at) and (not budget_at or buy_at[-1] > budget_at[-1]))
+        out.setdefault("purchase_usd" if is_purchase else "budget_usd", value)
+        t.mask(m.start(), m.end())
+        prev_end = m.end()
+    warnings: list[str] = []
+    comma = _COMMA_DECIMAL.search(t.text)
+    if comma:
+        stated = True
+        t.mask(comma.start(), comma.end())
+        warnings.append(f"{comma.group(0).strip()!r} is ambiguous; write dollar amounts like $1.46 or $1,460")
+    other = _OTHER_CURRENCY.search(t.text)
+    if other:
+        stated = True
+        t.mask(other.start(), other.end())
+        warnings.append("prices and budgets are in US dollars only; give the amount in USD (e.g. $500)")
+    return stated, warnings
+
+
+def _time(t: _Text, out: dict[str, float]) -> list[str]:
+    """Hours, hours a day, days/weeks/months; the types of "GPU-hours"."""
+    hour_types: list[str] = []
+    for m in _HOURS_PER_DAY.finditer(t.text):
+        value = number_of(m)
+        if 0 < value <= 24:
+            out.setdefault("hours_per_day", value)
+        t.mask(m.start(), m.end())
+    for m in _DEVICE_HOURS.finditer(t.text):
+        out.setdefault("hours", number_of(m))
+        if m.group("kind") in TYPE_WORDS:
+            hour_types.append(m.group("kind"))
+        t.mask(m.start(), m.end())
+    for m in _HOURS.finditer(t.text):
+        out.setdefault("hours", number_of(m))
+        t.mask(m.start(), m.end())
+    for m in _SPANS.finditer(t.text):
+        count = count_of(m.group("word")) if m.group("word") else number_of(m)
+        unit_hours = _UNIT_HOURS[m.group("unit").rstrip("s")]
+        per_day = out.get("hours_per_day")
+        if per_day is not None:
+            unit_hours = unit_hours / 24 * per_day  # "8 hours a day for 5 days" is 40 hours
+        out.setdefault("hours", count * unit_hours)
+        t.mask(m.start(), m.end())
+    return hour_types
+
+
+def read_price_words(question: str) -> PriceWords:
+    """What ``question`` states about prices (see the module doc); positions refer to :attr:`PriceWords.text`."""
+    t = _Text(question)
+    lowered = t.text
+    found: dict[str, float] = {}
+    for m in _V100_HOURS.finditer(t.text):
+        found.setdefault("v100_hours", number_of(m))
+        t.mask(m.start(), m.end())
+    for m in _V100_HOUR_UNIT.finditer(t.text):  # "per V100-hour" is a unit, not the V100
+        t.mask(m.start(), m.end())
+    money, warnings = _money(t, found)
+    hour_types = _time(t, found)
+    rest = t.text
+
+    hardware = tuple(
+        Reading(m.start(), m.end(), word=t.original[m.start() : m.end()].strip()) for m in GENERIC_HARDWARE.finditer(rest)
+    )
+    devices = []
+    for m in _DEVICES.finditer(t.text):
+        devices.append(Reading(m.start(), m.end(), count_of(m.group("n")), m.group("kind").rstrip("s")))
+        t.mask(m.start(), m.end())
+    memory = []
+    for m in _MEMORY.finditer(t.text):
+        if not _RAM_AFTER.match(t.text[m.end() :]):  # host RAM is not device memory
+            memory.append(Reading(m.start("num"), m.end(), number_of(m)))
+        t.mask(m.start(), m.end())
+    preemptible: bool | None = False if _ON_DEMAND_ONLY.search(t.text) else None
+    for m in _PREEMPTIBLE.finditer(t.text):
+        preemptible = _NEGATION_BEFORE.search(t.text[max(0, m.start() - 30) : m.start()]) is None
+        break
+    type_words = tuple(Reading(m.start(), m.end(), word=m.group(1)) for m in _TYPE_WORDS.finditer(t.text))
+    lower = question.lower()
+    return PriceWords(
+        text=lowered,
+        original=t.original,
+        rest=rest,
+        budget_usd=found.get("budget_usd"),
+        purchase_usd=found.get("purchase_usd"),
+        hours=found.get("hours"),
+        hours_per_day=found.get("hours_per_day"),
+        v100_hours=found.get("v100_hours"),
+        hour_types=tuple(hour_types),
+        devices=tuple(devices),
+        memory=tuple(memory),
+        type_words=type_words,
+        hardware=hardware,
+        preemptible=preemptible,
+        money=money,
+        cost=_COST_WORDS.search(lower) is not None,
+        compare=_COMPARE_WORDS.search(lower) is not None,
+        follow_up=_FOLLOW_UP.match(lower) is not None,
+        warnings=tuple(warnings),
+    )
