@@ -121,8 +121,9 @@ def make_citation(n: int, hit: Hit) -> Citation:
     )
 
 
-def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = ()) -> Answer:
-    """Say plainly that the notes do not cover the question (naming what they never mention), and list the closest notes."""
+def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = (), also: str = "") -> Answer:
+    """Say plainly that the notes do not cover the question (naming what they never mention), and list the
+    closest notes; ``also`` is said before them (what the notes do price, for a price question)."""
     seen: dict[str, Hit] = {}
     for hit in hits:
         seen.setdefault(hit.chunk.source, hit)
@@ -135,7 +136,8 @@ def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = ()
     if missing:
         named = ", ".join(f"“{m}”" for m in missing[:-1]) + (" or " if len(missing) > 1 else "") + f"“{missing[-1]}”"
         return Answer(
-            f"My notes don't mention {named}, so they don't cover that question. The closest notes are: {closest}.",
+            f"My notes don't mention {named}, so they don't cover that question. {also + ' ' if also else ''}"
+            f"The closest notes are: {closest}.",
             citations,
             covered=False,
         )
@@ -204,12 +206,15 @@ def compose_price_answer(
     from_notes: Answer,
     caveats: Answer,
     prices_from: str = "your price table",
+    preface: str = "",
 ) -> Answer:
     """Calculator table and recommendation, cited to where the prices are (``prices_from``: your price
-    table, or your notes when they were read from text), then what the notes say and their caveats."""
+    table, or your notes when they were read from text), then what the notes say and their caveats.
+    ``preface`` comes first: what the notes hold no price for, when the question named such hardware."""
     cites = CitationList()
     marks = "".join(f"[{cites.add(c)}]" for c in price_sources)
-    parts = [f"{calculation.rstrip()}\n\nPrices from {prices_from} {marks}.".replace(" .", ".")]
+    parts = [preface] if preface else []
+    parts.append(f"{calculation.rstrip()}\n\nPrices from {prices_from} {marks}.".replace(" .", "."))
     if from_notes.covered and from_notes.citations:
         parts.append(f"**From your notes:** {cites.adopt(from_notes)}")
     if caveats.covered and caveats.citations:
@@ -221,3 +226,13 @@ def compose_price_answer(
             own = Answer(" ".join(fresh), [c for c in caveats.citations if c.n in kept])
             parts.append(f"**Caveats:** {cites.adopt(own)}")
     return Answer("\n\n".join(parts), cites.citations, [tool_call])
+
+
+def compose_price_gap(said: str, from_notes: Answer) -> Answer:
+    """A price question the notes hold no price for: ``said`` (what is missing, what they do price),
+    then what the notes say. Not covered: the price asked for is not in the notes."""
+    cites = CitationList()
+    parts = [said]
+    if from_notes.covered and from_notes.citations:
+        parts.append(f"**From your notes:** {cites.adopt(from_notes)}")
+    return Answer("\n\n".join(parts), cites.citations, covered=False)

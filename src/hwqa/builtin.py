@@ -25,12 +25,12 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .answer import Answer, CitationList, compose_price_answer, make_citation, not_covered, similar
+from .answer import Answer, CitationList, compose_price_answer, compose_price_gap, make_citation, not_covered, similar
 from .base import Hit, Tool, ToolCall
 from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold
-from .prices import render_price_result
-from .prices.tool import PriceTool
+from .prices.render import render_no_prices, render_price_result, render_unpriced
+from .prices.tool import PriceTool, computable
 from .question import Question, content_stems
 from .quotes import Candidate, introduced, introduced_rows, quote, span_idents, whole_list, whole_table
 from .spans import clean_markdown, spans_of
@@ -73,15 +73,25 @@ class BuiltinAnswerer:
     ) -> Answer:
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
         from_notes = self.extract(question, hits, price)
-        request = price.plan(question, history) if price is not None else None
-        if price is None or request is None:
+        asked = price.ask(question, history) if price is not None else None
+        if price is None or asked is None:
             return from_notes
+        # What the notes hold no price for is said first, never dropped: no prices at all, or none for the hardware named.
+        if not price.table.rows:
+            return compose_price_gap(render_no_prices(asked.request, asked.unpriced), from_notes)
+        preface = render_unpriced(asked.unpriced, price.table) if asked.unpriced else ""
+        if not computable(asked.request):
+            # Only hardware without an hourly price was asked about: what the notes say of it comes first.
+            if from_notes.covered:
+                return Answer(f"{from_notes.text}\n\n{preface}", from_notes.citations, covered=True)
+            return compose_price_gap(preface, from_notes)
+        request = asked.request
         arguments = request.to_arguments()
         try:
             result = price.compute(request)
         except (ToolArgumentError, PriceTableError) as exc:
             call = ToolCall(price.name, arguments, {"error": str(exc)})
-            text = f"The price calculator could not answer: {exc}\n\n{from_notes.text}"
+            text = "\n\n".join(p for p in (preface, f"The price calculator could not answer: {exc}", from_notes.text) if p)
             return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
         call = ToolCall(price.name, arguments, result.to_json())
         explicit = any(o.row.origin == "price table" for o in result.options) or not result.options
@@ -93,6 +103,7 @@ class BuiltinAnswerer:
             from_notes,
             price.caveats(),
             "your price table" if explicit else "your notes",
+            preface,
         )
         if carried:  # a follow-up says what it took from the question before
             answer.text = f"Using {carried} from your earlier question.\n\n{answer.text}"

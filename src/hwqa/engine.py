@@ -22,8 +22,9 @@ from .errors import ConfigError, HwqaError, IndexCorruptError
 from .grounded import GroundedAnswerer
 from .llm import OpenAIAnswerer
 from .prices import HARDWARE_TYPES, PriceTable
+from .prices.render import render_unpriced
 from .prices.table import OTHER_TYPE
-from .prices.tool import PriceTool
+from .prices.tool import PriceTool, computable
 from .question import parse_question
 from .retrieve import Filter, admitted, missing_terms, retrieve, with_surroundings
 from .safety import install_log_redaction, neutralise, neutralise_answer
@@ -206,11 +207,19 @@ class Engine:
         hits = [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]
         t_answer = time.perf_counter()
         answer: Answer | None = None
-        missing = missing_terms(gen, q)
+        tools = self.tools(gen, flt, question, preemptible=preemptible)
+        # A price question is planned into the calculator first: one it can compute (or a budget over
+        # notes with no prices, which the answer must say) is never turned away for a word the passages lack.
+        price = next((t for t in tools if isinstance(t, PriceTool)), None)
+        asked = price.ask(q, history) if price is not None else None
+        computed = price is not None and asked is not None and (not price.table.rows or computable(asked.request))
+        missing = [] if computed else missing_terms(gen, q)
         if missing:
-            answer = not_covered(hits, missing=missing)
+            also = ""
+            if price is not None and asked is not None and asked.unpriced and price.table.rows:
+                also = render_unpriced(asked.unpriced, price.table)  # and what the notes do price
+            answer = not_covered(hits, missing=missing, also=also)
         else:
-            tools = self.tools(gen, flt, question, preemptible=preemptible)
             for item in self.answerer.stream(q, hits, history, tools):
                 if isinstance(item, Answer):
                     answer = item

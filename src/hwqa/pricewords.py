@@ -7,7 +7,8 @@ budget question states (US dollars only; other currencies give a warning instead
   ``my budget is 800``; a price per hour (``$8/h``) is not a budget;
 - purchase prices: ``buy one for $1500``, ``costs $1,500 to buy``;
 - time: ``for 100 hours``, ``100 h``, ``2 days`` (24 h a day, or the hours a day given), ``a week``,
-  ``per month``, ``8 hours a day``; job sizes ``300 V100-hours``; ``250 GPU-hours``, ``chip-hours``;
+  ``per month`` (a month of use: 720 h, or the hours a day given), ``8 hours a day``; job sizes
+  ``300 V100-hours``; ``250 GPU-hours``, ``chip-hours``;
 - devices: ``on 8 GPUs``, ``4 TPUs``, ``two GPUs`` (and the words before a name, read when the
   name is matched: ``8x A100``);
 - memory floors: ``at least 32 GB``, ``≥ 40GB memory`` (host RAM is not a floor);
@@ -72,6 +73,7 @@ _OTHER_CURRENCY = re.compile(
 )
 _COMMA_DECIMAL = re.compile(r"\$\s?\d+,\d{1,2}(?![\d,])")
 _PURCHASE_BEFORE = re.compile(r"\b(?:buy|buying|bought|purchas\w*|own)\b")
+_RENT = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|leas(?:e|ing))\b")
 _PURCHASE_AFTER = re.compile(r"\s*(?:to\s+(?:buy|purchase)|up\s?front|to\s+own)\b")
 _BUDGET_AFTER = re.compile(r"\s*(?:budget|to\s+spend|in\s+total)\b")
 _BUDGET_BEFORE = re.compile(r"\b(?:have|got|budget|spend|afford)\b")
@@ -84,6 +86,7 @@ _DEVICE_HOURS = re.compile(rf"{LEAD}{_NUM}\s*(?P<kind>gpu|tpu|cpu|device|chip|ac
 _HOURS_PER_DAY = re.compile(rf"{LEAD}{_NUM}\s*(?:hours?|hrs?|h)\s*(?:a|per|/|each|every)\s*day\b")
 _HOURS = re.compile(rf"{LEAD}{_NUM}\s*-?\s*(?:hours?|hrs?|h)\b")
 _SPANS = re.compile(rf"{LEAD}(?:{_NUM}|(?P<word>{WORDS}))\s*-?\s*(?P<unit>days?|weeks?|months?)\b(?!\s*(?:/|per|a)\s)")
+_PER_SPAN = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>day|week|month)\b")  # "per month": one month of use
 _UNIT_HOURS = {"day": 24.0, "week": 168.0, "month": 720.0}
 _DEVICES = re.compile(
     rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x\s*|×\s*)?(?P<kind>gpus?|tpus?|cpus?|cards?|devices?|chips?|accelerators?|boards?)\b"
@@ -149,6 +152,13 @@ class PriceWords:
     compare: bool = False  # words comparing ("or", "which", "vs")
     follow_up: bool = False  # starts like a follow-up ("and with $1000?")
     warnings: tuple[str, ...] = ()
+    buying: tuple[int, ...] = ()  # where each "buy", "purchase" ends: the hardware after it is bought, not rented
+    renting: tuple[int, ...] = ()  # where each "rent", "hire", "lease" ends
+
+    def bought(self, at: int) -> bool:
+        """Whether the hardware named at ``at`` is one to buy: the last buy or rent word before it is a buy word."""
+        buy = max((b for b in self.buying if b <= at), default=-1)
+        return buy > max((r for r in self.renting if r <= at), default=-1)
 
     @property
     def states(self) -> bool:
@@ -255,6 +265,11 @@ def _time(t: _Text, out: dict[str, float]) -> list[str]:
             unit_hours = unit_hours / 24 * per_day  # "8 hours a day for 5 days" is 40 hours
         out.setdefault("hours", count * unit_hours)
         t.mask(m.start(), m.end())
+    for m in _PER_SPAN.finditer(t.text):
+        per_day = out.get("hours_per_day")
+        unit_hours = _UNIT_HOURS[m.group("unit")]
+        out.setdefault("hours", unit_hours if per_day is None else unit_hours / 24 * per_day)
+        t.mask(m.start(), m.end())
     return hour_types
 
 
@@ -310,4 +325,6 @@ def read_price_words(question: str) -> PriceWords:
         compare=_COMPARE_WORDS.search(lower) is not None,
         follow_up=_FOLLOW_UP.match(lower) is not None,
         warnings=tuple(warnings),
+        buying=tuple(m.end() for m in _PURCHASE_BEFORE.finditer(lowered)),
+        renting=tuple(m.end() for m in _RENT.finditer(lowered)),
     )

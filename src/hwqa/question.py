@@ -185,6 +185,20 @@ def parse_question(text: str) -> Question:
     )
 
 
+# Kinds of thing, not names of one: number formats ("fp16", "BF16", "int8") and memory types ("HBM2e",
+# "GDDR6X", "LPDDR5", "SRAM"). Passages write them in other ways ("half precision", "high-bandwidth
+# memory"), so a question is never turned away for one a passage lacks.
+_KIND = re.compile(
+    r"(?:fp|bf|tf|int|uint|float|bfloat|e\dm)\d{1,3}|(?:hbm|gddr|lpddr|ddr)\d?[a-z]?|[sdv]?ram|vram|ecc|nvlink|pcie\d?",
+    re.I,
+)
+
+
+def is_kind(word: str) -> bool:
+    """Whether ``word`` names a kind of thing (a number format, a memory type), not one thing."""
+    return _KIND.fullmatch(word.replace(" ", "").replace("-", "")) is not None
+
+
 def _keys(text: str) -> list[str]:
     """Short codes the question names: quoted ('!', "%j", `H`) or a lone capital letter ("character H").
 

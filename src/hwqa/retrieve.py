@@ -26,7 +26,7 @@ from .embed import Embedder
 from .errors import ConfigError
 from .index import Generation
 from .markdown import table_headers
-from .question import Question
+from .question import Question, is_kind
 
 RETRIEVERS = ("dense", "keyword", "hybrid")
 RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al. 2009)
@@ -175,16 +175,24 @@ def retrieve(
 
 
 def missing_terms(generation: Generation, q: Question) -> list[str]:
-    """The things a question names (model names, identifiers, capitalised names) that no passage holds.
+    """The names a question asks about (model names, identifiers, capitalised names) that no passage holds.
 
     An identifier counts as present when a passage holds it whole (see :mod:`hwqa.keywords`); one
     written with spaces or hyphens also when a passage holds the same words in a row ("RTX 5090");
     a name with a version ("Rivulet 1.8") also when one passage holds the name near the version.
     A capitalised name counts as present when any passage holds the word. A question that names
     something the index never mentions cannot be answered from it.
+
+    Only names count, never a word the passages may phrase differently: not a number format or
+    memory type ("fp16", "HBM2e", see :func:`hwqa.question.is_kind`), and a lower-case word no
+    dictionary knows ("pytest", but also "runtime" or an everyday verb the dictionary lacks) only
+    when it is all the question names: beside a name the notes hold ("Which Colab runtime has a
+    P100?") it is more likely an ordinary word than a second name.
     """
     missing: list[str] = []
-    for term in q.terms:
+    terms = [t for t in q.terms if not is_kind(t.written)]
+    names = [n for n in q.names if not is_kind(n)]
+    for term in terms:
         if generation.has_term(term.folded, "idents"):
             continue
         if term.spaced and generation.has_phrase(term.written):
@@ -193,10 +201,9 @@ def missing_terms(generation: Generation, q: Question) -> list[str]:
         if term.versioned and any(generation.has_near(name, term.parts[1]) for name in (term.parts[0], *term.qualifiers)):
             continue
         missing.append(term.written)
-    for name in q.names:
-        if not generation.has_phrase(name):
-            missing.append(name)
-    missing.extend(word for word in q.coined if not generation.has_term(word))
+    missing.extend(name for name in names if not generation.has_phrase(name))
+    if not terms and not names:
+        missing.extend(word for word in q.coined if not generation.has_term(word))
     return missing
 
 

@@ -20,15 +20,16 @@ the previous request and replaces what the follow-up states.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from ..pricewords import LEAD, WORDS, PriceWords, Reading, count_of
-from ..question import Question
+from ..question import Question, is_kind
 from .request import CalcRequest
 from .table import HARDWARE_TYPES, PriceTable
 
-__all__ = ["find_hardware_mentions", "plan_price_request"]
+__all__ = ["PricePlan", "find_hardware_mentions", "plan_price_question", "plan_price_request"]
 
 _DEVICES_BEFORE_X = re.compile(rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x|×|\*)\s*$")
 _DEVICES_BEFORE = re.compile(rf"{LEAD}(?P<n>\d+|{WORDS})\s+$")
@@ -91,6 +92,34 @@ def find_hardware_mentions(question: Question, table: PriceTable | None = None) 
     return [(m.start, m.end, m.word) for m in _mentions(question.price, table)]
 
 
+def _unpriced(question: Question, named_at: tuple[tuple[int, int], ...], table: PriceTable | None) -> tuple[str, ...]:
+    """Hardware the question names that ``table`` has no price for: the common accelerator names the
+    parse found and the model names it holds as terms ("RTX 5090", "MI300X", "Pebble Edge N3"), except
+    those read as money, time or a job size ("V100-hours"), those the table prices, number formats
+    ("fp16") and hardware to buy rather than rent ("buying an RTX 3090 beat renting a V100")."""
+    words = question.price
+    found = [(r.start, r.end, r.word) for r in words.hardware]
+    for term in question.terms:
+        if not any(c.isdigit() for c in term.written) or term.written.startswith(("-", ".")):
+            continue
+        if is_kind(term.written) or "." in term.written or "_" in term.written:
+            continue  # a number format or memory type, a version, a code name: not hardware with a price
+        at = words.text.find(term.written.lower())
+        if at < 0 or not words.rest[at : at + len(term.written)].strip():
+            continue
+        found.append((at, at + len(term.written), " ".join([*term.qualifiers, term.written])))
+    out: list[str] = []
+    taken = list(named_at)
+    for start, end, name in sorted(found, key=lambda f: (f[0], -(f[1] - f[0]))):
+        if any(start < e and s < end for s, e in taken) or words.bought(start):
+            continue
+        if table is not None and table.find(name):
+            continue
+        taken.append((start, end))
+        out.append(name)
+    return tuple(dict.fromkeys(out))
+
+
 def _hardware_type(name: str, table: PriceTable | None) -> str:
     if table is not None:
         rows = table.find(name)
@@ -99,8 +128,12 @@ def _hardware_type(name: str, table: PriceTable | None) -> str:
     return "tpu" if "tpu" in name.lower() else "gpu"
 
 
-def _extract(words: PriceWords, table: PriceTable | None) -> tuple[dict[str, Any], dict[str, bool]]:
-    """Fields the question states (only those), and signals used to decide if it asks about prices."""
+def _extract(question: Question, table: PriceTable | None) -> tuple[dict[str, Any], dict[str, bool]]:
+    """Fields the question states (only those), and signals used to decide if it asks about prices.
+
+    ``fields["unpriced"]`` holds the hardware it names that the table has no price for (with a table).
+    """
+    words = question.price
     fields: dict[str, Any] = {}
     for key in ("v100_hours", "budget_usd", "purchase_usd", "hours_per_day", "hours"):
         if getattr(words, key) is not None:
@@ -160,7 +193,10 @@ def _extract(words: PriceWords, table: PriceTable | None) -> tuple[dict[str, Any
         fields["providers"] = providers
     signals["cost"] = words.cost
     signals["compare"] = words.compare
-    signals["subject"] = bool(hardware) or bool(type_words)
+    unpriced = _unpriced(question, names_at, table) if table is not None else ()
+    if unpriced:
+        fields["unpriced"] = unpriced
+    signals["subject"] = bool(hardware) or bool(type_words) or bool(unpriced)
     return fields, signals
 
 
@@ -202,7 +238,7 @@ def _request(fields: dict[str, Any]) -> CalcRequest:
     ``hardware`` and several become ``compare``. Hours per day matter only for a purchase's
     break-even; types not stated mean every type.
     """
-    stated = {k: v for k, v in fields.items() if k not in ("names", "warnings")}
+    stated = {k: v for k, v in fields.items() if k not in ("names", "unpriced")}
     if stated.get("v100_hours") is not None:
         stated["hours"] = None
     if stated.get("purchase_usd") is None:
@@ -236,24 +272,44 @@ def _merge(previous: CalcRequest, fields: dict[str, Any]) -> CalcRequest:
     return _request(changes)
 
 
-def plan_price_request(
-    question: Question, table: PriceTable | None = None, previous: CalcRequest | None = None
-) -> CalcRequest | None:
-    """The :class:`CalcRequest` a question asks for, or None when it is not a price or budget question.
+@dataclass(frozen=True)
+class PricePlan:
+    """What a price question asks: the calculator request, and the hardware it names that the price
+    table has no price for (to be said, never silently dropped)."""
 
-    ``table`` lets hardware names be recognised as the price table spells them; ``previous`` is
-    the last price request of the conversation, which a follow-up (``"and with $1000?"``) reuses
-    with what it states replaced. A follow-up without ``previous`` and without numbers is None.
+    request: CalcRequest
+    unpriced: tuple[str, ...] = ()
+
+
+def plan_price_question(
+    question: Question, table: PriceTable | None = None, previous: CalcRequest | None = None
+) -> PricePlan | None:
+    """The :class:`PricePlan` a question asks for, or None when it is not a price or budget question.
+
+    ``table`` lets hardware names be recognised as the price table spells them (and the names it has
+    no price for be told apart); ``previous`` is the last price request of the conversation, which a
+    follow-up (``"and with $1000?"``) reuses with what it states replaced. A follow-up without
+    ``previous`` and without numbers is None.
     """
     if not question.text.strip():
         return None
     words = question.price
-    fields, signals = _extract(words, table)
+    fields, signals = _extract(question, table)
+    unpriced: tuple[str, ...] = fields.pop("unpriced", ())
     short = len(question.text.split()) <= 4
     if previous is not None and fields and (words.follow_up or short):
-        return _merge(previous, fields)
+        return PricePlan(_merge(previous, fields), unpriced)
     if previous is None and words.follow_up and not re.search(r"\d", question.text):
         return None
     if not _is_price_question(fields, signals):
         return None
-    return _request(fields)
+    return PricePlan(_request(fields), unpriced)
+
+
+def plan_price_request(
+    question: Question, table: PriceTable | None = None, previous: CalcRequest | None = None
+) -> CalcRequest | None:
+    """The :class:`CalcRequest` a question asks for, or None when it is not a price or budget question
+    (see :func:`plan_price_question`)."""
+    plan = plan_price_question(question, table, previous)
+    return None if plan is None else plan.request

@@ -9,7 +9,7 @@ from .request import CalcRequest
 from .result import CalcResult, PriceOption
 from .table import HARDWARE_TYPES, OTHER_TYPE, PriceRow, PriceTable, round_figures
 
-__all__ = ["render_excluded", "render_price_result", "render_price_table"]
+__all__ = ["render_excluded", "render_no_prices", "render_price_result", "render_price_table", "render_unpriced"]
 
 
 def _md_escape(text: str) -> str:
@@ -145,6 +145,51 @@ def _describe_request(request: CalcRequest) -> str:
     if mode == "rent" and request.hours is not None:
         return f"For {number(request.hours)} h of use{on}:"
     return ""
+
+
+def _article(name: str) -> str:
+    """'an H100', 'a TPU v5e', 'an MI300X': the article as the name is read aloud."""
+    first = name[:1]
+    acronym = len(name) > 1 and (name[1].isupper() or name[1].isdigit())
+    vowel_sound = first.upper() in "AEIO" or (acronym and first.upper() in "FHLMNRSX")
+    return f"{'an' if vowel_sound else 'a'} {name}" if first.isalpha() else f"the {name}"
+
+
+def _names(names: Iterable[str], conjunction: str = "or") -> str:
+    items = list(names)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def render_unpriced(unpriced: Iterable[str], table: PriceTable, limit: int = 10) -> str:
+    """'Your notes give no hourly price for an H100; they price P100, V100, TPU v3 (…).'"""
+    names = table.hardware_names()
+    priced = _names(names[:limit], "and") + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return f"Your notes give no hourly price for {_names(_article(n) for n in unpriced)}; they price {priced}."
+
+
+def _asked(request: CalcRequest, unpriced: Iterable[str]) -> str:
+    """What a price question asked, for a sentence: 'what a budget of $100 buys'."""
+    on = f" on {request.devices} devices" if request.devices > 1 else ""
+    hardware = [*([request.hardware] if request.hardware else []), *request.compare, *unpriced]
+    which = f" on {_names(list(dict.fromkeys(hardware)))}" if hardware else ""
+    if request.budget_usd is not None:
+        return f"what a budget of {money(request.budget_usd)} buys{which}{on}"
+    if request.v100_hours is not None:
+        return f"what a job of {number(request.v100_hours)} V100-hours costs{which}{on}"
+    if request.hours is not None:
+        return f"what {number(request.hours)} hours cost{which}{on}"
+    if request.purchase_usd is not None:
+        return f"whether buying for {money(request.purchase_usd)} beats renting"
+    return f"the price per hour{which}" if which else "prices"
+
+
+def render_no_prices(request: CalcRequest, unpriced: Iterable[str] = ()) -> str:
+    """The answer's first words when the notes hold no prices at all: what was asked, and how to add prices."""
+    return (
+        f"Your notes hold no prices (no price table, and no price in a sentence, a list or a linked page), "
+        f"so I can't work out {_asked(request, unpriced)}. Write the prices you pay into a note "
+        "(for example “a P100 costs $1.46/hr on GCP”) and rebuild the index."
+    )
 
 
 def evidence_label(row: PriceRow) -> str:

@@ -23,7 +23,7 @@ from ..errors import ToolArgumentError
 from ..index import StoredChunk
 from ..question import Question, parse_question
 from .calculator import check_and_calculate
-from .question import plan_price_request
+from .question import PricePlan, plan_price_question, plan_price_request
 from .request import (
     MAX_BUDGET_USD,
     MAX_COMPARE,
@@ -247,17 +247,30 @@ _COMPUTABLE = ("budget_usd", "hours", "v100_hours", "hardware", "compare", "purc
 Message = Mapping[str, Any]
 
 
-def price_request(question: Question, history: Sequence[Message], table: PriceTable) -> CalcRequest | None:
-    """The calculator request a question asks for, with context from earlier turns ("and with $1000?"):
-    only from the turn it follows, so a question in between that is not about prices ends the chain."""
+def computable(request: CalcRequest) -> bool:
+    """Whether the calculator has something to work out: a budget, hours, a job size, hardware, a purchase or a memory floor."""
+    return any(getattr(request, k) for k in _COMPUTABLE)
+
+
+def price_plan(question: Question, history: Sequence[Message], table: PriceTable | None) -> PricePlan | None:
+    """What a price question asks, or None when it is not one; context comes from earlier turns ("and
+    with $1000?"), only from the turn it follows, so a question in between that is not about prices
+    ends the chain. ``table`` None: the notes hold no prices, and the plan says what was asked all the same."""
     previous: CalcRequest | None = None
     for message in history:
         if message.get("role") == "user":
-            previous = plan_price_request(parse_question(str(message.get("content", ""))), table, previous)
-    request = plan_price_request(question, table, previous)
-    if request is None or not any(getattr(request, k) for k in _COMPUTABLE):
+            earlier = plan_price_question(parse_question(str(message.get("content", ""))), table, previous)
+            previous = earlier.request if earlier is not None else None
+    plan = plan_price_question(question, table, previous)
+    if plan is None or not (computable(plan.request) or plan.unpriced):
         return None
-    return request
+    return plan
+
+
+def price_request(question: Question, history: Sequence[Message], table: PriceTable) -> CalcRequest | None:
+    """The calculator request a question asks for, with context from earlier turns ("and with $1000?")."""
+    plan = price_plan(question, history, table)
+    return plan.request if plan is not None and computable(plan.request) else None
 
 
 def reused(request: CalcRequest, alone: CalcRequest | None) -> str:
@@ -341,6 +354,15 @@ class PriceTool(Tool):
         """What the planned ``request`` took from the turn before ``question`` ('' when nothing)."""
         # the question over a blank earlier request: what it states itself, as a follow-up would be read
         return reused(request, plan_price_request(question, self.table, CalcRequest())) if history else ""
+
+    def ask(self, question: Question, history: Sequence[Message]) -> PricePlan | None:
+        """What ``question`` asks of the calculator, or None when it is not a price question: planned
+        over this table (the hardware it has no price for named), or without one when the notes hold
+        no prices (so the answer can say so)."""
+        plan = price_plan(question, history, self.table if self.table.rows else None)
+        if plan is not None and self.preemptible:
+            plan = replace(plan, request=replace(plan.request, allow_preemptible=True))
+        return plan
 
     def compute(self, request: CalcRequest) -> CalcResult:
         """The calculator's result for ``request`` over this generation's table (see :func:`check_and_calculate`)."""
