@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from hwqa.base import Hit
 from hwqa.claims import MARK, Checker, complete_sentences, numbers, split
 from hwqa.index import StoredChunk
-from hwqa.base import Hit
 
 
 def hit(i: int, title: str, body: str) -> Hit:

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from .answer import Citation, Claim, make_citation
+from .base import Hit
 from .keywords import STOPWORDS, fold
 from .question import content_stems, parse_question
-from .base import Hit
 
 MARK = "⚠ Not in the cited notes: "
 SUPPORTED, UNSUPPORTED, NOTHING = "supported", "unsupported", "none"
