@@ -38,6 +38,7 @@ from hwqa.cli import app  # noqa: E402
 from hwqa.engine import Engine  # noqa: E402
 from hwqa.llm import OpenAIAnswerer  # noqa: E402
 from hwqa.localmodel import MODEL_NAME  # noqa: E402
+from hwqa.question import parse_question  # noqa: E402
 from hwqa.settings import Settings, load_settings  # noqa: E402
 from hwqa.ui.chat import make_chat  # noqa: E402
 
@@ -172,7 +173,7 @@ def test_the_openai_answerer_streams_from_the_real_server(llama: LlamaServer, ta
     engine = Engine.load(table_notes)
     hits = engine.search(QUESTIONS[0])
     model = OpenAIAnswerer(base_url=llama.base_url, model=MODEL_NAME, timeout=TIMEOUT, max_tokens=MAX_TOKENS)
-    items = list(model.stream(QUESTIONS[0], hits, []))
+    items = list(model.stream(parse_question(QUESTIONS[0]), hits, []))
     texts = [i for i in items if isinstance(i, str)]
     answer = items[-1]
     assert isinstance(answer, Answer) and answer.backend == "openai"
