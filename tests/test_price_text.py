@@ -243,52 +243,132 @@ def test_a_speed_in_words_fills_the_speed_of_the_hardware_named_before_it(tmp_pa
     assert next(r for r in table.rows if r.hardware == "H100").speed_from.startswith("speeds.md:3: ")
 
 
+SEED_PRICES = {("P100", "$1.46/hr"), ("TPU v3", "$8.00/hr"), ("TPUv2", "$4.50/hr")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the owner's shape: prices before their hardware, three pairs in one bracket
+        "TPUs cost about five times what GPUs do ($1.46/hr for a Nvidia Tesla P100 GPU vs $8.00/hr for a Google "
+        "TPU v3 vs $4.50/hr for the TPUv2 on GCP).",
+        "On GCP I was quoted $8.00/hr for a TPU v3 and $4.50/hr for a TPUv2, and $1.46/hr for a P100.",
+        "$1.46/hr for a P100, $8.00/hr for a TPU v3, $4.50/hr for a TPUv2.",
+        "A P100 at $1.46/hr, a TPU v3 at $8.00/hr and a TPUv2 at $4.50/hr.",
+        "The TPU v3 ($8.00/hr) and the TPUv2 ($4.50/hr) both cost more than the P100 ($1.46/hr).",
+        "* $8.00/hr for a TPU v3 and $4.50/hr for a TPUv2\n* P100: $1.46/hr",
+        "| Price per hour | Accelerator |\n|---|---|\n| $8.00/hr | TPU v3 |\n| $4.50/hr | TPUv2 |\n| $1.46/hr | P100 |",
+    ],
+    ids=["seed-vs", "price-first-and", "price-first-commas", "hardware-first", "brackets", "list", "table"],
+)
+def test_each_price_is_paired_with_the_hardware_its_own_clause_names(text: str) -> None:
+    found = read_document(note_doc(parse_note(f"# TPU or GPU\n\n{text}\n", "tpu.md")))
+    assert {(r.hardware, r.stated) for r in found.rows} == SEED_PRICES
+    assert not found.left_out
+
+
+def test_a_hardware_name_ending_a_sentence_is_read() -> None:
+    note = parse_note(
+        "# Cheap\n\nThe cheapest I found was $0.35/hr for a T4. A pod slice was $32.00/hr for a TPU v4-8.\n", "c.md"
+    )
+    rows = [(r.hardware, r.stated) for r in read_document(note_doc(note)).rows]
+    assert rows == [("T4", "$0.35/hr"), ("TPU v4-8", "$32.00/hr")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I paid $1.46/hr for a P100 on AWS and $0.74/hr for a spot V100 on GCP.",
+            {"P100": ("AWS", "on-demand"), "V100": ("GCP", "spot")},
+        ),
+        ("A P100 on AWS was $1.46/hr and a spot V100 on GCP $0.74/hr.", {"P100": ("AWS", "on-demand"), "V100": ("GCP", "spot")}),
+        ("On AWS, $1.46/hr for a P100 and $0.74/hr for a V100, both spot.", {"P100": ("AWS", "spot"), "V100": ("AWS", "spot")}),
+    ],
+)
+def test_several_pairs_in_one_clause_keep_their_own_provider_and_pricing(text: str, expected: dict[str, tuple[str, str]]) -> None:
+    note = parse_note(f"# Quotes\n\n{text}\n", "q.md")
+    assert {r.hardware: (r.provider, r.pricing) for r in read_document(note_doc(note)).rows} == expected
+
+
+def test_a_second_price_for_a_name_already_priced_is_left_out_saying_so() -> None:
+    note = parse_note("# V100\n\nA V100 costs $2.48/hr on demand and $0.74/hr preemptible.\n", "v.md")
+    found = read_document(note_doc(note))
+    assert [(r.hardware, r.stated) for r in found.rows] == [("V100", "$2.48/hr")]
+    assert [item.reason for item in found.left_out] == ["$0.74/hr: every hardware name in its clause has a price of its own"]
+
+
 # --- property: no row invented, none read from a neighbouring sentence --------------------------
 
 HARDWARE = ["V100", "P100", "T4", "A100 40GB", "H100", "L4", "TPU v3", "TPU v4-8", "RTX 4090", "TPUv2"]
-PROVIDERS = ["GCP", "AWS", "Azure", "Lambda Labs", "RunPod"]
+PROVIDERS = {"GCP": "GCP", "AWS": "AWS", "Azure": "Azure", "Lambda Labs": "Lambda", "RunPod": "RunPod"}
 PRICE_TEMPLATES = [
     "On {provider}, a {hardware} costs {price} on demand.",
     "I paid {price} for a {hardware} on {provider}.",
     "The {hardware} ({provider}) was {price} as spot capacity.",
     "{provider} rents the {hardware} at {price}.",
 ]
+# One price and its hardware, in either order; several of them joined make one sentence.
+HARDWARE_FIRST = ["a {hardware} at {price}", "the {hardware} for {price}", "a {hardware} costs {price}", "{hardware}: {price}"]
+PRICE_FIRST = ["{price} for a {hardware}", "{price} for the {hardware}", "{price} to rent a {hardware}"]
+JOINS = [" and ", ", ", ", and ", " vs ", "; ", " or "]
+FRAMES = ["On {provider}, {pairs}.", "I was quoted {pairs} on {provider}.", "{pairs}.", "Prices I saw: {pairs}."]
 FILLER = [
     "Training took most of the night.",
     "The {hardware} had enough memory for the model.",
     "I would not buy one for $3,000.",
     "Power cost me $0.15 per kWh.",
+    "Storage added $0.05/hr to the bill.",
 ]
 
 
 @st.composite
-def paragraphs(draw: st.DrawFn) -> tuple[str, list[tuple[str, str, str]]]:
-    """A paragraph of price sentences and filler; the truth: (sentence, hardware, price) per price sentence."""
+def prices(draw: st.DrawFn) -> str:
+    cents = draw(st.integers(1, 99_999))
+    return f"${cents // 100}.{cents % 100:02d}" + draw(st.sampled_from(["/hr", " per hour", " an hour", "/h"]))
+
+
+@st.composite
+def paragraphs(draw: st.DrawFn) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """A paragraph of price sentences (one price, or several pairs in either order) and filler; the
+    truth: (sentence, hardware, price, provider) per price."""
     sentences: list[str] = []
-    truth: list[tuple[str, str, str]] = []
+    truth: list[tuple[str, str, str, str]] = []
     for _ in range(draw(st.integers(1, 6))):
         hardware = draw(st.sampled_from(HARDWARE))
-        if draw(st.booleans()):
-            cents = draw(st.integers(1, 99_999))
-            unit = draw(st.sampled_from(["/hr", " per hour", " an hour", "/h"]))
-            price = f"${cents // 100}.{cents % 100:02d}{unit}"
-            template = draw(st.sampled_from(PRICE_TEMPLATES))
-            sentence = template.format(provider=draw(st.sampled_from(PROVIDERS)), hardware=hardware, price=price)
-            truth.append((sentence, hardware, price))
+        provider = draw(st.sampled_from(sorted(PROVIDERS)))
+        shape = draw(st.sampled_from(["one", "pairs", "filler"]))
+        if shape == "one":
+            price = draw(prices())
+            sentence = draw(st.sampled_from(PRICE_TEMPLATES)).format(provider=provider, hardware=hardware, price=price)
+            truth.append((sentence, hardware, price, PROVIDERS[provider]))
+        elif shape == "pairs":
+            pairs = draw(st.lists(st.tuples(st.sampled_from(HARDWARE), prices(), st.booleans()), min_size=2, max_size=4))
+            texts = [
+                draw(st.sampled_from(PRICE_FIRST if first else HARDWARE_FIRST)).format(hardware=h, price=p)
+                for h, p, first in pairs
+            ]
+            joined = texts[0] + "".join(draw(st.sampled_from(JOINS)) + text for text in texts[1:])
+            frame = draw(st.sampled_from(FRAMES))
+            sentence = frame.format(provider=provider, pairs=joined)
+            sentence = sentence[0].upper() + sentence[1:]
+            said = PROVIDERS[provider] if "{provider}" in frame else "not stated"
+            truth.extend((sentence, h, p, said) for h, p, _ in pairs)
         else:
             sentence = draw(st.sampled_from(FILLER)).format(hardware=hardware)
         sentences.append(sentence)
     return " ".join(sentences), truth
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(paragraphs())
-def test_generated_sentences_give_exactly_their_own_rows(case: tuple[str, list[tuple[str, str, str]]]) -> None:
+def test_generated_sentences_give_exactly_their_own_rows(case: tuple[str, list[tuple[str, str, str, str]]]) -> None:
     text, truth = case
     found = read_document(note_doc(parse_note(f"# Rentals\n\n{text}\n", "gen.md")))
-    got = sorted((r.evidence, r.hardware, r.stated) for r in found.rows)
+    got = sorted((r.evidence, r.hardware, r.stated, r.provider) for r in found.rows)
     assert got == sorted(truth)
     for row in found.rows:  # the price is the one written, per hour, and nothing from a neighbour
+        assert row.hardware in row.evidence and row.stated in row.evidence
         assert math.isclose(row.usd_per_hour, float(row.stated.lstrip("$").split("/")[0].split(" ")[0]), rel_tol=1e-9)
 
 

@@ -153,17 +153,6 @@ def per_device_hour(money: Money, count: int, after: str, header: str = "") -> t
     return value, "; ".join(steps)
 
 
-def nearest(items: list[tuple[int, int, str]], start: int, end: int) -> str | None:
-    """The item of ``items`` (start, end, value) closest to ``start:end``, or None."""
-    if not items:
-        return None
-
-    def gap(item: tuple[int, int, str]) -> int:
-        return max(item[0] - end, start - item[1], 0)
-
-    return min(items, key=gap)[2]
-
-
 def one(items: list[tuple[int, int, str]]) -> str | None:
     """The value of ``items`` when they all say the same, else None."""
     values = {value for _, _, value in items}

@@ -2,7 +2,7 @@
 with its time unit, and relative speeds ("equivalent to 8 V100").
 
 Each finder returns spans of the text it was given (start, end and what was read), so
-:mod:`hwqa.prices.text` can pair a price with the nearest hardware name of its clause and quote the
+:mod:`hwqa.prices.prose` can pair a price with the hardware name of its clause and quote the
 text exactly. The grammar is of accelerator names in general (NVIDIA letter-and-number models, RTX
 cards, TPU generations, AMD Instinct, CPUs, other ASICs), not of any one note's sentences.
 """
@@ -28,9 +28,9 @@ __all__ = [
 
 # --- hardware ---------------------------------------------------------------------------------
 
-_TPU = r"(?:tpu\s?-?\s?v\d{1,2}[a-z]{0,2}(?:\s?-\s?\d{1,4}(?![\d.]))?(?:\s(?:pod|slice))?)"
+_TPU = r"(?:tpu\s?-?\s?v\d{1,2}[a-z]{0,2}(?:\s?-\s?\d{1,4}(?!\d|\.\d))?(?:\s(?:pod|slice))?)"
 _NVIDIA = (
-    r"(?:(?-i:[TLAP])\d(?![\d.])|(?-i:[ABHKLMPTV])\d{2,3}(?-i:[A-Z])?|(?-i:[abhklmptv])\d{3}(?-i:[a-z])?|"
+    r"(?:(?-i:[TLAP])\d(?!\d|\.\d)|(?-i:[ABHKLMPTV])\d{2,3}(?-i:[A-Z])?|(?-i:[abhklmptv])\d{3}(?-i:[a-z])?|"
     r"(?-i:G[HB])\d{3})"
     r"(?:\s?(?:pcie|sxm\d?|nvl))?(?:[\s-]?\d{2,3}\s?gb)?"
 )

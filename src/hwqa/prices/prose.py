@@ -2,11 +2,13 @@
 
 A document is walked block by block (headings, paragraphs, list items, tables; code is skipped).
 In each sentence, every amount of money followed by a time unit (``$1.46/hr``, ``$3.22 per
-chip-hour``, ``$2,000 a month``) is paired with the nearest hardware name of its clause (clauses end
-at ``;``, brackets, "vs", ", which", ", while", ...); when the clause names none and the sentence
-names exactly one, that one. Provider and pricing kind come from the clause, else the sentence when
-it names only one, else the section heading, else the page; the date from the sentence, else the
-note's front matter. A price that can't be read this way is left out with its reason, never guessed.
+chip-hour``, ``$2,000 a month``) is paired with a hardware name of its clause (clauses end at ``;``,
+brackets, "vs", ", which", ", while", ...), written before it or after it, several pairs to a clause:
+the words joining a list's items (",", "and", "or") separate one pair from the next (see
+:func:`_pair`); when the clause names none and the sentence names exactly one, that one. Provider
+and pricing kind come from the clause (the one closest to the pair), else the sentence when it names
+only one, else the section heading, else the page; the date from the sentence, else the note's
+front matter. A price that can't be read this way is left out with its reason, never guessed.
 Relative speeds ("equivalent to 8 V100") are read as :class:`~hwqa.prices.facts.SpeedFact` for the
 hardware named before them. Tables go to :mod:`hwqa.prices.adhoc`.
 """
@@ -14,11 +16,11 @@ hardware named before them. Tables go to :mod:`hwqa.prices.adhoc`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..markdown import code_lines, heading, is_delimiter_row, split_row
 from .adhoc import read_table
-from .facts import Context, Doc, Found, SpeedFact, clean, nearest, one, per_device_hour, rental_unit_problem
+from .facts import Context, Doc, Found, SpeedFact, clean, one, per_device_hour, rental_unit_problem
 from .names import Mention, Money, find_date, find_hardware, find_money, find_pricing, find_providers, find_speeds
 from .table import LeftOut
 
@@ -30,6 +32,10 @@ _CLAUSE_BREAK = re.compile(
     r";|\(|\)|\s[–—]\s|\bvs\.?(?=\s)|\bversus\b|,\s*(?:which|so|but|while|whereas|and|or|compared)\b|\b(?:while|whereas|but)\b",
     re.IGNORECASE,
 )
+# The words that join the items of a list: a price and a hardware name with one of these between them
+# belong to different items ("$8.00/hr for a TPU v3 and $4.50/hr for a TPUv2").
+_JOINERS = re.compile(r",|&|\b(?:and|or|plus|then)\b", re.IGNORECASE)
+_ADJACENT = re.compile(r"\s*(?:[\w-]+\s*){0,2}")  # at most two words between a name and its bracket ("A100 GPU (")
 _MEMORY = re.compile(r"(?<![\w.])(\d{1,3})\s?(?:gb|gib)\s+(?:of\s+)?(?:hbm\w*|memory|vram|gpu memory|device memory)", re.I)
 _CHEAP_TEST = re.compile(r"[$€£]|\b(?:usd|dollars?|eur)\b|v100", re.IGNORECASE)
 
@@ -109,15 +115,18 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
         begin = end
 
 
-def _clauses(sentence: str) -> list[int]:
+def _clauses(sentence: str) -> tuple[list[int], dict[int, tuple[int, int]]]:
     """The clause number of each character: a new clause at each break; a bracketed aside is a clause of
-    its own, and the text after it goes on with the clause before it."""
+    its own, and the text after it goes on with the clause before it. Also each aside's clause number →
+    (where its bracket opens, the clause it stands in)."""
     ids = [0] * (len(sentence) + 1)
+    asides: dict[int, tuple[int, int]] = {}
     current, stack, at = 0, [], 0
     for counter, m in enumerate(_CLAUSE_BREAK.finditer(sentence), start=1):
         ids[at : m.start()] = [current] * (m.start() - at)
         if m.group(0) == "(":
             stack.append(current)
+            asides[counter] = (m.start(), current)
             current = counter
         elif m.group(0) == ")":
             current = stack.pop() if stack else counter
@@ -126,7 +135,7 @@ def _clauses(sentence: str) -> list[int]:
         ids[m.start() : m.end()] = [-1] * (m.end() - m.start())
         at = m.end()
     ids[at:] = [current] * (len(ids) - at)
-    return ids
+    return ids, asides
 
 
 def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Found) -> None:
@@ -146,7 +155,8 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
         for m in mentions
         if not any(s.ref_start <= m.start < s.ref_end for s in speeds) and not any(p.start <= m.start < p.end for p in money)
     ]
-    clause_of = _clauses(sentence)
+    clauses = _clauses(sentence)
+    clause_of = clauses[0]
     prices: list[Money] = []
     for item in money:
         problem = rental_unit_problem(item, sentence[: item.start], sentence[item.end :])
@@ -154,17 +164,21 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
             prices.append(item)
         elif priced:  # an amount of money near no hardware name is not a price statement at all
             found.left_out.append(LeftOut(where, sentence, problem))
-    pairs = _pair(prices, priced, clause_of)
+    pairs = _pair(sentence, prices, priced, clauses)
+    spans = {p: (min(p, m.start), max(next(q.end for q in prices if q.start == p), m.end)) for p, m in pairs.items()}
+    providers = find_providers(sentence)
+    kinds = [k for k in find_pricing(sentence) if k[2] != "free"]
     for item in prices:
         mention = pairs.get(item.start)
         if mention is None:
-            found.left_out.append(LeftOut(where, sentence, f"no hardware name in the same clause as {item.stated}"))
+            if any(clause_of[m.start] == clause_of[item.start] for m in priced):
+                reason = f"{item.stated}: every hardware name in its clause has a price of its own"
+            else:
+                reason = f"no hardware name in the same clause as {item.stated}"
+            found.left_out.append(LeftOut(where, sentence, reason))
             continue
-        clause = clause_of[item.start]
-        in_clause = [(a, b, v) for a, b, v in find_providers(sentence) if clause_of[a] == clause]
-        provider = nearest(in_clause, item.start, item.end) or one(find_providers(sentence)) or ctx.provider()
-        kinds = [k for k in find_pricing(sentence) if k[2] != "free"]
-        pricing = nearest([k for k in kinds if clause_of[k[0]] == clause], item.start, item.end)
+        provider = _attribute(sentence, providers, clause_of, spans, item.start) or ctx.provider()
+        pricing = _attribute(sentence, kinds, clause_of, spans, item.start) or ctx.pricing()
         usd, conversion = per_device_hour(item, mention.count, sentence[item.end :])
         memory = _MEMORY.search(sentence)
         found.rows.append(
@@ -172,7 +186,7 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
                 mention,
                 usd,
                 provider=provider,
-                pricing=pricing or one(kinds) or ctx.pricing(),
+                pricing=pricing,
                 line=line,
                 origin=kind,
                 evidence=sentence,
@@ -184,21 +198,92 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
         )
 
 
-def _pair(prices: Sequence[Money], mentions: Sequence[Mention], clause_of: Sequence[int]) -> dict[int, Mention]:
-    """Each price (by start) paired with the nearest hardware name of its clause, each name used once;
-    a price whose clause names no hardware gets the sentence's only hardware name, if it has one."""
+def _attribute(
+    sentence: str,
+    items: Sequence[tuple[int, int, str]],
+    clause_of: Sequence[int],
+    spans: Mapping[int, tuple[int, int]],
+    price: int,
+) -> str | None:
+    """The provider or pricing kind (``items``: start, end, value) of the pair whose price starts at
+    ``price`` (``spans``: each pair's text, by its price's start).
+
+    Within the pair's clause, a word standing between the clause's pairs goes with the pair it is
+    closest to (fewest list joiners between them, then fewest characters: "$1.46/hr for a P100 on AWS
+    and $8.00/hr for a TPU v3 on GCP"); one before or after all of them ("On AWS, ... and ...") goes
+    with each. Failing that, the sentence's own value if every other word of its kind says the same
+    and no other pair of the clause claims it."""
+    clause = clause_of[price]
+    start, end = spans[price]
+    mates = {p: span for p, span in spans.items() if clause_of[p] == clause}
+    first, last = min(a for a, _ in mates.values()), max(b for _, b in mates.values())
+
+    def cost(item: tuple[int, int, str], span: tuple[int, int]) -> tuple[int, int]:
+        gap = sentence[item[1] : span[0]] if item[1] <= span[0] else sentence[span[1] : item[0]]
+        return len(_JOINERS.findall(gap)), max(item[0] - span[1], span[0] - item[1], 0)
+
+    def owner(item: tuple[int, int, str]) -> int | None:
+        if clause_of[item[0]] != clause or item[1] <= first or item[0] >= last:
+            return None  # shared: outside the clause, or before or after all its pairs
+        return min(mates, key=lambda p: cost(item, mates[p]))
+
+    mine = [item for item in items if clause_of[item[0]] == clause and owner(item) in (None, price)]
+    if mine:
+        return min(mine, key=lambda item: cost(item, (start, end)))[2]
+    return one([item for item in items if owner(item) is None])
+
+
+def _pair(
+    sentence: str,
+    prices: Sequence[Money],
+    mentions: Sequence[Mention],
+    clauses: tuple[Sequence[int], Mapping[int, tuple[int, int]]],
+) -> dict[int, Mention]:
+    """Each price (by start) paired with a hardware name of its clause, each name used once.
+
+    The price is written before its hardware ("$1.46/hr for a P100") or after it ("a P100 at $1.46/hr"),
+    and a clause may hold several pairs ("$8.00/hr for a TPU v3 and $4.50/hr for a TPUv2"); the words that
+    join a list's items (a comma, "and", "or", "&", "plus") separate one pair from the next, so the pair
+    whose gap crosses fewest of them is taken first, then the closest. A price in a bracket right after a
+    hardware name ("the TPU v3 ($8.00/hr)") is that name's, and a bracket holding only one hardware name
+    right after a price ("$0.35/hr (a T4)") names its hardware; a price whose clause names no hardware
+    otherwise gets the sentence's only hardware name, if it has one."""
+    clause_of, asides = clauses
     options = []
     for p in prices:
         for m in mentions:
             if clause_of[p.start] == clause_of[m.start]:
-                options.append((max(m.start - p.end, p.start - m.end, 0), p.start, m))
-    options.sort(key=lambda o: (o[0], o[1], o[2].start))
+                gap = sentence[m.end : p.start] if m.start < p.start else sentence[p.end : m.start]
+                options.append((len(_JOINERS.findall(gap)), len(gap), p.start, m.start, m))
+    options.sort(key=lambda o: o[:4])
     paired: dict[int, Mention] = {}
     used: set[int] = set()
-    for _, start, mention in options:
+
+    def take(price: Money, mention: Mention) -> None:
+        paired[price.start] = mention
+        used.add(mention.start)
+
+    for _, _, start, _, mention in options:
         if start not in paired and mention.start not in used:
             paired[start] = mention
             used.add(mention.start)
+    for p in prices:
+        clause = clause_of[p.start]
+        if p.start in paired or any(clause_of[m.start] == clause for m in mentions):
+            continue
+        if clause in asides:  # "the TPU v3 ($8.00/hr)"
+            opens, outer = asides[clause]
+            before = [m for m in mentions if clause_of[m.start] == outer and m.end <= opens]
+            if before and before[-1].start not in used and _ADJACENT.fullmatch(sentence[before[-1].end : opens]):
+                take(p, before[-1])
+                continue
+        after = _ADJACENT.match(sentence, p.end)
+        if after and sentence.startswith("(", after.end()):  # "$0.35/hr (a T4 on GCP)"
+            inside = clause_of[after.end() + 1]
+            named = [m for m in mentions if clause_of[m.start] == inside]
+            if len(named) == 1 and named[0].start not in used and not any(clause_of[q.start] == inside for q in prices):
+                take(p, named[0])
+                continue
     names = {m.name.lower() for m in mentions}
     for p in prices:
         clause = clause_of[p.start]
