@@ -416,3 +416,19 @@ def test_amounts_in_a_calculation_or_per_gpu_are_left_out_saying_so(tmp_path: Pa
     [row] = found.rows  # an 8-GPU box's price is for 8 devices
     assert (row.hardware, row.stated, row.usd_per_hour) == ("A100", "$32.77 per hour", 32.77 / 8)
     assert row.conversion == "÷ 8 devices (the price is for 8)"
+
+
+def test_a_month_is_the_same_hours_in_a_price_read_and_a_month_asked_about(tmp_path: Path) -> None:
+    """'$540 per month' in a note and 'per month' in a question use one month: the answer is $540 again."""
+    from hwqa.engine import Engine
+    from hwqa.units import HOURS_PER_MONTH
+
+    write_note(tmp_path / "notes", "runpod.md", "# RunPod\n\n* I keep an RTX 4090 on RunPod for $540 per month.\n")
+    values = {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}
+    settings = load_settings(values, env={}, cwd=tmp_path)
+    build_index(settings)
+    answer = Engine.load(settings).ask("What does the RTX 4090 cost per month?")
+    [call] = [c for c in answer.tool_calls if c.name == "price_calculator"]
+    assert call.arguments["hours"] == HOURS_PER_MONTH == 730
+    [option] = call.result["options"]
+    assert option["cost"] == 540 and option["usd_per_hour"] == 540 / 730, answer.text

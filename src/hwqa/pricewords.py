@@ -7,8 +7,8 @@ budget question states (US dollars only; other currencies give a warning instead
   ``my budget is 800``; a price per hour (``$8/h``) is not a budget;
 - purchase prices: ``buy one for $1500``, ``costs $1,500 to buy``;
 - time: ``for 100 hours``, ``100 h``, ``2 days`` (24 h a day, or the hours a day given), ``a week``,
-  ``per month`` (a month of use: 720 h, or the hours a day given), ``8 hours a day``; job sizes
-  ``300 V100-hours``; ``250 GPU-hours``, ``chip-hours``;
+  ``per month`` (a month of use: 730 h, :data:`hwqa.units.HOURS_PER_MONTH`, or the hours a day
+  given), ``8 hours a day``; job sizes ``300 V100-hours``; ``250 GPU-hours``, ``chip-hours``;
 - devices: ``on 8 GPUs``, ``4 TPUs``, ``two GPUs`` (and the words before a name, read when the
   name is matched: ``8x A100``);
 - memory floors: ``at least 32 GB``, ``≥ 40GB memory`` (host RAM is not a floor);
@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from .units import HOURS_PER
 
 __all__ = ["PriceWords", "Reading", "count_of", "read_price_words"]
 
@@ -87,7 +89,7 @@ _HOURS_PER_DAY = re.compile(rf"{LEAD}{_NUM}\s*(?:hours?|hrs?|h)\s*(?:a|per|/|eac
 _HOURS = re.compile(rf"{LEAD}{_NUM}\s*-?\s*(?:hours?|hrs?|h)\b")
 _SPANS = re.compile(rf"{LEAD}(?:{_NUM}|(?P<word>{WORDS}))\s*-?\s*(?P<unit>days?|weeks?|months?)\b(?!\s*(?:/|per|a)\s)")
 _PER_SPAN = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>day|week|month)\b")  # "per month": one month of use
-_UNIT_HOURS = {"day": 24.0, "week": 168.0, "month": 720.0}
+_UNIT_HOURS = {unit: HOURS_PER[unit] for unit in ("day", "week", "month")}  # a month is 730 h, as prices read from text
 _DEVICES = re.compile(
     rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x\s*|×\s*)?(?P<kind>gpus?|tpus?|cpus?|cards?|devices?|chips?|accelerators?|boards?)\b"
 )

@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..notes import Note
-from .names import DEVICE_WORDS, HOURS_PER, Mention, Money, find_pricing, find_providers, provider_of_host
+from ..units import HOURS_PER
+from .names import DEVICE_WORDS, Mention, Money, find_pricing, find_providers, provider_of_host
 from .table import DEFAULT_PRICING, LeftOut, PriceRow, PriceTable
 
 __all__ = ["Doc", "Found", "SpeedFact", "article_doc", "clean", "note_doc", "per_device_hour"]

@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
-    "HOURS_PER",
     "Mention",
     "Money",
     "Speed",
@@ -185,8 +184,6 @@ def find_date(text: str) -> str | None:
 
 # --- money -----------------------------------------------------------------------------------
 
-#: Hours in each time unit a price may be stated per (a month is 730 h, as cloud price lists count it).
-HOURS_PER = {"hour": 1.0, "minute": 1 / 60, "second": 1 / 3600, "day": 24.0, "week": 168.0, "month": 730.0}
 _UNIT_WORDS = {
     "h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour", "hourly": "hour",
     "min": "minute", "mins": "minute", "minute": "minute", "minutes": "minute",
