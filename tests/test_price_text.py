@@ -179,6 +179,31 @@ def test_status_and_the_prices_command_say_where_rows_came_from_and_what_was_lef
     assert "Left out (" in text and "no hardware name in the row" in text
 
 
+def test_prices_with_notes_shows_the_rows_of_the_linked_pages_and_names_a_page_the_index_has_not_read(
+    folder: Settings, site: LoopbackSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(folder.notes.parent)
+    monkeypatch.setenv("HWQA_INDEX", str(folder.index))
+    monkeypatch.setenv("HWQA_EMBED_BACKEND", "hash")
+
+    def rows(*flags: str) -> tuple[list[tuple[str, str, float]], dict[str, object]]:
+        result = runner.invoke(app, ["prices", *flags, "--json"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        return sorted((r["hardware"], r["pricing"], r["usd_per_hour"]) for r in data["table"]["rows"]), data
+
+    indexed, _ = rows()
+    read, data = rows("--notes", str(folder.notes))
+    assert read == indexed and ("L40S", "on-demand", 1.25) in read  # the pricing page's rows, as the index read them
+    assert data["pages_not_read"] == []
+    write_note(folder.notes, "more.md", f"# More\n\n* [Spot market]({site.url('/spot')}) sells H100 time by the hour.\n")
+    result = runner.invoke(app, ["prices", "--notes", str(folder.notes)])
+    assert result.exit_code == 0 and "L40S" in result.stdout
+    [warning] = [line for line in result.stderr.splitlines() if "left out" in line]
+    assert site.url("/spot") in warning and f"run 'hwqa index --notes {folder.notes}" in warning
+    assert rows("--notes", str(folder.notes))[1]["pages_not_read"] == [site.url("/spot")]
+
+
 def _table_of(tmp_path: Path, notes: dict[str, str]) -> PriceTable:
     folder = tmp_path / "notes"
     for name, text in notes.items():

@@ -302,7 +302,11 @@ def prices(
     preemptible: Annotated[bool, typer.Option("--preemptible/--no-preemptible", help="Include preemptible/spot prices.")] = False,
     show_all: Annotated[bool, typer.Option("--all", help="Show every option, not only the best 12.")] = False,
     notes: Annotated[
-        Path | None, typer.Option("--notes", help="Read the price tables from this notes folder instead of the index.")
+        Path | None,
+        typer.Option(
+            "--notes",
+            help="Read the prices from this notes folder, not the index's table (linked pages: as the index last read them).",
+        ),
     ] = None,
     index_dir: IndexOpt = None,
     as_json: JsonOpt = False,
@@ -313,6 +317,7 @@ def prices(
     from .prices import (
         CalcRequest,
         check_and_calculate,
+        linked_page_prices,
         load_price_table,
         render_price_result,
         render_price_table,
@@ -321,11 +326,13 @@ def prices(
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir)
+        unread: list[str] = []  # pages the notes link to whose prices are not shown (not in the index)
         if notes is not None:
             loaded = load_notes(
                 settings.notes, follow_outside_symlinks=settings.follow_outside_symlinks, max_bytes=settings.note_max_bytes
             )
-            table = load_price_table(loaded.notes)
+            pages, unread = linked_page_prices(loaded.notes, settings.index) if settings.fetch_links else ([], [])
+            table = load_price_table(loaded.notes, pages)
         else:
             table = stored_price_table(settings.index)
         request = CalcRequest(
@@ -340,10 +347,13 @@ def prices(
         result = check_and_calculate(table, request) if asked else None
         if as_json:
             data = result.to_json() if result else None
-            print_json({"table": table.to_json(), "arguments": request.to_arguments(), "result": data})
+            payload: dict[str, object] = {"table": table.to_json(), "arguments": request.to_arguments(), "result": data}
+            print_json(payload | ({"pages_not_read": unread} if notes is not None else {}))
             return
         for problem in table.problems:
             err.print(f"[yellow]warning:[/] {escape(problem)}")
+        if unread:
+            err.print(f"[yellow]warning:[/] {escape(_unread_pages(unread, settings.notes, settings.index))}")
         if result is None:
             show_markdown(render_price_table(table, show_problems=False))
             return
@@ -351,6 +361,16 @@ def prices(
         if not show_all and len(result.options) > 12:
             shown += "\n\nAdd `--all` to see every option."
         show_markdown(shown)
+
+
+def _unread_pages(urls: list[str], notes: Path, index: Path) -> str:
+    """One line: which linked pages' prices ``hwqa prices --notes`` leaves out, and how to include them."""
+    named = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+    pages, them = ("1 page", "it") if len(urls) == 1 else (f"{len(urls)} pages", "them")
+    return (
+        f"the prices of {pages} these notes link to are left out ({named}): the index at {index} has not read "
+        f"{them}; run 'hwqa index --notes {notes} --index {index}' to include {them}"
+    )
 
 
 llm_app = typer.Typer(help="The small local chat model bundled with the llm extra (SmolLM2-135M).", no_args_is_help=True)

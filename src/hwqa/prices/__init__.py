@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .calculator import calculate, check_and_calculate
 from .facts import Doc, Found, article_doc, note_doc
-from .parse import load_price_table, stored_price_table
+from .parse import linked_page_prices, load_price_table, stored_price_table
 from .prose import read_document
 from .question import plan_price_request
 from .render import render_price_result, render_price_table
@@ -38,6 +38,7 @@ __all__ = [
     "calculate",
     "check_and_calculate",
     "check_request",
+    "linked_page_prices",
     "load_price_table",
     "note_doc",
     "plan_price_request",

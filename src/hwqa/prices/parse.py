@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import IndexMissingError
 from ..index import current_generation_dir, read_manifest
+from ..links import find_all_urls
 from ..notes import Note
 from .facts import Found, note_doc
 from .merge import bounded_left_out, fill_speeds, merge_rows
@@ -41,7 +42,14 @@ from .table import (
     PriceTable,
 )
 
-__all__ = ["load_price_table", "normalize_column", "parse_price_note", "parse_usd_per_hour", "stored_price_table"]
+__all__ = [
+    "linked_page_prices",
+    "load_price_table",
+    "normalize_column",
+    "parse_price_note",
+    "parse_usd_per_hour",
+    "stored_price_table",
+]
 
 _LINK_RE = re.compile(r"^\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)$")
 _ANGLE_URL_RE = re.compile(r"^<(https?://[^>\s]+)>$")
@@ -311,3 +319,24 @@ def stored_price_table(index_dir: Path) -> PriceTable:
         )
     prices: Mapping[str, object] = read_manifest(gen_dir).get("prices") or {}
     return PriceTable.from_json(prices)
+
+
+def linked_page_prices(notes: Iterable[Note], index_dir: Path) -> tuple[list[Found], list[str]]:
+    """What the pages ``notes`` link to state of prices, as the live index in ``index_dir`` last read
+    them (no page is fetched), and the linked addresses that index knows nothing of (a link added
+    since it was built, or no index at all): their prices are left out until ``hwqa index`` reads them.
+    """
+    urls = list(dict.fromkeys(link.url for note in notes for link in find_all_urls(note.body)))
+    gen_dir = current_generation_dir(index_dir) if urls else None
+    links: Mapping[str, Mapping[str, object]] = (read_manifest(gen_dir).get("links") or {}) if gen_dir is not None else {}
+    found: list[Found] = []
+    unread: list[str] = []
+    for url in urls:
+        record = links.get(url)
+        if record is None:
+            unread.append(url)
+            continue
+        prices = record.get("prices")
+        if isinstance(prices, Mapping):
+            found.append(Found.from_json(prices))
+    return found, unread
