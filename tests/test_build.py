@@ -60,6 +60,25 @@ def test_editing_one_note_embeds_only_its_changed_chunks(settings: Settings) -> 
     assert any("32 GB" in t for t in texts) and not any("16 GB of host" in t for t in texts)
 
 
+def test_every_passage_carries_its_span_vectors_and_a_rebuild_reuses_them(settings: Settings) -> None:
+    """The answerer compares the question with each candidate span: the build embeds them, once."""
+    import numpy as np
+
+    from hwqa.spans import spans_of
+
+    build_index(settings)
+    first = Engine(settings).generation()
+    before = {c.key: c.spans for c in first.chunks(list(range(first.size))) if c.spans is not None}
+    write_note(settings.notes, "tpu.md", (settings.notes / "tpu.md").read_text().replace("16 GB", "32 GB"))
+    build_index(settings)
+    gen = Engine(settings).generation()
+    chunks = gen.chunks(list(range(gen.size)))
+    assert all(c.spans is not None and len(c.spans) == len(spans_of(c.text)) for c in chunks)
+    kept = [c for c in chunks if c.key in before]
+    assert len(kept) == len(chunks) - 1
+    assert all(c.spans is not None and np.array_equal(c.spans, before[c.key]) for c in kept)
+
+
 def test_deleting_a_note_removes_its_chunks(settings: Settings) -> None:
     build_index(settings)
     (settings.notes / "tpu.md").unlink()

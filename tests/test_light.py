@@ -94,6 +94,28 @@ def test_light_vectors_match_sentence_transformers_including_truncation() -> Non
 
 
 @pytest.mark.model
+def test_the_sentences_of_a_passage_are_embedded_in_the_same_pass_and_told_apart() -> None:
+    from hwqa.build import _span_ranges
+    from hwqa.chunk import Chunk
+    from hwqa.spans import spans_of
+
+    text = (
+        "The P100 runtime comes with 13 GB of RAM and a two-core Xeon.\n\n"
+        "Immersion cooling keeps dense racks quiet.\n\n| chip | watts |\n|---|---|\n| T4 | 70 |\n"
+    )
+    chunk = Chunk("note", "n.md", "Hardware", "Runtimes", text, 1, 0)
+    light = SentenceTransformerEmbedder()
+    whole, parts = light.embed_pieces([chunk.embed_text], [_span_ranges(chunk)])
+    assert float(whole[0] @ light.embed([chunk.embed_text])[0]) >= 0.9999  # the passage's vector is unchanged
+    spans = spans_of(text)
+    assert parts[0].shape == (len(spans), light.dim) and [s.kind for s in spans] == ["sentence", "sentence", "row"]
+    memory, cooling, power = light.embed(["How much memory does the P100 runtime have?", "How are racks cooled?", "T4 power"])
+    assert float(parts[0][0] @ memory) > float(parts[0][1] @ memory)
+    assert float(parts[0][1] @ cooling) > float(parts[0][0] @ cooling)
+    assert float(parts[0][2] @ power) > float(parts[0][1] @ power)
+
+
+@pytest.mark.model
 def test_a_model_the_light_path_cannot_run_falls_back_with_one_notice(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     folder = model_copy(tmp_path, hidden_act="relu")  # a different model: numpy must not pretend
     with pytest.raises(Unsupported, match="relu"):

@@ -84,3 +84,38 @@ def test_a_different_notes_folder_with_the_users_note(model: SentenceTransformer
     assert cooling.citations[0].source == "cooling.md"
     off_topic = engine.ask("What is the capital of France?")
     assert not off_topic.covered and "don't cover" in off_topic.text
+
+
+OWNER_STYLE_NOTE = """\
+---
+title: Renting ML hardware
+tags: [gpu, tpu, cloud]
+---
+# Renting ML hardware
+
+* [Colab FAQ](https://research.google.com/colaboratory/faq.html) - the notebook service hands out whatever is free: \
+CPU runtimes run on assorted Xeon generations. The GPU runtime came with an NVIDIA P100, a 2-core Xeon at 2 GHz and \
+13 GB of RAM, while the TPU runtime was a TPUv3 with 8 cores, a 4-core Xeon and 16 GB of RAM.
+* [XLA for PyTorch](https://github.com/pytorch/xla) lets a TPUv3-8 run PyTorch code; that board is roughly as fast \
+as eight V100 cards.
+* [GCP pricing](https://cloud.google.com/tpu/pricing) - on demand, a Tesla P100 is $1.46/hr against $8.00/hr for a \
+TPU v3 and $4.50/hr for a TPUv2, so TPUs cost about five times as much.
+* [TensorFlow Research Cloud](https://www.tensorflow.org/tfrc) gives researchers Cloud TPUs for free.
+* [Kaggle kernels](https://www.kaggle.com/docs/notebooks) also come with a free accelerator quota each week, \
+and Colab lets anyone use a TPU at no cost.
+"""
+
+
+def test_a_note_in_the_owners_style_answers_by_meaning(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "renting.md").write_text(OWNER_STYLE_NOTE, encoding="utf-8")
+    settings = load_settings({"notes": notes, "index": tmp_path / "index", "fetch_links": False}, env={}, cwd=tmp_path)
+    build_index(settings, embedder=model)
+    engine = Engine(settings, embedder=model)
+    colab = engine.ask("What GPU does Colab give me?").text
+    assert "P100" in colab and "13 GB" in colab
+    free = engine.ask("Where can I get a free TPU?").text
+    assert "TensorFlow Research Cloud" in free and "Colab" in free
+    prices = engine.ask("TPU v3 vs P100: what do they cost per hour?").text
+    assert "8.00" in prices and "1.46" in prices

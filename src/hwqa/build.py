@@ -26,7 +26,7 @@ from . import index as store
 from .atomic import disk_error
 from .chunk import Chunk, chunk_markdown
 from .deadline import TimeLimitExceeded, time_limit
-from .embed import Embedder, make_embedder
+from .embed import Embedder, embed_with_pieces, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
 from .extract import EXTRACTOR_VERSION, extract_article
 from .fetch import FetchConfig, Fetcher, FetchOutcome, FetchStatus
@@ -34,6 +34,7 @@ from .links import find_all_urls
 from .notes import Note, load_notes
 from .prices import Found, article_doc, load_price_table, read_document
 from .settings import Settings
+from .spans import SPANS_VERSION, locate, spans_of
 from .status import LinkCounts
 
 LOCK = "build.lock"
@@ -219,6 +220,7 @@ def _build(
             previous is not None
             and previous.manifest.get("format") == store.FORMAT  # an older format is rewritten, vectors reused
             and previous.manifest.get("content_digest") == digest
+            and previous.manifest.get("spans") == SPANS_VERSION
         ):
             report.chunks_total = previous.size
             report.chunks_reused = previous.size
@@ -229,10 +231,13 @@ def _build(
             return report
 
         reuse = previous.vectors_for_keys() if previous is not None else {}
+        same_spans = previous is not None and previous.manifest.get("spans") == SPANS_VERSION
+        reuse_spans = previous.span_vectors_for_keys() if previous is not None and same_spans else {}
         old_keys = set(reuse)
         if previous is not None:
             previous.close()
-        todo = sorted({c.key: c.embed_text for c in chunks if c.key not in reuse}.items())
+        # A chunk is embedded once for its own vector and its spans' (the same forward pass, see hwqa.light).
+        todo = sorted({c.key: c for c in chunks if c.key not in reuse or c.key not in reuse_spans}.items())
         done = 0
 
         def tick(n: int) -> None:
@@ -241,10 +246,13 @@ def _build(
             progress("embed", done, len(todo))
 
         progress("embed", 0, len(todo))
-        fresh = embedder.embed([text for _, text in todo], progress=tick) if todo else None
+        fresh, fresh_spans = embed_with_pieces(
+            embedder, [c.embed_text for _, c in todo], [_span_ranges(c) for _, c in todo], progress=tick
+        )
         vectors_by_key = dict(reuse)
-        if fresh is not None:
-            vectors_by_key.update({key: fresh[i] for i, (key, _) in enumerate(todo)})
+        spans_by_key = dict(reuse_spans)
+        vectors_by_key.update({key: fresh[i] for i, (key, _) in enumerate(todo)})
+        spans_by_key.update({key: fresh_spans[i] for i, (key, _) in enumerate(todo)})
         vectors = (
             np.vstack([vectors_by_key[c.key] for c in chunks]).astype(np.float32)
             if chunks
@@ -259,6 +267,7 @@ def _build(
             "prices": prices.to_json(),
             "embedder": embedder.describe(),
             "chunking": chunking,
+            "spans": SPANS_VERSION,
             "content_digest": digest,
             "notes": {n.rel: {"sha256": n.content_hash, "title": n.title, "draft": n.draft} for n in loaded.notes},
             "links": {
@@ -275,12 +284,25 @@ def _build(
             "settings": {"notes": str(settings.notes)},
         }
         progress("write", 0, 4)
-        gen = store.write_generation(settings.index, chunks, vectors, manifest, step=lambda n: progress("write", n, 4))
+        gen = store.write_generation(
+            settings.index,
+            chunks,
+            vectors,
+            manifest,
+            step=lambda n: progress("write", n, 4),
+            span_vectors=[spans_by_key[c.key] for c in chunks],
+        )
         store.switch_to(settings.index, gen)
         progress("write", 4, 4)
         report.generation = gen.name
     report.seconds = time.monotonic() - started
     return report
+
+
+def _span_ranges(chunk: Chunk) -> list[tuple[int, int]]:
+    """Where the candidate spans of ``chunk`` (:func:`hwqa.spans.spans_of`) are in its embedded text."""
+    offset = len(chunk.embed_text) - len(chunk.text)
+    return [(a + offset, b + offset) if b > a else (0, 0) for a, b in locate(chunk.text, spans_of(chunk.text))]
 
 
 def _previous_generation(

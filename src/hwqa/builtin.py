@@ -1,26 +1,23 @@
 """The builtin answerer: the words of the retrieved passages that answer the question, cited.
 
-It needs no language model. Each retrieved passage is cut into candidate spans (sentences with
-their neighbours, list items with their lead-in, table rows with their header; see
-:mod:`hwqa.spans`), and each span is scored on what the question asks (:mod:`hwqa.question`):
+It needs no language model. The question's one walk: parsed (:mod:`hwqa.question`), retrieved
+(:mod:`hwqa.retrieve`), cut into candidates, scored, composed.
 
-- the question's content words found in the span (weighted by how rare they are among the
-  candidates), and less so in its context, heading and title;
-- the things the question names exactly (model names, identifiers, versions): a span that names
-  them outranks one that names a sibling ("RTX 3090" when the question asks about the "RTX 4090"),
-  and a name in the span's heading, title or definition term counts nearly as much as in the span;
-- the question's type: "how many / how much" wants a number (with the asked unit), "which
-  version" a version, "which ... are" a list;
-- how well the passage itself was retrieved.
-
-Superlatives ("which GPU has the most memory?") are answered by :mod:`hwqa.superlatives`;
-comparisons ("X vs Y") quote the best span for each side; how a chosen span is quoted so that it
-reads alone is :mod:`hwqa.quotes`.
+- **Candidates**: each retrieved passage is cut into spans (sentences with their neighbours, list
+  items with their lead-in, table rows with their header; see :mod:`hwqa.spans`), plus the spans of
+  the chunks the best hits hand over (their section's next chunk, the rest of a split table) and,
+  for a price superlative, every row of the price table.
+- **Score**: one fitted model (:mod:`hwqa.scorer`) gives each candidate a confidence from a few
+  features, the question-to-span similarity first. When the best confidence is under the fitted
+  threshold, the notes do not cover the question.
+- **Compose**: superlatives ("which GPU has the most memory?") are answered by
+  :mod:`hwqa.superlatives`, comparisons ("X vs Y") quote the best span for each side, anything else
+  the best spans (within the fitted margin of the best); :mod:`hwqa.quotes` makes a chosen span read
+  alone (a lead-in brings its list or table, a term its definition).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -31,11 +28,13 @@ from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold
 from .prices.render import render_no_prices, render_price_result, render_unpriced
 from .prices.tool import PriceTool, computable
-from .question import Question, content_stems
+from .question import Question
 from .quotes import Candidate, introduced, introduced_rows, quote, span_idents, whole_list, whole_table
+from .scorer import Model, features, load_model, span_similarities
 from .spans import clean_markdown, spans_of
 from .superlatives import price_rows, superlative
 
+DEPTH = 5  # passages whose spans are candidates (a superlative compares every relevant passage)
 #: Words that judge or advise ("TPUs are best when ...", "we recommend CPUs", "needs XLA-compatible code").
 _ADVICE = re.compile(
     r"\b(?:recommend\w*|best|better|worse|prefer\w*|choose|choice|should|avoid\w*|versatil\w*|suited|suitable|ideal|"
@@ -43,14 +42,6 @@ _ADVICE = re.compile(
     re.I,
 )
 _MONEY = re.compile(r"[$€£]\s?\d|\d\s?(?:usd|dollars?)\b", re.I)
-_NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|[a-zA-Z/]+))?")
-_VERSIONISH = re.compile(r"\b(?:version|v?\d+\.\d+(?:\.\d+)?)\b", re.I)
-
-
-def _family(ident: str) -> str:
-    """'rtx4090' -> 'rtx', 'a100' -> 'a', 'tpuv5e' -> 'tpuv': the letters before the first digit."""
-    m = re.match(r"[a-z]*", ident)
-    return m.group(0) if m else ""
 
 
 class BuiltinAnswerer:
@@ -58,9 +49,11 @@ class BuiltinAnswerer:
 
     name = "builtin"
 
-    def __init__(self, *, min_score: float, max_sentences: int) -> None:
+    def __init__(self, *, min_score: float, max_sentences: int, model: Model | None = None, embedder: str = "") -> None:
         self.min_score = min_score
         self.max_sentences = max_sentences
+        self.model = model or load_model()
+        self.embedder = embedder  # "backend:model" of the index: the not-covered threshold holds for the one it was fitted on
 
     def stream(
         self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
@@ -130,29 +123,35 @@ class BuiltinAnswerer:
         return _compose(chosen[:limit]) if chosen else Answer("", covered=False)
 
     def extract(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None) -> Answer:
-        """The spans of ``hits`` that answer ``q``, cited; 'not covered' when nothing is close enough.
+        """The spans of ``hits`` that answer ``q``, cited; 'not covered' when the scorer is not confident.
 
-        A price superlative ("the cheapest GPU per hour") also reads every row of the price table.
+        A price superlative also reads every row of the price table.
         """
-        named = {t.folded for t in q.terms}
-        # A passage that holds a name the question asks about ("-OO") covers it, however its wording scores.
-        relevant = [h for h in hits if h.score >= self.min_score or (named and named & span_idents(h.chunk.text))]
+        relevant, pool = self.candidates(q, hits, price)
         if not relevant:
             return not_covered(hits)
-        depth = len(relevant) if q.superlative else 5  # a superlative compares every candidate passage
-        pool = [Candidate(h, r, s) for r, h in enumerate(relevant[:depth]) for s in spans_of(h.chunk.text)]
+        if not pool:
+            return _passages_only(relevant)
+        calibrated = not self.embedder or self.embedder == self.model.embedder
+        if calibrated and max(c.score for c in pool) < self.model.threshold:
+            return not_covered(hits)
+        chosen = superlative(q, pool, self.model.threshold) or _comparison(q, pool) or self._best(q, pool)
+        if not chosen:
+            return _passages_only(relevant)
+        return _compose(chosen)
+
+    def candidates(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None) -> tuple[list[Hit], list[Candidate]]:
+        """The hits above the relevance floor (``min_score``), and their spans as candidates, scored."""
+        relevant = [h for h in hits if h.score >= self.min_score]
+        depth = len(relevant) if q.superlative else DEPTH
+        pool = [c for r, h in enumerate(relevant[:depth]) for c in _spans(h, r)]
         pool += _following(relevant[:depth])
         if price is not None and q.superlative and q.attribute == "price":
             pool += price_rows(price, q, pool)
-        if not pool:
-            return _passages_only(relevant)
-        _score(q, pool)
-        chosen = superlative(q, pool) or _comparison(q, pool) or self._best(q, pool)
-        if not chosen:
-            return _passages_only(relevant)
-        if not q.terms and not any(_overlaps(q, c) for c, _ in chosen):
-            return not_covered(hits)  # nothing quoted says a word of the question: the passages only sound related
-        return _compose(chosen)
+        if pool:
+            for cand, confidence in zip(pool, self.model.confidence(features(q, pool)), strict=True):
+                cand.score = float(confidence)
+        return relevant, pool
 
     def _best(self, q: Question, pool: list[Candidate]) -> list[tuple[Candidate, str]]:
         ranked = sorted(pool, key=lambda c: (-c.score, c.rank, c.span.position))
@@ -166,11 +165,10 @@ class BuiltinAnswerer:
         if q.wants == "list" and best.span.kind == "item":
             return whole_list(best, pool)
         chosen: list[tuple[Candidate, str]] = []
-        per_chunk: dict[int, int] = {}
         for cand in ranked:
-            if len(chosen) == self.max_sentences or cand.score < best.score - 0.15:
+            if len(chosen) == self.max_sentences or cand.score < best.score * self.model.margin:
                 break
-            if per_chunk.get(cand.hit.chunk.id, 0) >= 2 or any(similar(cand.span.text, t) for _, t in chosen):
+            if any(similar(cand.span.text, t) for _, t in chosen):
                 continue
             items = introduced(cand, pool)
             if items:  # a lead-in quoted alone ("... supports these versions:") says nothing: quote its list
@@ -185,14 +183,14 @@ class BuiltinAnswerer:
                 continue  # already part of a longer quote (a definition read on)
             chosen = [(c, t) for c, t in chosen if c.span.text not in text]  # ... or now part of this one
             chosen.append((cand, text))
-            per_chunk[cand.hit.chunk.id] = per_chunk.get(cand.hit.chunk.id, 0) + 1
         return chosen
 
 
-def _overlaps(q: Question, cand: Candidate) -> bool:
-    """Whether a quoted span, its context, heading or title holds any content word of the question."""
-    words = set(content_stems(f"{cand.span.text} {cand.span.context} {cand.hit.chunk.heading} {cand.hit.chunk.title}"))
-    return bool(words & set(q.stems))
+def _spans(hit: Hit, rank: int) -> list[Candidate]:
+    """The candidate spans of one passage, each with the question's similarity to it."""
+    spans = spans_of(hit.chunk.text)
+    sims = span_similarities(hit.query, hit.chunk.spans, len(spans), hit.score)
+    return [Candidate(hit, rank, s, sim=sim) for s, sim in zip(spans, sims, strict=True)]
 
 
 def _following(hits: Sequence[Hit]) -> list[Candidate]:
@@ -204,77 +202,8 @@ def _following(hits: Sequence[Hit]) -> list[Candidate]:
         for nxt in [*([hit.following] if hit.following is not None else []), *hit.table]:
             if nxt.id not in have:
                 have.add(nxt.id)
-                after = Hit(nxt, hit.score, hit.fused)
-                out += [Candidate(after, rank, s) for s in spans_of(nxt.text)]
+                out += _spans(Hit(nxt, hit.score, hit.fused, query=hit.query), rank)
     return out
-
-
-def _score(q: Question, pool: list[Candidate]) -> None:
-    stems_of = [set(content_stems(c.span.text)) for c in pool]
-    context_of = [set(content_stems(f"{c.span.context} {c.hit.chunk.heading} {c.hit.chunk.title}")) for c in pool]
-    n = len(pool)
-    # The words of a name the question asks about ("Tessera SDK 3.2") count as fully in the span's
-    # heading or title as in the span: the section is about it.
-    named = set(content_stems(" ".join(f"{t.written} {' '.join(t.qualifiers)}" for t in q.terms)))
-    idf = {w: math.log(1 + n / (1 + sum(1 for s in stems_of if w in s))) for w in q.stems}
-    total = sum(idf.values()) or 1.0
-    terms = [t.folded for t in q.terms]
-    families = {_family(t) for t in terms if _family(t)}
-    unit_re = _unit_pattern(q.units)
-    for cand, stems, context in zip(pool, stems_of, context_of, strict=True):
-        span = cand.span
-        # A list answers "what are the types of X" through its lead-in and heading, not its items' words.
-        # A row's header names what its cells are ("chips", "price"): it counts like the row's own words.
-        weight = 1.0 if (q.wants == "list" and span.kind == "item") or span.kind == "row" else 0.35
-        lexical = (
-            sum(idf[w] * (1.0 if w in stems else (1.0 if w in named else weight) if w in context else 0.0) for w in q.stems)
-            / total
-        )
-        score = 0.5 * lexical
-        if terms:
-            folded = fold(span.text)
-            mine = span_idents(span.text)
-            found = sum(1 for t in terms if t in mine or t in folded)
-            # ... and the name itself nearly so in its section: its heading, its title, its neighbours, or
-            # the term line of the definition it belongs to.
-            around = fold(f"{span.context} {span.subject} {cand.hit.chunk.heading} {cand.hit.chunk.title}")
-            near = sum(1 for t in terms if not (t in mine or t in folded) and t in around)
-            score += 0.35 * (found + 0.85 * near) / len(terms)
-            siblings = {i for i in mine if _family(i) in families and i not in terms}
-            if siblings and not found:
-                score -= 0.25
-        if q.keys and span.kind == "row" and clean_markdown(next(iter(span.cells.values()), "")) in q.keys:
-            score += 0.35  # the row keyed by the code the question names ("format character H")
-        has_number = bool(_NUMBER.search(span.text))
-        if q.wants == "number":
-            score += 0.08 if has_number else -0.05
-            if unit_re is not None and unit_re.search(span.text):
-                score += 0.12
-        elif q.wants == "version":
-            score += 0.12 if _VERSIONISH.search(span.text) else -0.05
-        elif q.wants == "list" and span.kind == "item":
-            score += 0.08
-        if q.entity and q.entity in stems:
-            score += 0.04
-        words = len(span.text.split())
-        if words < 4 and span.kind == "sentence":
-            score -= 0.2
-        elif words > 70:
-            score -= 0.08
-        score += 0.15 * cand.hit.score + 0.06 / (1 + cand.rank)
-        cand.score = score
-
-
-def _unit_pattern(units: Sequence[str]) -> re.Pattern[str] | None:
-    if not units:
-        return None
-    alternatives = "|".join(re.escape(u) for u in units if u != "$")
-    parts = []
-    if alternatives:
-        parts.append(rf"\d\s?(?:{alternatives})\b")
-    if "$" in units:
-        parts.append(r"\$\s?\d")
-    return re.compile("|".join(parts), re.I)
 
 
 def _comparison(q: Question, pool: list[Candidate]) -> list[tuple[Candidate, str]] | None:

@@ -436,6 +436,13 @@ def eval_cmd(
     sample: Annotated[
         int | None, typer.Option("--sample", min=1, help="Only this many questions of each set, spread evenly (always the same).")
     ] = None,
+    fit: Annotated[
+        bool,
+        typer.Option(
+            "--fit",
+            help="Fit the answer scorer on the training questions; write src/hwqa/data/scorer.json and eval/fit-report.md.",
+        ),
+    ] = False,
 ) -> None:
     """Measure answer quality on question sets, train and test apart: hit@1/5, MRR, fact recall, "not covered", latency."""
     from .evalreport import markdown_table, render
@@ -447,6 +454,14 @@ def eval_cmd(
         files = list(questions or default_question_files())
         if retriever == "all" and settings.llm_backend != "builtin":
             retriever = settings.retriever  # a chat model takes seconds an answer: one retriever unless asked
+        if fit:
+            from .fit import run_fit
+
+            repo = Path(__file__).resolve().parents[2]
+            weights, written = Path(__file__).resolve().parent / "data" / "scorer.json", repo / "eval" / "fit-report.md"
+            run_fit(files, settings, cache=cache, out=weights, report=written, progress=lambda m: err.print(escape(m)))
+            out.print(f"wrote {weights} and {written}")
+            return
         modes = list(RETRIEVERS) if retriever == "all" else [r.strip() for r in retriever.split(",") if r.strip()]
         report = run_eval(
             files, settings, modes, cache=cache, progress=lambda m: err.print(escape(m)), split=split, sample=sample

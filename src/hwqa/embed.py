@@ -206,6 +206,42 @@ class SentenceTransformerEmbedder(_Base):
             raise HwqaError(f"model {self.model} gave {vectors.shape[1]}-dimensional vectors, expected {self.dim}")
         return vectors
 
+    def embed_pieces(
+        self, texts: Sequence[str], pieces: Sequence[Sequence[tuple[int, int]]], progress: Progress | None = None
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Vectors of ``texts`` and of character ranges of them, from one forward pass on the light path
+        (see :meth:`hwqa.light.LightModel.encode_pieces`); on torch, the pieces are embedded alone."""
+        light = self._light_model()
+        if light is None:
+            return embed_pieces_alone(self, texts, pieces, progress)
+        whole, parts = light.encode_pieces(list(texts), pieces, batch_size=self.batch_size, progress=progress)
+        return _normalise(whole), [_normalise(p) if len(p) else p for p in parts]
+
+
+def embed_pieces_alone(
+    embedder: Embedder, texts: Sequence[str], pieces: Sequence[Sequence[tuple[int, int]]], progress: Progress | None = None
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Vectors of ``texts``, and of each piece embedded as a text of its own (a piece not found: its text's vector)."""
+    whole = embedder.embed(texts, progress=progress)
+    flat = [texts[i][a:b] for i, ranges in enumerate(pieces) for a, b in ranges if b > a]
+    vectors = iter(embedder.embed(flat) if flat else [])
+    parts = [
+        np.array([next(vectors) if b > a else whole[i] for a, b in ranges], dtype=np.float32).reshape(len(ranges), embedder.dim)
+        for i, ranges in enumerate(pieces)
+    ]
+    return whole, parts
+
+
+def embed_with_pieces(
+    embedder: Embedder, texts: Sequence[str], pieces: Sequence[Sequence[tuple[int, int]]], progress: Progress | None = None
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Vectors of ``texts`` and of the character ranges ``pieces[i]`` of each: in context where the embedder can."""
+    method = getattr(embedder, "embed_pieces", None)
+    if method is not None:
+        whole, parts = method(texts, pieces, progress)
+        return whole, parts
+    return embed_pieces_alone(embedder, texts, pieces, progress)
+
 
 _NOTICED: set[str] = set()
 

@@ -25,7 +25,7 @@ from .prices import HARDWARE_TYPES, PriceTable
 from .prices.render import render_unpriced
 from .prices.table import OTHER_TYPE
 from .prices.tool import PriceTool, computable
-from .question import parse_question
+from .question import Question, parse_question
 from .retrieve import Filter, admitted, missing_terms, retrieve, with_surroundings
 from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
@@ -66,13 +66,22 @@ def _pages_linked_from(manifest: dict[str, Any], notes: frozenset[str]) -> set[s
     }
 
 
+def embedder_id(settings: Settings) -> str:
+    """'backend:model': what the answer scorer's not-covered threshold was calibrated with (see hwqa.scorer)."""
+    return f"{settings.embed_backend}:{settings.embed_model}"
+
+
 def make_answerer(settings: Settings) -> Answerer:
     """The answer backend the settings name (``llm_backend``)."""
     backends: dict[str, Callable[[], Answerer]] = {
-        "builtin": lambda: BuiltinAnswerer(min_score=settings.min_score, max_sentences=settings.answer_sentences),
+        "builtin": lambda: BuiltinAnswerer(
+            min_score=settings.min_score, max_sentences=settings.answer_sentences, embedder=embedder_id(settings)
+        ),
         "openai": lambda: GroundedAnswerer(
             OpenAIAnswerer.from_settings(settings, timeout=settings.llm_timeout),
-            BuiltinAnswerer(min_score=settings.min_score, max_sentences=settings.answer_sentences),
+            BuiltinAnswerer(
+                min_score=settings.min_score, max_sentences=settings.answer_sentences, embedder=embedder_id(settings)
+            ),
         ),
     }
     if settings.llm_backend not in backends:
@@ -105,7 +114,7 @@ class Engine:
         self._generation: store.Generation | None = None
         self._prices: tuple[str, PriceTable] | None = None
         self.answerer = make_answerer(settings)
-        self.caveats = BuiltinAnswerer(min_score=settings.min_score, max_sentences=2)
+        self.caveats = BuiltinAnswerer(min_score=settings.min_score, max_sentences=2, embedder=embedder_id(settings))
 
     @classmethod
     def load(cls, settings: Settings | None = None, **overrides: Any) -> Engine:
@@ -175,6 +184,32 @@ class Engine:
         mode = retriever or self.settings.retriever
         return retrieve(self.generation(), self.embedder, question, k or self.settings.top_k, mode=mode, flt=flt)
 
+    def hits(self, gen: store.Generation, q: Question, flt: Filter | None = None) -> list[Hit]:
+        """The passages an answer to ``q`` is read from, best first."""
+        # A superlative ("which GPU has the most memory?") is answered by comparing every candidate: look wider.
+        k = self.settings.top_k * (3 if q.superlative else 1)
+        hits = retrieve(gen, self.embedder, q.text, k, mode=self.settings.retriever, flt=flt)
+        # An answer often runs on past the passage that was found: the best hits carry their next chunk,
+        # and the rest of a table split across chunks that they hold rows of.
+        return [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]
+
+    def names_missing(
+        self, gen: store.Generation, q: Question, tools: Sequence[Tool], history: Sequence[Message] = ()
+    ) -> tuple[list[str], str]:
+        """The names ``q`` asks about that no passage holds (then it is not covered), and what the notes
+        do price when those names are hardware; empty when the calculator can answer ``q``."""
+        # A price question is planned into the calculator first: one it can compute (or a budget over
+        # notes with no prices, which the answer must say) is never turned away for a word the passages lack.
+        price = next((t for t in tools if isinstance(t, PriceTool)), None)
+        asked = price.ask(q, history) if price is not None else None
+        if price is not None and asked is not None and (not price.table.rows or computable(asked.request)):
+            return [], ""
+        missing = missing_terms(gen, q)
+        also = ""
+        if missing and price is not None and asked is not None and asked.unpriced and price.table.rows:
+            also = render_unpriced(asked.unpriced, price.table)  # and what the notes do price
+        return missing, also
+
     def ask(
         self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None, preemptible: bool = False
     ) -> Answer:
@@ -199,25 +234,12 @@ class Engine:
         started = time.perf_counter()
         gen = self.generation()
         t_retrieve = time.perf_counter()
-        # A superlative ("which GPU has the most memory?") is answered by comparing every candidate: look wider.
-        k = self.settings.top_k * (3 if q.superlative else 1)
-        hits = retrieve(gen, self.embedder, question, k, mode=self.settings.retriever, flt=flt)
-        # An answer often runs on past the passage that was found: the best hits carry their next chunk,
-        # and the rest of a table split across chunks that they hold rows of.
-        hits = [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]
+        hits = self.hits(gen, q, flt)
         t_answer = time.perf_counter()
         answer: Answer | None = None
         tools = self.tools(gen, flt, question, preemptible=preemptible)
-        # A price question is planned into the calculator first: one it can compute (or a budget over
-        # notes with no prices, which the answer must say) is never turned away for a word the passages lack.
-        price = next((t for t in tools if isinstance(t, PriceTool)), None)
-        asked = price.ask(q, history) if price is not None else None
-        computed = price is not None and asked is not None and (not price.table.rows or computable(asked.request))
-        missing = [] if computed else missing_terms(gen, q)
+        missing, also = self.names_missing(gen, q, tools, history)
         if missing:
-            also = ""
-            if price is not None and asked is not None and asked.unpriced and price.table.rows:
-                also = render_unpriced(asked.unpriced, price.table)  # and what the notes do price
             answer = not_covered(hits, missing=missing, also=also)
         else:
             for item in self.answerer.stream(q, hits, history, tools):

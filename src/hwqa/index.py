@@ -26,7 +26,7 @@ import secrets
 import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,8 @@ from .pointer import switch_to as switch_to
 # BM25 column weights: title, heading, tags and aliases, text, whole identifiers.
 BM25_WEIGHTS = (3.0, 2.0, 2.0, 1.0, 4.0)
 
-FORMAT = 2  # 2: the FTS table holds title, heading, tags/aliases, text and whole identifiers
-READABLE_FORMATS = (1, 2)  # a build may reuse the vectors of these; queries need FORMAT
+FORMAT = 3  # 2: the FTS table holds title, heading, tags/aliases, text and whole identifiers; 3: span vectors
+READABLE_FORMATS = (1, 2, 3)  # a build may reuse the vectors of these; queries need FORMAT
 VECTORS = "vectors.faiss"
 DOCSTORE = "docstore.sqlite"
 MANIFEST = "manifest.json"
@@ -73,6 +73,7 @@ CREATE INDEX chunks_key ON chunks(key);
 CREATE INDEX chunks_source ON chunks(source);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, meta, text, idents, tokenize='porter unicode61 remove_diacritics 2');
 CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE spans (id INTEGER PRIMARY KEY, count INTEGER NOT NULL, vectors BLOB NOT NULL);
 """
 
 
@@ -110,6 +111,7 @@ class StoredChunk:
     ordinal: int
     text: str
     meta: dict[str, Any]
+    spans: np.ndarray | None = field(default=None, compare=False, repr=False)  # its candidate spans' vectors
 
 
 class Generation:
@@ -189,6 +191,22 @@ class Generation:
             return np.zeros((0, int(self._index.d)), dtype=np.float32)
         return np.vstack([self._index.reconstruct(int(i)) for i in ids]).astype(np.float32)
 
+    def span_vectors(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The vectors of the candidate spans of chunks ``ids`` (one row per span of ``spans_of(text)``,
+        in order), by chunk id; a chunk without them (an older format) is left out."""
+        if not ids or self.manifest.get("format", 0) < 3:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._db.execute(f"SELECT id, count, vectors FROM spans WHERE id IN ({marks})", list(ids)).fetchall()
+        return {int(i): _span_matrix(n, blob) for i, n, blob in rows}
+
+    def span_vectors_for_keys(self) -> dict[str, np.ndarray]:
+        """The span vectors of every distinct chunk key, for reuse by the next build."""
+        if self.manifest.get("format", 0) < 3:
+            return {}
+        rows = self._db.execute("SELECT c.key, s.count, s.vectors FROM chunks c JOIN spans s ON s.id = c.id").fetchall()
+        return {key: _span_matrix(n, blob) for key, n, blob in rows}
+
     def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
         if not ids:
             return []
@@ -201,7 +219,12 @@ class Generation:
         missing = [i for i in ids if i not in by_id]
         if missing:
             raise IndexCorruptError(f"index generation {self.name} has vectors without text; {REBUILD_HINT}")
-        return [by_id[i] for i in ids]
+        return self._with_spans([by_id[i] for i in ids])
+
+    def _with_spans(self, chunks: list[StoredChunk]) -> list[StoredChunk]:
+        """``chunks`` carrying their span vectors (for the answerer)."""
+        vectors = self.span_vectors([c.id for c in chunks])
+        return [replace(c, spans=vectors.get(c.id)) for c in chunks]
 
     def section_at(self, source: str, line: int) -> StoredChunk | None:
         """The first chunk of the section of ``source`` that holds file line ``line``."""
@@ -215,7 +238,9 @@ class Generation:
         """The chunks of ``chunk``'s section from ``before`` ordinals before it to ``after`` after, in order."""
         where = "source = ? AND kind = ? AND url IS ? AND heading = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal"
         args = (chunk.source, chunk.kind, chunk.url, chunk.heading, chunk.ordinal - before, chunk.ordinal + after)
-        return [_stored(r) for r in self._db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE {where}", args).fetchall()]
+        return self._with_spans(
+            [_stored(r) for r in self._db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE {where}", args).fetchall()]
+        )
 
     def all_chunks(self) -> list[StoredChunk]:
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY id").fetchall()
@@ -231,6 +256,12 @@ class Generation:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _span_matrix(count: int, blob: bytes) -> np.ndarray:
+    """Span vectors as stored (float16, to halve the docstore) back to float32 rows."""
+    flat = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+    return flat.reshape(int(count), -1) if count else flat.reshape(0, 0)
 
 
 def _meta_words(meta: dict[str, Any]) -> str:
@@ -368,16 +399,18 @@ def write_generation(
     vectors: np.ndarray,
     manifest: dict[str, Any],
     step: Callable[[int], None] | None = None,
+    span_vectors: Sequence[np.ndarray] = (),
 ) -> Path:
     """Write a complete new generation folder (not yet live) and return its path.
 
+    ``span_vectors[i]``: the vectors of chunk i's candidate spans (:mod:`hwqa.spans`), stored with it.
     ``step(n)`` is called after each stage: 1 vectors written, 2 docstore written, 3 manifest
     written and the folder in place (only :func:`switch_to` remains). A write that fails removes
     its ``.gen-*.partial`` folder; a full, over-quota or failing disk is an ``IndexWriteError``.
     """
     name = new_generation_name()
     try:
-        return _write_generation(index_dir, name, chunks, vectors, manifest, step)
+        return _write_generation(index_dir, name, chunks, vectors, manifest, step, span_vectors)
     except BaseException as exc:
         shutil.rmtree(index_dir / f".{name}.partial", ignore_errors=True)  # never left on a full disk
         need = int(vectors.nbytes) + 3 * sum(len(c.text) for c in chunks) + (1 << 20)
@@ -394,6 +427,7 @@ def _write_generation(
     vectors: np.ndarray,
     manifest: dict[str, Any],
     step: Callable[[int], None] | None = None,
+    span_vectors: Sequence[np.ndarray] = (),
 ) -> Path:
     step = step or (lambda n: None)
     if len(chunks) != len(vectors):
@@ -436,6 +470,10 @@ def _write_generation(
                 (i, c.title, c.heading, _meta_words(c.meta), c.text, idents_column((c.title, c.heading, c.text)))
                 for i, c in enumerate(chunks)
             ],
+        )
+        db.executemany(
+            "INSERT INTO spans VALUES (?,?,?)",
+            [(i, len(v), np.ascontiguousarray(v, dtype=np.float16).tobytes()) for i, v in enumerate(span_vectors)],
         )
         db.execute("INSERT INTO info VALUES ('generation', ?)", (name,))
         db.commit()

@@ -258,10 +258,29 @@ class LightModel:
 
     def encode(self, texts: Sequence[str], batch_size: int = 32, progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Pooled vectors, one row per text, in input order (batches of similar length)."""
+        return self.encode_pieces(texts, [[] for _ in texts], batch_size, progress)[0]
+
+    def encode_pieces(
+        self,
+        texts: Sequence[str],
+        pieces: Sequence[Sequence[tuple[int, int]]],
+        batch_size: int = 32,
+        progress: Callable[[int], None] | None = None,
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Pooled vectors of ``texts`` and, from the same forward pass, of pieces of them.
+
+        ``pieces[i]`` are (start, end) character ranges of ``texts[i]``; a piece's vector is the mean
+        of the output vectors of the tokens it covers, read in the context of the whole text (so a
+        sentence's vector knows its heading and neighbours). A piece with no token in the window
+        gets its text's pooled vector.
+        """
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        parts = [np.zeros((len(p), self.dim), dtype=np.float32) for p in pieces]
         if not texts:
-            return out
-        ids = self.token_ids(texts)
+            return out, parts
+        prepared = [t.lower() if self.lowercase else t for t in texts]
+        encodings = self.tokenizer.encode_batch(prepared)
+        ids = [e.ids for e in encodings]
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
         cores = _cores() if _BLAS_LOCAL is not None else 1
         size = max(1, min(batch_size, -(-len(order) // cores)))  # a few texts: one share per core
@@ -270,7 +289,11 @@ class LightModel:
 
         def run(rows: list[int]) -> list[int]:
             with single_threaded_blas():
-                out[rows] = self._forward([ids[i] for i in rows])
+                pooled, hidden = self._forward([ids[i] for i in rows])
+            out[rows] = pooled
+            for b, i in enumerate(rows):
+                if pieces[i]:
+                    parts[i][...] = _pool_pieces(hidden[b], encodings[i].offsets, pieces[i], pooled[b])
             return rows
 
         with self._lock:
@@ -279,14 +302,15 @@ class LightModel:
                     run(rows)
                     if progress is not None:
                         progress(len(rows))
-                return out
+                return out, parts
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hwqa-embed") as pool:
                 for rows in pool.map(run, batches):
                     if progress is not None:
                         progress(len(rows))
-        return out
+        return out, parts
 
-    def _forward(self, batch: list[list[int]]) -> np.ndarray:
+    def _forward(self, batch: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The pooled vectors of a batch, and every token's output vector (n, length, hidden)."""
         n, length = len(batch), max(len(b) for b in batch)
         tokens = np.zeros((n, length), dtype=np.int64)
         mask = np.zeros((n, length), dtype=bool)
@@ -332,11 +356,25 @@ class LightModel:
             x = _layer_norm_(y, layer.ln2_w, layer.ln2_b, self.eps)
         hidden = x.reshape(n, length, self.hidden)
         if self.pooling == "cls":
-            return np.ascontiguousarray(hidden[:, 0])
+            return np.ascontiguousarray(hidden[:, 0]), hidden
         weights = mask.astype(np.float32)
         summed = np.einsum("nl,nlh->nh", weights, hidden)
         pooled: np.ndarray = summed / np.maximum(weights.sum(axis=1, keepdims=True), np.float32(1e-9))
-        return pooled
+        return pooled, hidden
+
+
+def _pool_pieces(
+    hidden: np.ndarray, offsets: Sequence[tuple[int, int]], pieces: Sequence[tuple[int, int]], whole: np.ndarray
+) -> np.ndarray:
+    """The mean output vector of the tokens inside each (start, end) range; ``whole`` when none is."""
+    starts = np.array([a for a, b in offsets], dtype=np.int64)
+    ends = np.array([b for a, b in offsets], dtype=np.int64)
+    real = ends > starts  # special tokens ([CLS], [SEP]) have empty offsets
+    out = np.empty((len(pieces), hidden.shape[1]), dtype=np.float32)
+    for j, (a, b) in enumerate(pieces):
+        inside = real & (starts < b) & (ends > a)
+        out[j] = hidden[: len(offsets)][inside].mean(axis=0) if inside.any() else whole
+    return out
 
 
 def _strip_prefix(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

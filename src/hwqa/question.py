@@ -73,9 +73,10 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def stem(word: str) -> str:
-    """A light stem, so 'cards' meets 'card' and 'supported' meets 'supports'."""
+    """A light stem, so 'cards' meets 'card', 'TPUs' 'TPU' and 'supported' 'supports'."""
     for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix) and not word.endswith("ss"):
+        shortest = 3 if suffix == "s" else 4  # letters left: 'tpus' -> 'tpu', but 'need' stays
+        if len(word) >= len(suffix) + shortest and word.endswith(suffix) and not word.endswith("ss"):
             return word[: -len(suffix)]
     return word
 

@@ -18,6 +18,8 @@ from .keywords import identifiers
 from .spans import Span, is_term
 
 _PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
+DEFINITION_WORDS = 45  # a definition is quoted on while it stays this short (ablation in eval/fit-report.md)
+FAQ_ANSWER_WORDS = 8  # a question in the notes is quoted with what follows, until this many words (idem)
 _SOURCE_TRAILER = re.compile(r"\s+Source:\s[^.]{0,120}\.?$")  # a note's "Source: <link text>" after a fact
 
 
@@ -28,7 +30,8 @@ class Candidate:
     hit: Hit
     rank: int  # of the passage among the relevant hits
     span: Span
-    score: float = 0.0
+    score: float = 0.0  # the scorer's confidence that it answers (hwqa.scorer)
+    sim: float = 0.0  # the question's cosine with the span (its passage's, if the index holds no span vectors)
 
 
 def span_idents(text: str) -> set[str]:
@@ -51,7 +54,7 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
         # A definition is read whole: its next sentences, while it stays short.
         rest: list[str] = []
         for nxt in _same_definition(after, pool, span.label):
-            if len(" ".join([text, *rest, nxt.span.text]).split()) > 45:
+            if len(" ".join([text, *rest, nxt.span.text]).split()) > DEFINITION_WORDS:
                 break
             rest.append(nxt.span.text)
         return " ".join([text, *rest])
@@ -59,7 +62,7 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
         # A question in the text (an FAQ, "Q: ... A: ...") is answered by what follows it.
         answer: list[str] = []  # the next sentences, until they say something ("A: Maybe not." is not enough)
         for nxt in [c for c in after if c.hit is cand.hit][:2]:
-            if len(" ".join(answer).split()) >= 8:
+            if len(" ".join(answer).split()) >= FAQ_ANSWER_WORDS:
                 break
             answer.append(nxt.span.text)
         if answer:
@@ -109,7 +112,14 @@ def introduced_rows(cand: Candidate, pool: Sequence[Candidate]) -> list[Candidat
     rows: list[Candidate] = []
     for pos in range(span.position + 1, span.position + 200):
         nxt = next((c for c in pool if c.hit is cand.hit and c.span.position == pos), None)
-        if nxt is None or nxt.span.kind != "row":
+        if (nxt is None and pos > span.position + 1) or (nxt is not None and nxt.span.kind != "row"):
+            return rows
+        if nxt is None:
+            break
+        rows.append(nxt)
+    # The lead-in ends its passage: the table is at the start of the section's next chunk.
+    for nxt in _next_chunk(cand.hit, pool):
+        if nxt.span.kind != "row":
             break
         rows.append(nxt)
     return rows

@@ -167,6 +167,7 @@ def retrieve(
             score + (PREFERRED_SECTION_BONUS if chunk.meta.get("preferred") else 0.0),
             d_rank.get(i),
             k_rank.get(i),
+            query=query,
         )
         for chunk, (i, score) in zip(chunks, fused[:depth], strict=True)
     ]

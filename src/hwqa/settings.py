@@ -53,9 +53,9 @@ class Settings:
         "hybrid",
         "How passages are found: 'hybrid' (keyword BM25 and dense vectors, fused), 'dense' or 'keyword'.",
     )
-    # Calibrated on both eval sets: unrelated questions ("How do I boil an egg?") reach 0.25 at most,
-    # the passages that hold an answer go down to 0.29.
-    min_score: float = _f(0.27, "Cosine similarity below which a passage is not considered to cover the question.")
+    # Off by default: whether the notes cover a question is the answer scorer's calibrated decision
+    # (hwqa.scorer, fitted by `hwqa eval --fit`); a floor here only narrows what it may quote.
+    min_score: float = _f(0.0, "Cosine similarity below which a passage is not considered to cover the question.")
     answer_sentences: int = _f(3, "Most sentences the builtin answerer puts in an answer.")
     offline: bool = _f(False, "Do not fetch linked web articles; use only cached copies.")
     fetch_links: bool = _f(True, "Fetch and index the web articles that notes link to.")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
+SPANS_VERSION = 1  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -193,3 +194,31 @@ def spans_of(text: str) -> list[Span]:
     flush_paragraph()
     flush_item()
     return spans
+
+
+_WORD_RUN = re.compile(r"\w+")
+_LOOKAHEAD = 12  # words a span's next word may be found after its previous one (markup, link targets, labels)
+
+
+def locate(text: str, spans: list[Span]) -> list[tuple[int, int]]:
+    """Where each of ``spans`` (``spans_of(text)``, in order) is in ``text``: a character range, found
+    word by word (a row by its cells' words); (0, 0) for a span whose words were not found."""
+    words = [(m.group().lower(), m.start(), m.end()) for m in _WORD_RUN.finditer(text)]
+    cursor = 0
+    out: list[tuple[int, int]] = []
+    for span in spans:
+        said = " ".join(clean_markdown(v) for v in span.cells.values()) if span.kind == "row" else span.text
+        wanted = [w.lower() for w in _WORD_RUN.findall(said)]
+        first = next(((i, k) for k, w in enumerate(wanted[:3]) for i in range(cursor, len(words)) if words[i][0] == w), None)
+        if first is None:
+            out.append((0, 0))
+            continue
+        at, k = first
+        last = at
+        for w in wanted[k + 1 :]:
+            nxt = next((i for i in range(last + 1, min(len(words), last + 1 + _LOOKAHEAD)) if words[i][0] == w), None)
+            if nxt is not None:
+                last = nxt
+        out.append((words[at][1], words[last][2]))
+        cursor = last + 1
+    return out

@@ -53,7 +53,7 @@ def price_rows(price: PriceTool, q: Question, pool: Sequence[Candidate]) -> list
             "pricing": row.pricing,
         }
         span = Span(row_text(cells), "row", " ".join(cells), 10_000 + row.line, cells=cells)
-        out.append(Candidate(Hit(section, 1.0), len(pool), span, score=0.5))
+        out.append(Candidate(Hit(section, 1.0), len(pool), span))
     return out
 
 
@@ -72,8 +72,9 @@ def _quantities(span: Span, units: Sequence[str]) -> list[float]:
     return out
 
 
-def superlative(q: Question, pool: list[Candidate]) -> list[tuple[Candidate, str]] | None:
-    """'Which GPU has the most memory?': the extreme row of a matching table column, or the extreme quantity."""
+def superlative(q: Question, pool: list[Candidate], floor: float) -> list[tuple[Candidate, str]] | None:
+    """'Which GPU has the most memory?': the extreme row of a matching table column, or the extreme quantity
+    stated by a prose span the scorer trusts (confidence ``floor`` or more)."""
     if q.superlative is None:
         return None
     columns = _ATTRIBUTE_COLUMNS.get(stem(q.attribute or ""), (q.attribute or "",))
@@ -95,7 +96,7 @@ def superlative(q: Question, pool: list[Candidate]) -> list[tuple[Candidate, str
     from_rows = [(v, c, _row_sentence(q, c, col)) for v, c, col in _dedupe_rows(scored)]
     if from_rows and not _comparable(q, [col for _, _, col in scored]):
         return _extremes(q, from_rows)
-    stated = _stated(q, pool) if q.units else []
+    stated = _stated(q, pool, floor) if q.units else []
     if not from_rows and not stated:
         return None
     return _extremes(q, from_rows + stated)  # a table and the prose may both state the quantity: the extreme of all
@@ -139,7 +140,7 @@ def _comparable(q: Question, columns: Sequence[str]) -> bool:
     return all((unit_of(col)[1].strip().lower() or "?") in q.units for col in columns)
 
 
-def _stated(q: Question, pool: Sequence[Candidate]) -> list[tuple[float, Candidate, str]]:
+def _stated(q: Question, pool: Sequence[Candidate], floor: float) -> list[tuple[float, Candidate, str]]:
     """The extreme quantity in the question's unit that each prose span states."""
     found = [
         (max(vals) if q.superlative == "max" else min(vals), c)
@@ -149,7 +150,7 @@ def _stated(q: Question, pool: Sequence[Candidate]) -> list[tuple[float, Candida
     found = [
         (v, c)
         for v, c in found
-        if c.score > 0.15 and (not q.entity or q.entity in set(content_stems(c.span.text)) or span_idents(c.span.text))
+        if c.score >= floor and (not q.entity or q.entity in set(content_stems(c.span.text)) or span_idents(c.span.text))
     ]
     return [(v, c, quote(c, pool)) for v, c in found]
 

@@ -1,0 +1,70 @@
+"""`hwqa eval --fit`: the answer scorer is fitted on the training questions only, reproducibly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from hwqa.fit import run_fit
+from hwqa.scorer import FEATURES, Model
+from hwqa.settings import load_settings
+
+from .conftest import write_note
+
+NOTE = """---
+title: Lab machines
+---
+# Lab machines
+
+The render box has two RTX 4090 cards with 24 GB each. It draws 900 W under load.
+
+The old box keeps a single V100 with 16 GB of memory. Nobody uses it for training any more.
+
+## Storage
+
+Datasets live on a 40 TB NAS in the basement. Backups run every night at 2 am.
+"""
+
+
+def question_set(folder: Path, test_fact: str) -> Path:
+    write_note(folder / "notes", "lab.md", NOTE)
+    questions: list[dict[str, object]] = [
+        {"id": "render-cards", "question": "Which cards are in the render box?", "sources": ["lab.md"], "facts": ["RTX 4090"]},
+        {"id": "power", "question": "How much power does the render box draw?", "sources": ["lab.md"], "facts": ["900 W"]},
+        {"id": "nas", "question": "How big is the NAS?", "sources": ["lab.md"], "facts": ["40 TB"]},
+        {"id": "bread", "question": "How long should bread dough rise?", "covered": False},
+        {
+            "id": "v100-memory",
+            "question": "How much memory does the old V100 have?",
+            "split": "test",
+            "sources": ["lab.md"],
+            "facts": [test_fact],
+        },
+        {"id": "backups", "question": "When do backups run?", "split": "test", "sources": ["lab.md"], "facts": ["2 am"]},
+    ]
+    for q in questions:
+        q.setdefault("split", "train")
+    path = folder / "lab.yaml"
+    path.write_text(yaml.safe_dump({"name": "lab", "notes": "notes", "questions": questions}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def fit(tmp_path: Path, name: str, test_fact: str) -> tuple[dict[str, object], str]:
+    folder = tmp_path / name
+    base = load_settings({"embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path)
+    out, report = folder / "scorer.json", folder / "fit-report.md"
+    run_fit([question_set(folder, test_fact)], base, cache=folder / "cache", out=out, report=report, progress=lambda m: None)
+    return json.loads(out.read_text(encoding="utf-8")), report.read_text(encoding="utf-8")
+
+
+def test_the_fit_is_reproducible_and_learns_nothing_from_the_test_part(tmp_path: Path) -> None:
+    first, report = fit(tmp_path, "a", "16 GB")
+    again, _ = fit(tmp_path, "b", "16 GB")
+    other_test, _ = fit(tmp_path, "c", "a fact no passage states")
+    assert first == again  # the same questions give the same weights, threshold and margin
+    assert first == other_test  # what the test part expects never reaches a weight
+    model = Model.from_json(first)
+    assert model.features == FEATURES and 0.0 < model.threshold < 1.0
+    assert "| train |" in report and "| test |" in report and "Each rule switched off" in report
