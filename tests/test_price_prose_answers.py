@@ -97,9 +97,12 @@ def test_a_budget_question_over_prices_in_a_sentence_runs_the_calculator_and_cit
 def test_caveats_come_from_the_notes_the_filter_admits_found_by_the_question(owner: Path) -> None:
     write_note(owner, "inference.md", OTHER_NOTE)
     assert runner.invoke(app, ["index"]).exit_code == 0
-    everything = ask("Should I rent a GPU or a TPU with $100?")["answer"]
-    # The other note's advice is found by the question, in its own words; what was quoted is not repeated.
-    assert "**Caveats:** For serving small models, GPUs with 24 GB are the sweet spot" in everything
+    data = ask("Should I rent a GPU or a TPU with $100?")
+    everything = data["answer"]
+    # The other note's advice is found by the question, in its own words, and cited (as an answer or a
+    # caveat); nothing quoted is repeated.
+    assert everything.count("For serving small models, GPUs with 24 GB are the sweet spot") == 1
+    assert "inference.md" in {c["source"] for c in data["citations"]}
     assert everything.count("TPUs are best when the one goal") == 1
     only_mine = ask("Should I rent a GPU or a TPU with $100?", "--note", "hardware-notes.md")
     assert "sweet spot" not in only_mine["answer"]
