@@ -85,7 +85,7 @@ def test_a_budget_question_over_prices_in_a_sentence_runs_the_calculator_and_cit
     assert options["TPU v3"]["v100_hours"] == pytest.approx(100)  # "equivalent to 8 V100": 12.5 h x 8
     assert call["result"]["recommendation"]["hardware"] == "TPU v3"
     answer = data["answer"]
-    assert "| 1 | TPU v3 | GCP | $8.00 | 12.5 | 100 |" in answer and "22.2" in answer and "68.5" in answer
+    assert "| 1 | TPU v3 | $8.00 | 12.5 | 100 | GCP |" in answer and "22.2" in answer and "68.5" in answer
     assert "**Recommendation:** TPU v3 (GCP) — most V100-equivalent hours for $100" in answer
     first = data["citations"][0]
     assert first["source"] == "hardware-notes.md" and first["text"].splitlines()[0] == PRICE_SENTENCE

@@ -405,6 +405,7 @@ def test_the_prices_tab_shows_where_each_row_came_from_and_what_was_left_out(fol
     rows = panels.filtered_prices(engine, [], [])
     source = reports.PRICE_COLUMNS.index("From")
     lambda_labs = next(row for row in rows if row[0] == "A100 80GB")
+    assert lambda_labs[:2] == ["A100 80GB", "$1.29"]  # the name and its price first, as a phone shows them
     assert lambda_labs[source].startswith("sentence: “In February 2024 an A100 80GB on Lambda Labs was $1.29/hr")
     page = next(row for row in rows if row[0] == "L40S")
     assert page[source].startswith("table: “| gpu-l40s-1x | 1 x NVIDIA L40S |")

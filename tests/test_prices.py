@@ -838,19 +838,23 @@ def rendered(arguments: dict[str, object], table: PriceTable) -> str:
 def test_render_budget_result(sample: PriceTable) -> None:
     text = rendered({"budget_usd": 500, "types": ["gpu", "tpu"]}, sample)
     assert text.startswith("With $500:")
-    assert "| # | Hardware | Provider | $/h | Hours | V100-h |" in text
-    assert "| 1 | TPU v3-8 | GCP | $8.00 | 62.5 | 500 |" in text
+    assert "| # | Hardware | $/h | Hours | V100-h | Provider |" in text  # the figures right after the name
+    assert "| 1 | TPU v3-8 | $8.00 | 62.5 | 500 | GCP |" in text
     assert "**Recommendation:** TPU v3-8 (GCP) — most V100-equivalent hours for $500" in text
     assert "Excluded: V100 (GCP): preemptible pricing" in text
 
 
 def test_render_workload_rent_lookup_and_break_even(sample: PriceTable) -> None:
     workload = rendered({"hours": 100, "hardware": "V100", "devices": 2}, sample)
-    assert "| Cost | Wall time (h) |" in workload and "V100 (ref)" in workload and "2 devices" in workload
+    assert (
+        "| # | Hardware | $/h | Cost | Wall time (h) | Provider |" in workload
+        and "V100 (ref)" in workload
+        and "2 devices" in workload
+    )
     rent = rendered({"hours": 10}, sample)
-    assert rent.startswith("For 10.0 h of use:") and "| Cost | V100-h |" in rent
+    assert rent.startswith("For 10.0 h of use:") and "| $/h | Cost | V100-h | Provider |" in rent
     lookup = rendered({"hardware": "v100", "allow_preemptible": True, "purchase_usd": 3000}, sample)
-    assert "| Pricing |" in lookup and "Break-even (h)" in lookup and "$/V100-h" in lookup
+    assert "| # | Hardware | $/h | $/V100-h | Speed (V100=1) | Break-even (h) | Provider | Pricing |" in lookup
     nothing = rendered({"budget_usd": 5, "min_memory_gb": 999}, sample)
     assert "**No option fits**" in nothing
 
@@ -869,8 +873,8 @@ def test_a_result_read_back_from_its_json_renders_the_same(sample: PriceTable, a
 
 def test_render_price_table(sample: PriceTable) -> None:
     text = render_price_table(sample)
-    assert text.splitlines()[0].startswith("| Hardware | Provider | Type | Pricing | $/h | Speed | $/V100-h |")
-    assert "| P100 | GCP | gpu | on-demand | $1.46 | 0.5 | $2.92 | 16 | 2021-12-21 | prices.md:11 |" in text
+    assert text.splitlines()[0].startswith("| Hardware | $/h | $/V100-h | Speed | Provider | Pricing | Type |")
+    assert "| P100 | $1.46 | $2.92 | 0.5 | GCP | on-demand | gpu | 16 | 2021-12-21 | prices.md:11 |" in text
     only_tpu = render_price_table(sample, types=["tpu"])
     assert "P100" not in only_tpu and "TPU v3-8" in only_tpu
     broken = table_from(["| hardware | provider | type | usd_per_hour |", "|---|---|---|---|", "| V | G | gpu | 1,5 |"])

@@ -25,9 +25,10 @@ def _figure(value: float | None, as_money: bool = False) -> str:
 def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     """A compact Markdown table of ``result`` plus one recommendation line.
 
-    Columns depend on the mode: budget → hours and V100-hours; workload → cost and wall time;
-    rent → cost and V100-hours; lookup → speed and dollars per V100-hour. A break-even column is
-    added when a purchase price was given, a pricing column when options mix pricing kinds.
+    The name, its price per hour, then the figures of the mode: budget → hours and V100-hours;
+    workload → cost and wall time; rent → cost and V100-hours; lookup → dollars per V100-hour and
+    speed; a break-even column when a purchase price was given; then the provider, and the pricing
+    kind when options mix them.
     """
     mode = result.mode
     request = result.request
@@ -38,7 +39,8 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     show_pricing = len({o.row.pricing for o in options}) > 1
     show_break_even = request.purchase_usd is not None
 
-    headers = ["#", "Hardware", "Provider"] + (["Pricing"] if show_pricing else []) + ["$/h"]
+    # The figures come right after the name (as on the Prices tab), so a narrow screen shows them first.
+    headers = ["#", "Hardware", "$/h"]
     if mode == "budget":
         headers += ["Hours", "V100-h"]
     elif mode == "workload":
@@ -46,9 +48,10 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     elif mode == "rent":
         headers += ["Cost", "V100-h"]
     else:
-        headers += ["Speed (V100=1)", "$/V100-h"]
+        headers += ["$/V100-h", "Speed (V100=1)"]
     if show_break_even:
         headers += ["Break-even (h)"]
+    headers += ["Provider"] + (["Pricing"] if show_pricing else [])
 
     lines: list[str] = []
     intro = _describe_request(request)
@@ -62,11 +65,8 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
         cells = [
             str(option.rank),
             _md_escape(row.hardware) + (" (ref)" if option.is_reference else ""),
-            _md_escape(row.provider),
+            cell(row.usd_per_hour, as_money=True),
         ]
-        if show_pricing:
-            cells.append(row.pricing)
-        cells.append(cell(row.usd_per_hour, as_money=True))
         if mode == "budget":
             cells += [_figure(option.hours), _figure(option.v100_hours)]
         elif mode == "workload":
@@ -74,9 +74,12 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
         elif mode == "rent":
             cells += [_figure(option.cost, as_money=True), _figure(option.v100_hours)]
         else:
-            cells += ["–" if row.speed is None else f"{row.speed:g}", _figure(option.usd_per_v100_hour, as_money=True)]
+            cells += [_figure(option.usd_per_v100_hour, as_money=True), "–" if row.speed is None else f"{row.speed:g}"]
         if show_break_even:
             cells.append(_figure(option.break_even_hours))
+        cells.append(_md_escape(row.provider))
+        if show_pricing:
+            cells.append(row.pricing)
         lines.append("| " + " | ".join(cells) + " |")
     if len(options) > max_rows:
         more = len(options) - max_rows
@@ -212,7 +215,7 @@ def render_price_table(
     the problems found listed after it."""
     wanted = {t.lower() for t in types} if types is not None else {*HARDWARE_TYPES, OTHER_TYPE}
     rows = [r for r in table.rows if r.type in wanted]
-    headers = ["Hardware", "Provider", "Type", "Pricing", "$/h", "Speed", "$/V100-h", "Memory GB", "As of", "Note", "From"]
+    headers = ["Hardware", "$/h", "$/V100-h", "Speed", "Provider", "Pricing", "Type", "Memory GB", "As of", "Note", "From"]
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     for r in rows:
         lines.append(
@@ -220,12 +223,12 @@ def render_price_table(
             + " | ".join(
                 [
                     _md_escape(r.hardware),
-                    _md_escape(r.provider),
-                    r.type,
-                    r.pricing,
                     money(r.usd_per_hour),
-                    "–" if r.speed is None else f"{r.speed:g}",
                     cell(r.usd_per_v100_hour, as_money=True),
+                    "–" if r.speed is None else f"{r.speed:g}",
+                    _md_escape(r.provider),
+                    r.pricing,
+                    r.type,
                     "–" if r.memory_gb is None else f"{r.memory_gb:g}",
                     _md_escape(r.as_of or "–"),
                     _md_escape(f"{r.note}:{r.line}" if r.url is None else f"{r.url} § {r.section or r.note_title}"),

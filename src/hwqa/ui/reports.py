@@ -101,14 +101,15 @@ def stale(as_of: str | None, today: dt.date | None = None) -> bool:
     return when is not None and ((today or dt.date.today()) - when).days > 365
 
 
+# The name and the figures first (as in the calculator's result), so a phone shows them without scrolling.
 PRICE_COLUMNS = [
     "Hardware",
-    "Provider",
-    "Type",
-    "Pricing",
     "$/h",
-    "Speed (V100=1)",
     "$/V100-h",
+    "Speed (V100=1)",
+    "Provider",
+    "Pricing",
+    "Type",
     "Memory GB",
     "As of",
     "Note:line",
@@ -138,12 +139,12 @@ def price_rows(
         out.append(
             [
                 r.hardware,
-                r.provider,
-                r.type,
-                r.pricing,
                 _num(r.usd_per_hour, True),
-                _num(r.speed),
                 _num(r.usd_per_v100_hour, True),
+                _num(r.speed),
+                r.provider,
+                r.pricing,
+                r.type,
                 _num(r.memory_gb),
                 as_of,
                 f"{r.note}:{r.line}" if r.url is None else f"{r.url} § {r.section or r.note_title}",
