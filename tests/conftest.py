@@ -10,7 +10,6 @@ import pytest
 from hwqa.settings import Settings, load_settings
 
 REPO = Path(__file__).resolve().parent.parent
-SEED = REPO.parent / "shared" / "seed"
 
 
 def write_note(folder: Path, name: str, text: str) -> Path:

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hwqa.links import Link, find_all_urls, find_links, normalize_url
-
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seed" / "hardware-for-machine-learning.md"
 
 
 def urls(markdown: str) -> list[str]:
@@ -123,14 +118,24 @@ def test_escaped_brackets_are_not_links() -> None:
     assert find_links(r"\[not\](https://x.example/)")[0].text == ""
 
 
-def test_seed_note_links() -> None:
-    if not SEED.exists():  # the seed lives outside the repo
-        pytest.skip(f"the seed note {SEED} is not on this machine")
-    links = find_links(SEED.read_text(encoding="utf-8"))
+OWNER_LINKS = """\
+# Hardware for ML
+
+* [Hardware for deep learning, part 3: GPU](https://blog.example.org/hardware-for-deep-learning-part-3-gpu-8906c1644664) - \
+a long read on why GPUs won.
+* Leaderboards compared: [EvalAI](https://github.com/Cloud-CV/EvalAI#platform-comparison) lists who hosts what.
+* [Colab FAQ](https://research.google.com/colaboratory/faq.html) (what runtime you get), and
+  [TPU pricing](https://cloud.google.com/tpu/pricing#pricing) in a sentence: $8.00/hr for a TPU v3.
+"""
+
+
+def test_links_in_a_note_in_the_owners_style() -> None:
+    links = find_links(OWNER_LINKS)
     got = {link.url for link in links}
-    assert "https://blog.inten.to/hardware-for-deep-learning-part-3-gpu-8906c1644664" in got
+    assert "https://blog.example.org/hardware-for-deep-learning-part-3-gpu-8906c1644664" in got
     eval_ai = [lk for lk in links if lk.url == "https://github.com/Cloud-CV/EvalAI"]
     assert eval_ai and eval_ai[0].fragment == "platform-comparison"
+    assert "https://cloud.google.com/tpu/pricing" in got and "https://research.google.com/colaboratory/faq.html" in got
     assert all(lk.url.startswith(("http://", "https://")) and "#" not in lk.url for lk in links)
 
 

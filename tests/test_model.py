@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from hwqa.embed import SentenceTransformerEmbedder
 from hwqa.engine import Engine
 from hwqa.settings import load_settings
 
-from .conftest import REPO, SEED
+from .conftest import REPO
 
 pytestmark = pytest.mark.model
 
@@ -63,11 +62,10 @@ def test_bundled_notes_answer_the_tpu_price_question(
     assert "8.00" in first["text"] and "8.00" in note_text
 
 
-def test_a_different_notes_folder_with_the_users_note(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
-    if not SEED.is_dir():
-        pytest.skip("../shared/seed is not beside the checkout")
+def test_a_different_notes_folder_in_the_owners_style(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
     notes = tmp_path / "my-notes"
-    shutil.copytree(SEED, notes)
+    notes.mkdir()
+    (notes / "renting.md").write_text(OWNER_STYLE_NOTE, encoding="utf-8")
     (notes / "cooling.md").write_text(
         "---\ntitle: Cooling\ntags: [datacenter]\n---\n# Cooling\n\n"
         "Immersion cooling submerges servers in dielectric fluid to remove heat from dense GPU racks.\n",
@@ -79,7 +77,7 @@ def test_a_different_notes_folder_with_the_users_note(model: SentenceTransformer
     engine = Engine(settings, embedder=model)
     answer = engine.ask("How much does a TPU v3 cost per hour?")
     assert "8.00" in answer.text
-    assert answer.citations[0].source == "hardware-for-machine-learning.md"
+    assert answer.citations[0].source == "renting.md"
     cooling = engine.ask("How do I cool a dense rack of GPUs?")
     assert cooling.citations[0].source == "cooling.md"
     off_topic = engine.ask("What is the capital of France?")
