@@ -35,20 +35,37 @@ def article_html(n: int) -> str:
     )
 
 
+def long_article_html(n: int, sections: int) -> str:
+    """A long page: ``sections`` sections of one paragraph each (about one chunk per section)."""
+    rng = random.Random(5000 + n)
+    body = "".join(
+        f"<h2>Part {s} of long article {n}</h2><p>{' '.join(rng.choices(WORDS, k=45)).capitalize()} (long {n}, part {s}).</p>"
+        for s in range(sections)
+    )
+    head = f"<html><head><title>Long article {n}</title></head>"
+    return f"{head}<body><article><h1>Long article {n}</h1>{body}</article></body></html>"
+
+
 class LoopbackSite:
-    """A threaded HTTP server on 127.0.0.1 serving ``/article/<n>``; a context manager."""
+    """A threaded HTTP server on 127.0.0.1 serving ``/article/<n>`` (and ``/long/<n>``, long pages
+    of ``long_sections`` sections); a context manager."""
+
+    long_sections = 200
 
     def __enter__(self) -> LoopbackSite:
+        site = self
+
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 try:
                     n = int(self.path.rstrip("/").rsplit("/", 1)[-1])
                 except ValueError:
                     n = -1
-                if not 0 <= n < ARTICLES:
+                long = self.path.startswith("/long/")
+                if n < 0 or (not long and n >= ARTICLES):
                     self.send_error(404)
                     return
-                body = article_html(n).encode()
+                body = (long_article_html(n, site.long_sections) if long else article_html(n)).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))
@@ -90,11 +107,27 @@ def note_text(i: int, site: LoopbackSite, edit: int = 0) -> str:
     )
 
 
-def make_corpus(folder: Path, notes: int, site: LoopbackSite) -> None:
+def make_corpus(folder: Path, notes: int, site: LoopbackSite, long_articles: int = 0) -> None:
+    """``notes`` notes; the first ``long_articles`` of them also link one long page each."""
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(notes):
-        (folder / f"note-{i:05d}.md").write_text(note_text(i, site), encoding="utf-8")
+        (folder / f"note-{i:05d}.md").write_text(note_text(i, site) + long_link(i, site, long_articles), encoding="utf-8")
 
 
-def edit_note(folder: Path, i: int, site: LoopbackSite, edit: int) -> None:
-    (folder / f"note-{i:05d}.md").write_text(note_text(i, site, edit), encoding="utf-8")
+def long_link(i: int, site: LoopbackSite, long_articles: int) -> str:
+    return f"Reading: [long article {i}](http://127.0.0.1:{site.port}/long/{i})\n" if i < long_articles else ""
+
+
+def edit_note(folder: Path, i: int, site: LoopbackSite, edit: int, long_articles: int = 0) -> None:
+    """Rewrite note ``i`` as edition ``edit``: new words, a new price table (the price table is merged again)."""
+    (folder / f"note-{i:05d}.md").write_text(note_text(i, site, edit) + long_link(i, site, long_articles), encoding="utf-8")
+
+
+def edit_prose(folder: Path, i: int, edit: int) -> None:
+    """Add a sentence to note ``i``'s first paragraph: a prose edit, its prices untouched."""
+    path = folder / f"note-{i:05d}.md"
+    text = path.read_text(encoding="utf-8")
+    head, sep, rest = text.partition("\n\n## ")
+    path.write_text(
+        f"{head.rstrip()} Prose edit {edit}.\n\n## {rest}" if sep else text + f"\nProse edit {edit}.\n", encoding="utf-8"
+    )

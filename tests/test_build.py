@@ -36,7 +36,9 @@ def test_manifest_records_what_built_the_index(settings: Settings) -> None:
     assert m["counts"]["chunks"] == report.chunks_total > 0
     gen = store.current_generation_dir(settings.index)
     assert gen is not None
-    for name in ("vectors.faiss", "docstore.sqlite"):
+    used = {p.name for p in gen.iterdir()} - {"manifest.json"}
+    assert {f"{s['name']}{ext}" for s in m["segments"] for ext in (".npy", ".sqlite")} | {"prices.json"} == used
+    for name in used:  # every file the generation uses has its checksum in the manifest
         assert m["files"][name]["sha256"] == store.sha256_file(gen / name)
 
 
@@ -68,11 +70,11 @@ def test_every_passage_carries_its_span_vectors_and_a_rebuild_reuses_them(settin
 
     build_index(settings)
     first = Engine(settings).generation()
-    before = {c.key: c.spans for c in first.chunks(list(range(first.size))) if c.spans is not None}
+    before = {c.key: c.spans for c in first.chunks([c.id for c in first.all_chunks()]) if c.spans is not None}
     write_note(settings.notes, "tpu.md", (settings.notes / "tpu.md").read_text().replace("16 GB", "32 GB"))
     build_index(settings)
     gen = Engine(settings).generation()
-    chunks = gen.chunks(list(range(gen.size)))
+    chunks = gen.chunks([c.id for c in gen.all_chunks()])  # every passage (ids are not 0..n-1 once a note changed)
     assert all(c.spans is not None and len(c.spans) == len(spans_of(c.text)) for c in chunks)
     kept = [c for c in chunks if c.key in before]
     assert len(kept) == len(chunks) - 1
@@ -116,7 +118,7 @@ def test_damaged_files_give_one_line_error(settings: Settings, damage: str) -> N
     build_index(settings)
     gen = store.current_generation_dir(settings.index)
     assert gen is not None
-    target = gen / "docstore.sqlite"
+    target = next(gen.glob("seg-*.sqlite"))
     data = target.read_bytes()
     if damage == "truncate":
         target.write_bytes(data[: len(data) // 2])

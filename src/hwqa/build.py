@@ -1,20 +1,24 @@
 """Build or update the index from the notes (and the articles they link to).
 
-Only chunks whose embedded text is new are embedded; everything else reuses the vectors of the
-live generation. Changing the embedding model or the chunking settings forces a full rebuild, and
-the report says why. One builder at a time holds ``build.lock``.
+A build costs what changed. Note files whose size, mtime, ctime and inode are those the live
+generation recorded are not read; the notes that changed are chunked and go, with the pages
+newly linked, into one new segment of a new generation, which shares the live one's segments
+(:mod:`hwqa.index`); only chunks whose embedded text is new are embedded. A full build (no index,
+an older format, ``full_check``, or a day since the last full check) reads every note and page and
+writes one segment, reusing the stored vectors. Changing the embedding model or the chunking
+settings re-embeds everything, and the report says why. :func:`compact_index` merges segments
+after a build, never inside one. One builder at a time holds ``build.lock``.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import socket
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,33 +27,34 @@ from typing import Any
 import numpy as np
 
 from . import index as store
+from . import writer
+from .articles import KEPT, LinkReport, chunking_settings, linked_urls, refresh_articles
 from .atomic import disk_error
 from .chunk import Chunk, chunk_markdown
-from .deadline import TimeLimitExceeded, time_limit
 from .embed import Embedder, embed_with_pieces, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
-from .extract import EXTRACTOR_VERSION, extract_article
-from .fetch import FetchConfig, Fetcher, FetchOutcome, FetchStatus
 from .links import find_all_urls
-from .notes import Note, load_notes
-from .prices import Found, article_doc, load_price_table, read_document
+from .notes import LoadReport, Note, load_notes
+from .prices import Found, note_prices, price_table_from
 from .settings import Settings
 from .spans import SPANS_VERSION, locate, spans_of
 from .status import LinkCounts
 
+__all__ = ["LOCK", "BuildReport", "LinkReport", "build_index", "build_lock", "chunking_settings", "compact_index", "note_chunks"]
+
 LOCK = "build.lock"
-
-
-@dataclass
-class LinkReport:
-    """What happened to one linked URL during a build."""
-
-    url: str
-    status: FetchStatus
-    reason: str | None = None
-    linked_from: list[str] = field(default_factory=list)
-    chunks: int = 0
-    hidden_dropped: int = 0  # hidden elements, comments and invisible characters left out of the page
+FULL_CHECK_EVERY = 24 * 3600.0  # seconds between full builds that read every note and page again
+FETCH_POLICY = (  # the settings deciding which pages are admitted and how: when one changes, every page is fetched again
+    "offline",
+    "fetch_links",
+    "allow_private_hosts",
+    "fetch_allow_hosts",
+    "fetch_allow_networks",
+    "fetch_max_bytes",
+    "fetch_max_redirects",
+    "fetch_user_agent",
+    "fetch_robots_max_bytes",
+)
 
 
 @dataclass
@@ -57,6 +62,7 @@ class BuildReport:
     """The summary of one ``hwqa index`` run (its ``--json`` output)."""
 
     notes_seen: int = 0
+    notes_read: int = 0  # notes read and hashed: those whose file changed since the last build (all in a full build)
     notes_skipped: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     chunks_total: int = 0
@@ -66,6 +72,7 @@ class BuildReport:
     full_rebuild: str | None = None  # why every chunk was embedded again, if it was
     price_problems: list[str] = field(default_factory=list)  # malformed price-table rows, by note and line
     changed: bool = True
+    compaction: str | None = None  # "all" or "small" when the new generation should be compacted (compact_index)
     generation: str = ""
     links: list[LinkReport] = field(default_factory=list)
     seconds: float = 0.0
@@ -130,10 +137,6 @@ def _lock_holder(path: Path) -> str:
         return "holder unknown"
 
 
-def chunking_settings(settings: Settings, embedder: Embedder) -> dict[str, Any]:
-    return {"max_tokens": min(settings.chunk_tokens, embedder.max_tokens), "overlap": settings.chunk_overlap}
-
-
 def note_chunks(note: Note, settings: Settings, embedder: Embedder) -> list[Chunk]:
     chunking = chunking_settings(settings, embedder)
     return chunk_markdown(
@@ -149,14 +152,6 @@ def note_chunks(note: Note, settings: Settings, embedder: Embedder) -> list[Chun
     )
 
 
-def _content_digest(chunks: list[Chunk], prices: dict[str, Any]) -> str:
-    h = hashlib.sha256(json.dumps(prices, sort_keys=True).encode())
-    for c in chunks:
-        row = [c.key, c.kind, c.source, c.heading, c.url, c.line, c.ordinal, c.meta]
-        h.update(json.dumps(row, sort_keys=True, default=str).encode())
-    return h.hexdigest()
-
-
 def build_index(
     settings: Settings,
     *,
@@ -164,15 +159,31 @@ def build_index(
     progress: ProgressFn = _noop,
     lock_wait: float = 0.0,
     on_wait: Callable[[str], None] | None = None,
+    full_check: bool = False,
+    paths: Collection[str] | None = None,
 ) -> BuildReport:
     """Build or update the index in ``settings.index`` from ``settings.notes``.
+
+    ``paths``: the note files (relative to the notes folder) that changed, when the caller knows
+    (a watcher): the folder is not walked. Ignored by a full build.
+
+    ``full_check``: read every note and linked page again, as if their stamps had changed, and
+    verify the checksums of every file of the live generation (a full build reusing the vectors).
 
     A disk that is full, over quota or failing (ENOSPC, EDQUOT, EIO) anywhere in the build is one
     line (an ``IndexWriteError`` naming the index folder and what to free); the live generation
     is untouched and no partial generation is left behind.
     """
     try:
-        return _build(settings, embedder=embedder, progress=progress, lock_wait=lock_wait, on_wait=on_wait)
+        return _build(
+            settings,
+            embedder=embedder,
+            progress=progress,
+            lock_wait=lock_wait,
+            on_wait=on_wait,
+            full_check=full_check,
+            paths=paths,
+        )
     except (OSError, sqlite3.Error, RuntimeError) as exc:
         error = disk_error(exc, settings.index)
         if error is not None:
@@ -187,6 +198,8 @@ def _build(
     progress: ProgressFn,
     lock_wait: float,
     on_wait: Callable[[str], None] | None,
+    full_check: bool,
+    paths: Collection[str] | None,
 ) -> BuildReport:
     started = time.monotonic()
     report = BuildReport()
@@ -197,106 +210,201 @@ def _build(
 
     with build_lock(settings.index, wait=lock_wait, on_wait=on_wait):
         store.remove_litter(settings.index)  # what a build killed mid-write or mid-switch left behind
-        loaded = load_notes(  # read under the lock: a build that waited sees the latest notes
-            settings.notes, follow_outside_symlinks=settings.follow_outside_symlinks, max_bytes=settings.note_max_bytes
-        )
-        report.notes_seen = len(loaded.notes)
-        report.notes_skipped = [{"note": rel, "reason": why} for rel, why in loaded.skipped]
-        report.warnings = list(loaded.warnings)
-        previous = _previous_generation(settings.index, embedder, chunking, report)
-        reusable = _chunks_by_source(previous)
-        unchanged = _unchanged_note_chunks(previous, reusable, loaded.notes)
-        chunks: list[Chunk] = []
-        for i, note in enumerate(loaded.notes):
-            chunks.extend(unchanged.get(note.rel) or note_chunks(note, settings, embedder))
-            progress("chunk", i + 1, len(loaded.notes))
-        articles, link_records = _article_chunks(settings, embedder, loaded.notes, previous, reusable, report, progress)
-        chunks.extend(articles)
-        prices = load_price_table(loaded.notes, [Found.from_json(r["prices"]) for r in link_records.values() if r.get("prices")])
-        report.price_problems = list(prices.problems)
-        report.warnings.extend(f"price table: {problem}" for problem in prices.problems)
-        digest = _content_digest(chunks, prices.to_json())
-        if (
-            previous is not None
-            and previous.manifest.get("format") == store.FORMAT  # an older format is rewritten, vectors reused
-            and previous.manifest.get("content_digest") == digest
-            and previous.manifest.get("spans") == SPANS_VERSION
-        ):
-            report.chunks_total = previous.size
-            report.chunks_reused = previous.size
-            report.changed = False
-            report.generation = previous.name
-            previous.close()
-            report.seconds = time.monotonic() - started
-            return report
-
-        reuse = previous.vectors_for_keys() if previous is not None else {}
-        same_spans = previous is not None and previous.manifest.get("spans") == SPANS_VERSION
-        reuse_spans = previous.span_vectors_for_keys() if previous is not None and same_spans else {}
-        old_keys = set(reuse)
-        if previous is not None:
-            previous.close()
-        # A chunk is embedded once for its own vector and its spans' (the same forward pass, see hwqa.light).
-        todo = sorted({c.key: c for c in chunks if c.key not in reuse or c.key not in reuse_spans}.items())
-        done = 0
-
-        def tick(n: int) -> None:
-            nonlocal done
-            done += n
-            progress("embed", done, len(todo))
-
-        progress("embed", 0, len(todo))
-        fresh, fresh_spans = embed_with_pieces(
-            embedder, [c.embed_text for _, c in todo], [_span_ranges(c) for _, c in todo], progress=tick
-        )
-        vectors_by_key = dict(reuse)
-        spans_by_key = dict(reuse_spans)
-        vectors_by_key.update({key: fresh[i] for i, (key, _) in enumerate(todo)})
-        spans_by_key.update({key: fresh_spans[i] for i, (key, _) in enumerate(todo)})
-        vectors = (
-            np.vstack([vectors_by_key[c.key] for c in chunks]).astype(np.float32)
-            if chunks
-            else np.zeros((0, embedder.dim), dtype=np.float32)
-        )
-        new_keys = {c.key for c in chunks}
-        report.chunks_total = len(chunks)
-        report.chunks_embedded = len(todo)
-        report.chunks_reused = sum(1 for c in chunks if c.key in old_keys)
-        report.chunks_removed = len(old_keys - new_keys)
-        manifest = {
-            "prices": prices.to_json(),
-            "embedder": embedder.describe(),
-            "chunking": chunking,
-            "spans": SPANS_VERSION,
-            "content_digest": digest,
-            "notes": {n.rel: {"sha256": n.content_hash, "title": n.title, "draft": n.draft} for n in loaded.notes},
-            "links": {
-                link.url: {
-                    "status": link.status,
-                    "reason": link.reason,
-                    "linked_from": link.linked_from,
-                    **link_records.get(link.url, {"chunks": 0}),
-                }
-                for link in report.links
-            },
-            "notes_skipped": report.notes_skipped,  # for the web chat's index tab
-            "note_warnings": list(loaded.warnings),
-            "settings": {"notes": str(settings.notes)},
-        }
-        progress("write", 0, 4)
-        gen = store.write_generation(
-            settings.index,
-            chunks,
-            vectors,
-            manifest,
-            step=lambda n: progress("write", n, 4),
-            span_vectors=[spans_by_key[c.key] for c in chunks],
-        )
-        store.switch_to(settings.index, gen)
-        progress("write", 4, 4)
-        report.generation = gen.name
+        previous = _previous_generation(settings.index, embedder, chunking, report, verify=full_check)
+        try:
+            _build_locked(settings, embedder, chunking, previous, report, progress, full_check, paths)
+        finally:
+            if previous is not None:
+                previous.close()
     report.seconds = time.monotonic() - started
     return report
+
+
+def _build_locked(
+    settings: Settings,
+    embedder: Embedder,
+    chunking: dict[str, Any],
+    previous: store.Generation | None,
+    report: BuildReport,
+    progress: ProgressFn,
+    full_check: bool,
+    paths: Collection[str] | None,
+) -> None:
+    old_notes: dict[str, dict[str, Any]] = previous.manifest.get("notes", {}) if previous is not None else {}
+    delta = (
+        previous is not None
+        and previous.manifest.get("format") == store.FORMAT
+        and previous.manifest.get("spans") == SPANS_VERSION  # other span vectors: every chunk is embedded again
+        and not full_check
+        and time.time() - float(previous.manifest.get("checked_at") or 0) < FULL_CHECK_EVERY
+    )
+    loaded = load_notes(  # read under the lock: a build that waited sees the latest notes
+        settings.notes,
+        follow_outside_symlinks=settings.follow_outside_symlinks,
+        max_bytes=settings.note_max_bytes,
+        known={rel: r.get("stamp") or () for rel, r in old_notes.items()} if delta else None,
+        only=paths,
+    )
+    report.notes_seen = len(loaded.notes) + len(loaded.unchanged)
+    report.notes_read = len(loaded.notes)
+    report.notes_skipped = [{"note": rel, "reason": why} for rel, why in loaded.skipped]
+    note_warnings = list(loaded.warnings) + [w for rel in loaded.unchanged for w in old_notes[rel].get("warnings", [])]
+    if delta and paths is not None and previous is not None:  # the folder was not walked: what was skipped still is
+        still = [s for s in previous.manifest.get("notes_skipped", []) if s.get("note") not in set(paths)]
+        report.notes_skipped.extend(still)
+        note_warnings.extend(f"{s['note']}: skipped: {s['reason']}" for s in still)
+    report.warnings = note_warnings + report.warnings  # after the notes': the damaged generation moved aside
+
+    records = {rel: old_notes[rel] for rel in loaded.unchanged}
+    written: list[Note] = []
+    for note in loaded.notes:
+        old = old_notes.get(note.rel)
+        if delta and old is not None and old.get("sha256") == note.content_hash and "seg" in old:
+            records[note.rel] = {**old, "stamp": loaded.stamps.get(note.rel)}  # touched, not changed
+        else:
+            records[note.rel] = _record(note, loaded)
+            written.append(note)
+    records = dict(sorted(records.items()))
+    removed = [rel for rel in old_notes if rel not in records] if delta else []
+
+    reusable = _chunks_by_source(previous) if previous is not None and not delta else {}
+    chunks: list[Chunk] = []
+    for i, note in enumerate(written):
+        same = old_notes.get(note.rel, {}).get("sha256") == note.content_hash
+        chunks.extend((reusable.get(("note", note.rel)) if same else None) or note_chunks(note, settings, embedder))
+        progress("chunk", i + 1, len(written))
+    deleted: dict[int, str] = {}  # chunk id -> key, of the previous generation's chunks this build replaces
+    if delta:
+        assert previous is not None
+        for rel in [n.rel for n in written if n.rel in old_notes] + removed:
+            deleted.update((c.id, c.key) for c in previous.of_source("note", rel))
+
+    linked = linked_urls((r["title"], r.get("links", [])) for r in records.values())
+    before: dict[str, dict[str, Any]] = previous.manifest.get("links", {}) if previous is not None else {}
+    policy = {k: str(getattr(settings, k)) for k in FETCH_POLICY}
+    every = not delta or previous is None or previous.manifest.get("fetch_policy") != policy  # a new policy reads every page
+    fetch = [u for u in linked if every or _link_changed(before.get(u), linked[u], settings)]
+    fetched, updates, recorded = refresh_articles(settings, embedder, linked, fetch, previous, progress)
+    by_url = {r.url: r for r in fetched}
+    for url in linked:
+        if url not in by_url:  # kept as the previous generation has it
+            old = before[url]
+            by_url[url] = LinkReport(
+                url,
+                old["status"] if old.get("status") in ("failed", "skipped") else KEPT,
+                old.get("reason"),
+                linked[url]["notes"],
+                int(old.get("chunks", 0)),
+                int(old.get("hidden_dropped", 0)),
+            )
+            recorded[url] = {k: v for k, v in old.items() if k not in ("status", "reason", "linked_from")}
+    report.links = [by_url[u] for u in linked]
+    for url, rows in updates.items():
+        if rows is not None:
+            chunks.extend(rows)
+            if delta and previous is not None:
+                deleted.update((c.id, c.key) for c in previous.of_source("article", url))
+        elif not delta:
+            chunks.extend(reusable.get(("article", url), []))
+    for url in before:
+        if delta and previous is not None and url not in linked:
+            deleted.update((c.id, c.key) for c in previous.of_source("article", url))
+
+    facts = {n.rel: note_prices(n) for n in written}
+    article_prices = [recorded[u]["prices"] for u in linked if recorded.get(u, {}).get("prices")]
+    table: dict[str, Any] | None = None
+    if not delta or not _prices_same(previous, old_notes, facts, removed, article_prices, before):
+        known = _facts_of(previous, old_notes, [rel for rel in records if rel not in facts]) if delta else {}
+        known.update(facts)
+        price_table = price_table_from([known.get(rel, {}) for rel in records], [Found.from_json(p) for p in article_prices])
+        table = price_table.to_json()
+        report.price_problems = list(price_table.problems)
+    elif previous is not None:
+        report.price_problems = list(previous.manifest.get("price_problems", []))
+    report.warnings.extend(f"price table: {problem}" for problem in report.price_problems)
+
+    links_manifest = {
+        link.url: {
+            "status": link.status,
+            "reason": link.reason,
+            "linked_from": link.linked_from,
+            **recorded.get(link.url, {"chunks": 0}),
+        }
+        for link in report.links
+    }
+    manifest = {
+        "embedder": embedder.describe(),
+        "chunking": chunking,
+        "spans": SPANS_VERSION,
+        "notes": records,
+        "links": links_manifest,
+        "notes_skipped": report.notes_skipped,  # for the web chat's index tab
+        "note_warnings": note_warnings,
+        "price_problems": report.price_problems,
+        "settings": {"notes": str(settings.notes)},
+        "checked_at": previous.manifest.get("checked_at") if delta and previous is not None else round(time.time(), 3),
+        "fetch_policy": policy,
+    }
+    if delta and previous is not None and not chunks and not deleted and table is None and _same(manifest, previous.manifest):
+        report.chunks_total = report.chunks_reused = previous.size
+        report.changed = False
+        report.generation = previous.name
+        return
+
+    keys = {c.key for c in chunks}
+    reuse = previous.vectors_for_keys(keys) if previous is not None and keys else {}
+    same_spans = previous is not None and previous.manifest.get("spans") == SPANS_VERSION
+    reuse_spans = previous.span_vectors_for_keys(keys) if previous is not None and same_spans and keys else {}
+    # A chunk is embedded once for its own vector and its spans' (the same forward pass, see hwqa.light).
+    todo = sorted({c.key: c for c in chunks if c.key not in reuse or c.key not in reuse_spans}.items())
+    done = 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        progress("embed", done, len(todo))
+
+    progress("embed", 0, len(todo))
+    fresh, fresh_spans = embed_with_pieces(
+        embedder, [c.embed_text for _, c in todo], [_span_ranges(c) for _, c in todo], progress=tick
+    )
+    vectors_by_key = dict(reuse)
+    spans_by_key = dict(reuse_spans)
+    vectors_by_key.update({key: fresh[i] for i, (key, _) in enumerate(todo)})
+    spans_by_key.update({key: fresh_spans[i] for i, (key, _) in enumerate(todo)})
+    vectors = np.zeros((0, embedder.dim), dtype=np.float32)
+    if chunks:
+        vectors = np.vstack([vectors_by_key[c.key] for c in chunks]).astype(np.float32)
+    report.chunks_embedded = len(todo)
+    if delta and previous is not None:
+        kept = previous.size - len(deleted)
+        report.chunks_total = kept + len(chunks)
+        report.chunks_reused = kept + sum(1 for c in chunks if c.key in reuse)
+        report.chunks_removed = len(set(deleted.values()) - keys)
+    else:
+        old_keys = {c.key for rows in reusable.values() for c in rows}
+        report.chunks_total = len(chunks)
+        report.chunks_reused = sum(1 for c in chunks if c.key in reuse)
+        report.chunks_removed = len(old_keys - keys)
+    progress("write", 0, 4)
+    gen = writer.write_generation(
+        settings.index,
+        chunks,
+        vectors,
+        manifest,
+        step=lambda n: progress("write", n, 4),
+        previous=previous if delta else None,
+        deleted=deleted,
+        notes=facts,
+        prices=table,
+        span_vectors=[spans_by_key[c.key] for c in chunks],
+    )
+    store.switch_to(settings.index, gen)
+    progress("write", 4, 4)
+    report.generation = gen.name
+    if delta and previous is not None:
+        stored = previous.stored + len(chunks)
+        report.compaction = writer.compaction_due(stored, report.chunks_total, len(previous.segments) + (1 if chunks else 0))
 
 
 def _span_ranges(chunk: Chunk) -> list[tuple[int, int]]:
@@ -305,22 +413,124 @@ def _span_ranges(chunk: Chunk) -> list[tuple[int, int]]:
     return [(a + offset, b + offset) if b > a else (0, 0) for a, b in locate(chunk.text, spans_of(chunk.text))]
 
 
+def _same(manifest: dict[str, Any], before: dict[str, Any]) -> bool:
+    """Whether the notes and pages ``manifest`` records are what ``before`` records, apart from what
+    does not change the index: a note's stamp (saved again unchanged, it is read again until the next
+    change), a page's fetch time and status (not modified, cached)."""
+
+    def notes(m: dict[str, Any]) -> str:
+        return json.dumps(
+            {n: {k: v for k, v in r.items() if k != "stamp"} for n, r in m.get("notes", {}).items()}, sort_keys=True
+        )
+
+    def links(m: dict[str, Any]) -> str:
+        volatile = ("fetched_at", "status", "reason")
+        return json.dumps(
+            {u: {k: v for k, v in r.items() if k not in volatile} for u, r in m.get("links", {}).items()}, sort_keys=True
+        )
+
+    return (
+        notes(manifest) == notes(before)
+        and links(manifest) == links(before)
+        and manifest["fetch_policy"] == before.get("fetch_policy")
+    )
+
+
+def _record(note: Note, loaded: LoadReport) -> dict[str, Any]:
+    """What the manifest keeps of a note: enough to skip reading it next time and to link its pages."""
+    return {
+        "sha256": note.content_hash,
+        "title": note.title,
+        "draft": note.draft,
+        "stamp": loaded.stamps.get(note.rel),
+        "links": [[link.url, link.fragment] for link in find_all_urls(note.body)],
+        "warnings": [w for w in loaded.warnings if w.startswith(f"{note.rel}:")],
+    }
+
+
+def _link_changed(old: dict[str, Any] | None, now: dict[str, list[str]], settings: Settings) -> bool:
+    """Whether a linked page is fetched by a build that reads only what changed: one newly linked, or
+    linked from other notes, or fetched longer than ``fetch_max_age`` ago (or never)."""
+    if old is None or old.get("linked_from") != now["notes"] or old.get("fragments", []) != now["fragments"]:
+        return True
+    if old.get("status") == "skipped":
+        return settings.fetch_links
+    return time.time() - float(old.get("fetched_at") or 0) >= settings.fetch_max_age
+
+
+def _facts_of(previous: store.Generation | None, notes: dict[str, dict[str, Any]], rels: list[str]) -> dict[str, dict[str, Any]]:
+    """The price facts the previous generation keeps for ``rels``, read from the segment holding each."""
+    if previous is None:
+        return {}
+    wanted: dict[str, list[str]] = {}
+    for rel in rels:
+        if rel in notes and notes[rel].get("seg"):
+            wanted.setdefault(str(notes[rel]["seg"]), []).append(rel)
+    out: dict[str, dict[str, Any]] = {}
+    for seg in previous.segments:
+        if seg.entry.get("name") in wanted:
+            out.update(seg.note_prices(wanted[str(seg.entry["name"])]))
+    return out
+
+
+def _prices_same(
+    previous: store.Generation | None,
+    old_notes: dict[str, dict[str, Any]],
+    facts: dict[str, dict[str, Any]],
+    removed: list[str],
+    article_prices: list[Any],
+    before: dict[str, dict[str, Any]],
+) -> bool:
+    """Whether the notes and pages this build reads state the prices they stated before (then the price
+    table is the previous generation's, not merged again)."""
+    old = _facts_of(previous, old_notes, [*facts, *removed])
+    if any(facts[rel] != old.get(rel, {}) for rel in facts) or any(old.get(rel) for rel in removed):
+        return False
+    return article_prices == [r["prices"] for r in before.values() if r.get("prices")]
+
+
+def compact_index(
+    settings: Settings, *, force: bool = False, lock_wait: float = 0.0, progress: Callable[[int], None] | None = None
+) -> str | None:
+    """Merge the live generation's segments when it needs it (:func:`hwqa.index.needs_compaction`),
+    or every segment with ``force``, as a new generation; returns what was merged (``"all"``,
+    ``"small"``) or None. Runs after a build, never inside one."""
+    with build_lock(settings.index, wait=lock_wait):
+        gen_dir = store.current_generation_dir(settings.index)
+        if gen_dir is None or not gen_dir.is_dir():
+            return None
+        gen = store.open_generation(gen_dir, verify=False, formats=store.READABLE_FORMATS)
+        try:
+            how = ("all" if len(gen.segments) > 1 or gen.deleted else None) if force else writer.needs_compaction(gen)
+            if how is None or gen.manifest.get("format") != store.FORMAT:
+                return None
+            new = writer.compact(settings.index, gen, how, step=progress)
+        finally:
+            gen.close()
+        store.switch_to(settings.index, new)
+        return how
+
+
 def _previous_generation(
-    index_dir: Path, embedder: Embedder, chunking: dict[str, Any], report: BuildReport
+    index_dir: Path, embedder: Embedder, chunking: dict[str, Any], report: BuildReport, *, verify: bool
 ) -> store.Generation | None:
-    """The live generation if its vectors can be reused; otherwise None and the reason in the report."""
+    """The live generation if its vectors can be reused; otherwise None and the reason in the report.
+
+    ``verify``: hash its files; otherwise files whose size and mtime are as recorded are trusted.
+    """
     gen_dir: Path | None = None
     try:
         gen_dir = store.current_generation_dir(index_dir)
         if gen_dir is None:
             report.full_rebuild = "no index yet"
             return None
-        manifest = store.read_manifest(gen_dir, store.READABLE_FORMATS)
-        why = store.check_compatible(manifest, embedder.describe(), chunking)
+        gen = store.open_generation(gen_dir, formats=store.READABLE_FORMATS, verify=verify)
+        why = store.check_compatible(gen.manifest, embedder.describe(), chunking)
         if why:
+            gen.close()
             report.full_rebuild = why
             return None
-        return store.open_generation(gen_dir, formats=store.READABLE_FORMATS)
+        return gen
     except IndexCorruptError as exc:
         report.full_rebuild = f"the previous index is damaged ({exc})"
         if gen_dir is not None and gen_dir.is_dir():
@@ -335,152 +545,9 @@ def _previous_generation(
 PreviousChunks = dict[tuple[str, str], list[Chunk]]  # (kind, source) -> its chunks in the previous generation
 
 
-def _chunks_by_source(previous: store.Generation | None) -> PreviousChunks:
-    """Every chunk of the previous generation, read once, grouped by document."""
+def _chunks_by_source(previous: store.Generation) -> PreviousChunks:
+    """Every chunk of the previous generation, read once, grouped by document (a full build)."""
     out: PreviousChunks = {}
-    for c in previous.all_chunks() if previous is not None else []:
-        out.setdefault((c.kind, c.source), []).append(
-            Chunk(c.kind, c.source, c.title, c.heading, c.text, c.line, c.ordinal, c.url, c.meta)
-        )
+    for c in previous.all_chunks():
+        out.setdefault((c.kind, c.source), []).append(c.to_chunk())
     return out
-
-
-def _unchanged_note_chunks(
-    previous: store.Generation | None, reusable: PreviousChunks, notes: list[Note]
-) -> dict[str, list[Chunk]]:
-    """Chunks of notes whose content hash is what the previous generation indexed: no re-chunking."""
-    if previous is None:
-        return {}
-    indexed = previous.manifest.get("notes", {})
-    same = {n.rel for n in notes if indexed.get(n.rel, {}).get("sha256") == n.content_hash}
-    return {rel: reusable[("note", rel)] for rel in same if ("note", rel) in reusable}
-
-
-def _article_chunks(
-    settings: Settings,
-    embedder: Embedder,
-    notes: list[Note],
-    previous: store.Generation | None,
-    reusable: PreviousChunks,
-    report: BuildReport,
-    progress: ProgressFn,
-) -> tuple[list[Chunk], dict[str, dict[str, Any]]]:
-    """Chunks of the web articles the notes link to, and what the manifest records of each link.
-
-    Every URL is reported with its outcome. A page whose text (and whose linking notes) did not
-    change since the previous generation reuses its chunks without being extracted again.
-    """
-    linked: dict[str, dict[str, Any]] = {}
-    for note in notes:
-        for link in find_all_urls(note.body):
-            entry = linked.setdefault(link.url, {"notes": [], "fragments": []})
-            if note.title not in entry["notes"]:
-                entry["notes"].append(note.title)
-            if link.fragment and link.fragment not in entry["fragments"]:
-                entry["fragments"].append(link.fragment)
-    if not linked:
-        return [], {}
-    urls = list(linked)
-    if not settings.fetch_links:
-        off = "fetching links is turned off (fetch_links)"
-        report.links = [LinkReport(u, FetchStatus.SKIPPED, off, linked[u]["notes"]) for u in urls]
-        return [], {}
-
-    fetcher = Fetcher(
-        settings.fetch_cache,
-        FetchConfig.from_settings(settings),
-    )
-    done = 0
-
-    def fetched(_outcome: FetchOutcome) -> None:
-        nonlocal done
-        done += 1
-        progress("fetch", done, len(urls))
-
-    progress("fetch", 0, len(urls))
-    outcomes = fetcher.fetch_many(urls, offline=settings.offline, progress=fetched)
-    before = previous.manifest.get("links", {}) if previous is not None else {}
-    chunks: list[Chunk] = []
-    recorded: dict[str, dict[str, Any]] = {}
-    for outcome in outcomes:
-        info = linked[outcome.url]
-        record = LinkReport(outcome.url, outcome.status, outcome.reason, info["notes"])
-        report.links.append(record)
-        if outcome.text is None:
-            continue
-        digest = hashlib.sha256(f"{outcome.content_type}\n{outcome.text}".encode()).hexdigest()
-        same = before.get(outcome.url, {})
-        if (
-            same.get("sha256") == digest
-            and same.get("notes") == info["notes"]
-            and same.get("extractor") == EXTRACTOR_VERSION  # a newer extractor reads the page again
-            and "prices" in same  # ... and so does a generation from before prices were read from pages
-            and ("article", outcome.url) in reusable
-        ):
-            mine = reusable[("article", outcome.url)]
-            record.hidden_dropped = int(same.get("hidden_dropped", 0))
-            prices = same["prices"]
-        else:
-            mine, prices = _extract_and_chunk(settings, embedder, outcome, info, record)
-        record.chunks = len(mine)
-        chunks.extend(mine)
-        recorded[outcome.url] = {
-            "sha256": digest,
-            "notes": info["notes"],
-            "chunks": len(mine),
-            "hidden_dropped": record.hidden_dropped,
-            "extractor": EXTRACTOR_VERSION,
-            "prices": prices,  # what the page states of prices (rows, statements left out, speeds)
-        }
-    return chunks, recorded
-
-
-def _extract_and_chunk(
-    settings: Settings, embedder: Embedder, outcome: FetchOutcome, info: dict[str, Any], link: LinkReport
-) -> tuple[list[Chunk], dict[str, Any]]:
-    """The page's passages and the prices it states (:func:`hwqa.prices.read_document`, as JSON), read
-    within what is left of the link's deadline."""
-    left = outcome.seconds_left if outcome.seconds_left is not None else settings.fetch_link_deadline
-    try:
-        with time_limit(left):
-            return _extract_and_chunk_now(settings, embedder, outcome, info, link)
-    except TimeLimitExceeded:
-        link.status = FetchStatus.FAILED
-        link.reason = (
-            f"extracting and chunking the page took longer than the {left:.1f} s left of its link deadline "
-            "(fetch_link_deadline); not indexed"
-        )
-        return [], {}
-
-
-def _extract_and_chunk_now(
-    settings: Settings, embedder: Embedder, outcome: FetchOutcome, info: dict[str, Any], link: LinkReport
-) -> tuple[list[Chunk], dict[str, Any]]:
-    assert outcome.text is not None
-    fragment = info["fragments"][0] if info["fragments"] else None
-    try:
-        article = extract_article(outcome.text, outcome.content_type, outcome.final_url or outcome.url, fragment)
-    except Exception as exc:  # a page we cannot parse must not stop the build; it is reported
-        link.status, link.reason = FetchStatus.FAILED, f"could not extract the text ({type(exc).__name__}: {exc})"
-        return [], {}
-    link.hidden_dropped = article.hidden_dropped
-    if not article.markdown.strip():
-        link.reason = (link.reason + "; " if link.reason else "") + "no article text found on the page"
-        return [], {}
-    chunking = chunking_settings(settings, embedder)
-    preferred = article.preferred_heading
-    prices = read_document(article_doc(outcome.url, article.title, article.markdown)).to_json()
-    chunks = chunk_markdown(
-        article.markdown,
-        kind="article",
-        source=outcome.url,
-        title=article.title or outcome.url,
-        max_tokens=chunking["max_tokens"],
-        overlap=chunking["overlap"],
-        count_tokens=embedder.count_tokens,
-        first_line=0,
-        url=outcome.url,
-        meta={"linked_from": info["notes"]},
-        section_meta=lambda path: {"preferred": True} if preferred and preferred in path else {},
-    )
-    return chunks, prices

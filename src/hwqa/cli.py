@@ -84,16 +84,25 @@ def index(
     index_dir: IndexOpt = None,
     offline: Annotated[bool | None, typer.Option("--offline", help="Use cached web pages only.")] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Keep watching the notes and rebuild on change.")] = False,
+    full_check: Annotated[
+        bool, typer.Option("--full-check", help="Read every note and page again, and verify every index file.")
+    ] = False,
+    compact: Annotated[bool, typer.Option("--compact", help="Merge the index's segments into one after the build.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build or update the index from the notes and the articles they link to."""
+    from .build import compact_index
+
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir, offline=offline or None)
-        report = run_build(settings, quiet=as_json)
+        report = run_build(settings, quiet=as_json, full_check=full_check)
         if as_json:
             print_json(report.to_json())
         else:
             print_build_summary(report)
+        merged = compact_index(settings, force=compact, lock_wait=600.0) if compact or report.compaction else None
+        if merged and not as_json:
+            out.print(f"Compacted the index ({'every segment' if merged == 'all' else 'the small segments'} merged).")
         if watch:
             from .watch import watch_and_rebuild
 
@@ -105,7 +114,7 @@ def index(
             )
 
 
-def run_build(settings: Settings, *, quiet: bool = False) -> Any:
+def run_build(settings: Settings, *, quiet: bool = False, full_check: bool = False) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .build import build_index
@@ -129,7 +138,9 @@ def run_build(settings: Settings, *, quiet: bool = False) -> Any:
 
         if not quiet:
             err.print(f"Indexing {settings.notes} into {settings.index} …")
-        report = build_index(settings, progress=on_progress, lock_wait=600.0, on_wait=lambda m: err.print(escape(m)))
+        report = build_index(
+            settings, progress=on_progress, lock_wait=600.0, on_wait=lambda m: err.print(escape(m)), full_check=full_check
+        )
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
     return report

@@ -32,19 +32,19 @@ from .settings import Settings, load_settings
 from .status import IndexStatus
 
 if TYPE_CHECKING:
-    from .build import BuildReport, build_index
+    from .build import BuildReport, build_index, compact_index
 
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
 
-__all__ = ["BuildReport", "Engine", "build_index", "load_settings"]
+__all__ = ["BuildReport", "Engine", "build_index", "compact_index", "load_settings"]
 
 install_log_redaction()  # no API-key-shaped string from notes or pages reaches a log
 
 
 def __getattr__(name: str) -> Any:
-    """``build_index`` and ``BuildReport`` import the build stack (fetcher, HTML extraction) when first asked for,
+    """``build_index``, ``compact_index`` and ``BuildReport`` import the build stack when first asked for,
     so answering a question never loads it."""
-    if name in ("BuildReport", "build_index"):
+    if name in ("BuildReport", "build_index", "compact_index"):
         from . import build
 
         return getattr(build, name)

@@ -1,42 +1,40 @@
-"""The on-disk index: generations of (FAISS vectors, SQLite docstore, manifest).
+"""The on-disk index: generations made of segments (vectors, SQLite docstore), a manifest, the live pointer.
 
 Layout of the index folder::
 
     CURRENT                  name of the live generation (replaced atomically)
-    gen-<time>-<id>/         one complete build
-        vectors.faiss        FAISS flat inner-product index, row i = chunk id i
-        docstore.sqlite      chunk text and metadata (+ FTS5 table); no pickle anywhere
-        manifest.json        what built it, counts and SHA-256 of the two files above
+    gen-<time>-<id>/         one complete generation
+        seg-*.npy, seg-*.sqlite   its segments (:mod:`hwqa.segment`): vectors, chunks, FTS5 rows
+        manifest.json        what built it, its segments, the chunk ids deleted from them, and the
+                             size, SHA-256 and mtime of every file it uses
     cache/                   fetched web pages
     build.lock               held by the one builder at a time
 
-A build writes a new generation beside the live one, fsyncs it, then swaps ``CURRENT`` with
-an atomic rename; readers load whichever generation ``CURRENT`` names, and every check in
-:func:`open_generation` must pass before a query is answered from it.
+A build writes a new generation beside the live one: the live one's segments enter it by hard
+link (shared bytes, nothing rewritten), the chunks that changed go into one new segment, and the
+chunks they replace are listed as deleted. It fsyncs what it wrote, then swaps ``CURRENT`` with an
+atomic rename; readers load whichever generation ``CURRENT`` names, and every check in
+:func:`open_generation` must pass before a query is answered from it. :func:`compact` merges
+segments and drops deleted rows, as one more generation.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
-import os
+import math
 import re
-import secrets
-import shutil
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .atomic import disk_error, fsync_dir, write_atomic
 from .chunk import Chunk
 from .errors import IndexCorruptError, IndexMismatchError, IndexMissingError
-from .keywords import fts_query, idents_column
+from .keywords import fts_terms
 
 # The live pointer lives in pointer.py; its names are re-exported, callers use them as index.*
 from .pointer import CURRENT as CURRENT
@@ -45,60 +43,23 @@ from .pointer import current_generation_dir as current_generation_dir
 from .pointer import quarantine as quarantine
 from .pointer import remove_litter as remove_litter
 from .pointer import switch_to as switch_to
+from .segment import COLUMNS, Segment, check_file
+from .segment import sha256_file as sha256_file
 
 # BM25 column weights: title, heading, tags and aliases, text, whole identifiers.
 BM25_WEIGHTS = (3.0, 2.0, 2.0, 1.0, 4.0)
 
-FORMAT = 3  # 2: the FTS table holds title, heading, tags/aliases, text and whole identifiers; 3: span vectors
-READABLE_FORMATS = (1, 2, 3)  # a build may reuse the vectors of these; queries need FORMAT
-VECTORS = "vectors.faiss"
-DOCSTORE = "docstore.sqlite"
+FORMAT = 4  # 2: the FTS table holds whole identifiers; 3: span vectors; 4: segments shared between generations
+READABLE_FORMATS = (1, 2, 3, 4)  # a build may reuse the vectors of these; queries need FORMAT
+VECTORS = "vectors.faiss"  # the one vectors file of a generation before FORMAT 4
+DOCSTORE = "docstore.sqlite"  # ... and its one docstore
 MANIFEST = "manifest.json"
-
-_SCHEMA = """
-CREATE TABLE chunks (
-    id INTEGER PRIMARY KEY,
-    key TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    source TEXT NOT NULL,
-    title TEXT NOT NULL,
-    heading TEXT NOT NULL,
-    url TEXT,
-    line INTEGER NOT NULL,
-    ordinal INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    meta TEXT NOT NULL
-);
-CREATE INDEX chunks_key ON chunks(key);
-CREATE INDEX chunks_source ON chunks(source);
-CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, meta, text, idents, tokenize='porter unicode61 remove_diacritics 2');
-CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE spans (id INTEGER PRIMARY KEY, count INTEGER NOT NULL, vectors BLOB NOT NULL);
-"""
-
-
-def _faiss() -> Any:
-    import faiss
-
-    return faiss
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _fsync_file(path: Path) -> None:
-    with open(path, "rb") as fh:
-        os.fsync(fh.fileno())
+PRICES = "prices.json"  # the price table, shared by generations while no price changes
 
 
 @dataclass(frozen=True)
 class StoredChunk:
-    """A chunk as read back from the docstore, with its vector row id."""
+    """A chunk as read back from the docstore, with its id (unique within a generation)."""
 
     id: int
     key: str
@@ -113,15 +74,29 @@ class StoredChunk:
     meta: dict[str, Any]
     spans: np.ndarray | None = field(default=None, compare=False, repr=False)  # its candidate spans' vectors
 
+    def to_chunk(self) -> Chunk:
+        return Chunk(self.kind, self.source, self.title, self.heading, self.text, self.line, self.ordinal, self.url, self.meta)
+
+
+def stored_row(row: Sequence[Any]) -> StoredChunk:
+    return StoredChunk(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], json.loads(row[10]))
+
+
+def _idf(rows: int, hits: int) -> float:
+    """FTS5's BM25 inverse document frequency (fts5_aux.c), floored as it floors it."""
+    idf = math.log((rows - hits + 0.5) / (hits + 0.5)) if rows else 0.0
+    return idf if idf > 0 else 1e-6
+
 
 class Generation:
     """One loaded, verified generation: search vectors, read chunks. Safe to share across threads."""
 
-    def __init__(self, path: Path, manifest: dict[str, Any], faiss_index: Any, db: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, manifest: dict[str, Any], segments: list[Segment]) -> None:
         self.path = path
         self.manifest = manifest
-        self._index = faiss_index
-        self._db = db
+        self.segments = segments
+        self.dim = int(manifest.get("embedder", {}).get("dim") or 0)
+        self.deleted = frozenset(i for s in segments for i in s.deleted)
 
     @property
     def name(self) -> str:
@@ -129,46 +104,104 @@ class Generation:
 
     @property
     def size(self) -> int:
-        return int(self._index.ntotal)
+        return sum(s.live for s in self.segments)
+
+    @property
+    def stored(self) -> int:
+        return sum(s.count for s in self.segments)
+
+    def _segment_of(self, chunk_id: int) -> Segment:
+        for s in self.segments:
+            if s.base <= chunk_id < s.end:
+                return s
+        raise IndexCorruptError(f"index generation {self.name} has no chunk {chunk_id}; {REBUILD_HINT}")
 
     def search(self, query: np.ndarray, k: int, allowed: frozenset[int] | None = None) -> list[tuple[int, float]]:
         """Up to ``k`` (chunk id, cosine) pairs nearest to ``query``, best first; only ``allowed`` ids if given."""
         if self.size == 0 or (allowed is not None and not allowed):
             return []
         q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
-        if allowed is not None:
-            faiss = _faiss()
-            selector = faiss.IDSelectorBatch(np.fromiter(sorted(allowed), dtype=np.int64))
-            scores, ids = self._index.search(q, min(k, len(allowed)), params=faiss.SearchParameters(sel=selector))
-            return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
-        scores, ids = self._index.search(q, min(k, self.size))
-        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+        hits = [h for s in self.segments for h in s.search(q, k, self.dim, allowed)]
+        hits.sort(key=lambda h: (-h[1], h[0]))
+        return hits[:k]
 
     def keyword_search(self, question: str, k: int, allowed: frozenset[int] | None = None) -> list[tuple[int, float]]:
-        """Up to ``k`` (chunk id, BM25 score) pairs matching the question's words, best first (higher is better)."""
-        query = fts_query(question)
-        if query is None or self.size == 0:
+        """Up to ``k`` (chunk id, BM25 score) pairs matching the question's words, best first (higher is better).
+
+        The largest segment is ranked by SQLite's BM25 as is; the rows of smaller segments are scored
+        term by term with the largest one's term statistics, so an edited note ranks as it would
+        in one table, not by the statistics of its own tiny segment.
+        """
+        terms = fts_terms(question)
+        if not terms or self.size == 0:
             return []
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         limit = k if allowed is None else max(k * 20, 500)
+        main = max(self.segments, key=lambda s: s.count)
+        hits: list[tuple[int, float]] = []
         try:
-            rows = self._db.execute(
+            rows = main.db.execute(
                 f"SELECT rowid, bm25(chunks_fts, {weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
                 "ORDER BY s, rowid LIMIT ?",
-                (query, limit),
+                (" OR ".join(terms), limit + len(main.deleted)),
             ).fetchall()
+            hits.extend((int(r[0]), -float(r[1])) for r in rows if int(r[0]) not in main.deleted)
+            counts: dict[str, int] = {}
+            for seg in self.segments:
+                if seg is not main and seg.live:
+                    hits.extend(self._rescaled(seg, main, terms, weights, counts))
         except sqlite3.OperationalError as exc:
             raise IndexCorruptError(f"the keyword index of generation {self.name} is unusable ({exc}); {REBUILD_HINT}") from None
-        hits = [(int(r[0]), -float(r[1])) for r in rows if allowed is None or int(r[0]) in allowed]
+        hits = [h for h in hits if allowed is None or h[0] in allowed]
+        hits.sort(key=lambda h: (-h[1], h[0]))
         return hits[:k]
 
+    @staticmethod
+    def _rescaled(seg: Segment, main: Segment, terms: list[str], weights: str, counts: dict[str, int]) -> list[tuple[int, float]]:
+        """BM25 of ``seg``'s matching rows as ``main`` would score them: FTS5's BM25 is a sum over the
+        query's terms, each ``idf * f (k1 + 1) / (f + k1 (1 - b + b D / avgdl))``; every term is
+        matched alone, its weighted frequency ``f`` recovered from ``seg``'s own score, and scored
+        again with ``main``'s row count, matching rows and mean row length."""
+        if seg.db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (" OR ".join(terms),)).fetchone() is None:
+            return []
+        k1, b = 1.2, 0.75  # FTS5's constants
+        own, theirs = seg.fts_average() or 1.0, main.fts_average() or 1.0
+        scores: dict[int, float] = {}
+        for term in terms:
+            rows = seg.db.execute(
+                f"SELECT rowid, bm25(chunks_fts, {weights}) FROM chunks_fts WHERE chunks_fts MATCH ?", (term,)
+            ).fetchall()
+            if not rows:
+                continue
+            if term not in counts:
+                counts[term] = main.db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (term,)).fetchone()[0]
+            idf_own, idf_main = _idf(seg.count, len(rows)), _idf(main.count, counts[term])
+            sizes = seg.fts_sizes([int(r[0]) for r in rows])
+            for rowid, score in rows:
+                if int(rowid) in seg.deleted:
+                    continue
+                size = sizes.get(int(rowid), 0)
+                part = -float(score) / idf_own  # f (k1 + 1) / (f + c)
+                c = k1 * (1 - b + b * size / own)
+                freq = part * c / (k1 + 1 - part) if part < k1 + 1 else 0.0
+                again = freq * (k1 + 1) / (freq + k1 * (1 - b + b * size / theirs)) if freq > 0 else 0.0
+                scores[int(rowid)] = scores.get(int(rowid), 0.0) + idf_main * again
+        return list(scores.items())
+
     def _matches(self, query: str) -> bool:
-        """Whether any passage matches the FTS5 ``query`` (a query FTS5 cannot parse matches nothing)."""
-        try:
-            row = self._db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (query,)).fetchone()
-        except sqlite3.OperationalError:
-            return False
-        return row is not None
+        """Whether any live passage matches the FTS5 ``query`` (a query FTS5 cannot parse matches nothing)."""
+        for seg in self.segments:
+            try:
+                if not seg.deleted:
+                    if seg.db.execute("SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1", (query,)).fetchone():
+                        return True
+                    continue
+                for (rowid,) in seg.db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (query,)):
+                    if rowid not in seg.deleted:
+                        return True
+            except sqlite3.OperationalError:
+                return False
+        return False
 
     def has_term(self, term: str, column: str | None = None) -> bool:
         """Whether any passage holds ``term`` (a word, or with ``column='idents'`` a folded identifier)."""
@@ -188,121 +221,148 @@ class Generation:
     def vectors(self, ids: Sequence[int]) -> np.ndarray:
         """The stored vectors of ``ids``, one row each."""
         if not ids:
-            return np.zeros((0, int(self._index.d)), dtype=np.float32)
-        return np.vstack([self._index.reconstruct(int(i)) for i in ids]).astype(np.float32)
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack([self._segment_of(int(i)).row(int(i), self.dim) for i in ids]).astype(np.float32)
+
+    def _select(self, where: str, args: Sequence[Any], live: bool = True) -> list[StoredChunk]:
+        out: list[StoredChunk] = []
+        for seg in self.segments:
+            rows = seg.db.execute(f"SELECT {COLUMNS} FROM chunks WHERE {where}", list(args)).fetchall()
+            out.extend(stored_row(r) for r in rows if not live or r[0] not in seg.deleted)
+        return out
 
     def span_vectors(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The vectors of the candidate spans of chunks ``ids`` (one row per span of ``spans_of(text)``,
         in order), by chunk id; a chunk without them (an older format) is left out."""
-        if not ids or self.manifest.get("format", 0) < 3:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self._db.execute(f"SELECT id, count, vectors FROM spans WHERE id IN ({marks})", list(ids)).fetchall()
-        return {int(i): _span_matrix(n, blob) for i, n, blob in rows}
+        out: dict[int, np.ndarray] = {}
+        for seg in self.segments:
+            mine = [int(i) for i in ids if seg.base <= int(i) < seg.end]
+            if mine:
+                out.update(seg.span_vectors(mine))
+        return out
 
-    def span_vectors_for_keys(self) -> dict[str, np.ndarray]:
-        """The span vectors of every distinct chunk key, for reuse by the next build."""
-        if self.manifest.get("format", 0) < 3:
-            return {}
-        rows = self._db.execute("SELECT c.key, s.count, s.vectors FROM chunks c JOIN spans s ON s.id = c.id").fetchall()
-        return {key: _span_matrix(n, blob) for key, n, blob in rows}
-
-    def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
-        if not ids:
-            return []
-        marks = ",".join("?" * len(ids))
-        rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM chunks WHERE id IN ({marks})",
-            list(ids),
-        ).fetchall()
-        by_id = {r[0]: _stored(r) for r in rows}
-        missing = [i for i in ids if i not in by_id]
-        if missing:
-            raise IndexCorruptError(f"index generation {self.name} has vectors without text; {REBUILD_HINT}")
-        return self._with_spans([by_id[i] for i in ids])
+    def span_vectors_for_keys(self, keys: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """The span vectors of every distinct chunk key (or of ``keys``), for reuse by the next build."""
+        out: dict[str, np.ndarray] = {}
+        for seg in self.segments:
+            wanted = sorted(set(keys)) if keys is not None else [r[0] for r in seg.db.execute("SELECT DISTINCT key FROM chunks")]
+            out.update(seg.spans_for_keys(wanted))
+        return out
 
     def _with_spans(self, chunks: list[StoredChunk]) -> list[StoredChunk]:
         """``chunks`` carrying their span vectors (for the answerer)."""
         vectors = self.span_vectors([c.id for c in chunks])
         return [replace(c, spans=vectors.get(c.id)) for c in chunks]
 
+    def chunks(self, ids: Sequence[int]) -> list[StoredChunk]:
+        if not ids:
+            return []
+        by_id: dict[int, StoredChunk] = {}
+        wanted = [int(i) for i in ids]
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            by_id.update((c.id, c) for c in self._select(f"id IN ({','.join('?' * len(part))})", part))
+        if any(i not in by_id for i in wanted):
+            raise IndexCorruptError(f"index generation {self.name} has vectors without text; {REBUILD_HINT}")
+        return self._with_spans([by_id[i] for i in wanted])
+
     def section_at(self, source: str, line: int) -> StoredChunk | None:
         """The first chunk of the section of ``source`` that holds file line ``line``."""
-        row = self._db.execute(
-            f"SELECT {_COLUMNS} FROM chunks WHERE source = ? AND line <= ? ORDER BY line DESC, ordinal LIMIT 1",
-            (source, line),
-        ).fetchone()
-        return _stored(row) if row else None
+        found = self._select("source = ? AND line <= ?", (source, line))
+        return min(found, key=lambda c: (-c.line, c.ordinal, c.id)) if found else None
 
     def nearby(self, chunk: StoredChunk, before: int, after: int) -> list[StoredChunk]:
         """The chunks of ``chunk``'s section from ``before`` ordinals before it to ``after`` after, in order."""
-        where = "source = ? AND kind = ? AND url IS ? AND heading = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal"
+        where = "source = ? AND kind = ? AND url IS ? AND heading = ? AND ordinal BETWEEN ? AND ?"
         args = (chunk.source, chunk.kind, chunk.url, chunk.heading, chunk.ordinal - before, chunk.ordinal + after)
-        return self._with_spans(
-            [_stored(r) for r in self._db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE {where}", args).fetchall()]
-        )
+        return self._with_spans(sorted(self._select(where, args), key=lambda c: (c.ordinal, c.id)))
+
+    def of_source(self, kind: str, source: str) -> list[StoredChunk]:
+        """The live chunks of one note or article, in order."""
+        return sorted(self._select("source = ? AND kind = ?", (source, kind)), key=lambda c: (c.ordinal, c.id))
 
     def all_chunks(self) -> list[StoredChunk]:
-        rows = self._db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY id").fetchall()
-        return [_stored(r) for r in rows]
+        return sorted(self._select("1", ()), key=lambda c: c.id)
 
-    def vectors_for_keys(self) -> dict[str, np.ndarray]:
-        """Embedding of every distinct chunk key, for reuse by the next build."""
-        keys = self._db.execute("SELECT id, key FROM chunks ORDER BY id").fetchall()
-        if not keys:
-            return {}
-        matrix = self._index.reconstruct_n(0, self.size)
-        return {key: matrix[i] for i, key in keys}
+    def vectors_for_keys(self, keys: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """Embedding of every distinct chunk key (or of ``keys``), deleted rows included, for reuse by the next build."""
+        out: dict[str, np.ndarray] = {}
+        wanted = None if keys is None else sorted(set(keys))
+        for seg in self.segments:
+            if wanted is None:
+                rows = seg.db.execute("SELECT id, key FROM chunks").fetchall()
+            else:
+                rows = []
+                for start in range(0, len(wanted), 500):
+                    part = wanted[start : start + 500]
+                    sql = f"SELECT id, key FROM chunks WHERE key IN ({','.join('?' * len(part))})"
+                    rows.extend(seg.db.execute(sql, part).fetchall())
+            if rows:
+                matrix = seg.matrix(self.dim)
+                out.update((key, np.array(matrix[i - seg.base], dtype=np.float32)) for i, key in rows)
+        return out
 
     def close(self) -> None:
-        self._db.close()
+        for seg in self.segments:
+            seg.close()
 
 
-def _span_matrix(count: int, blob: bytes) -> np.ndarray:
-    """Span vectors as stored (float16, to halve the docstore) back to float32 rows."""
-    flat = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-    return flat.reshape(int(count), -1) if count else flat.reshape(0, 0)
+def read_manifest(gen_dir: Path, formats: Sequence[int] = (FORMAT,), *, prices: bool = True) -> dict[str, Any]:
+    """The manifest of a generation, with its price table under ``"prices"`` unless ``prices=False``."""
+    manifest = _read_manifest(gen_dir, formats)
+    if prices and PRICES in manifest.get("files", {}):
+        manifest["prices"] = _read_prices(gen_dir)
+    return manifest
 
 
-def _meta_words(meta: dict[str, Any]) -> str:
-    """Tags and aliases of a note (and the notes linking to an article), for keyword search."""
-    parts: list[str] = []
-    for key in ("tags", "aliases", "linked_from"):
-        value = meta.get(key) or []
-        parts.extend(str(v) for v in value) if isinstance(value, list) else parts.append(str(value))
-    return " ; ".join(parts)
+def _read_prices(gen_dir: Path) -> dict[str, Any]:
+    try:
+        prices = json.loads((gen_dir / PRICES).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise IndexCorruptError(f"the price table of index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
+    return prices if isinstance(prices, dict) else {}
 
 
-def _stored(row: Sequence[Any]) -> StoredChunk:
-    return StoredChunk(
-        id=row[0],
-        key=row[1],
-        kind=row[2],
-        source=row[3],
-        title=row[4],
-        heading=row[5],
-        url=row[6],
-        line=row[7],
-        ordinal=row[8],
-        text=row[9],
-        meta=json.loads(row[10]),
-    )
+CHECKSUM_KEY = '{"manifest_sha256":"'  # a FORMAT 4 manifest starts with the SHA-256 of the rest of its text
 
 
-_COLUMNS = "id, key, kind, source, title, heading, url, line, ordinal, text, meta"
+def manifest_text(manifest: dict[str, Any]) -> bytes:
+    """A manifest as written: compact JSON whose first key is the SHA-256 of the text after it."""
+    rest = json.dumps(manifest, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return CHECKSUM_KEY.encode() + hashlib.sha256(rest).hexdigest().encode() + b'",' + rest[1:]
 
 
-def read_manifest(gen_dir: Path, formats: Sequence[int] = (FORMAT,)) -> dict[str, Any]:
+def _intact(data: bytes) -> bool | None:
+    """Whether a manifest's text matches its own checksum (None: it has none, an older format)."""
+    head = CHECKSUM_KEY.encode()
+    if not data.startswith(head):
+        return None
+    digest, rest = data[len(head) : len(head) + 64], b"{" + data[len(head) + 66 :]
+    return hashlib.sha256(rest).hexdigest().encode() == digest
+
+
+def _read_manifest(gen_dir: Path, formats: Sequence[int]) -> dict[str, Any]:
+    manifest, _ = _read_checked_manifest(gen_dir, formats)
+    return manifest
+
+
+def _read_checked_manifest(gen_dir: Path, formats: Sequence[int]) -> tuple[dict[str, Any], bool | None]:
     path = gen_dir / MANIFEST
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
+        intact = _intact(data)
+        manifest = json.loads(data.decode("utf-8"))
+        if isinstance(manifest, dict):
+            manifest.pop("manifest_sha256", None)
     except FileNotFoundError:
         raise IndexCorruptError(f"index generation {gen_dir.name} has no manifest; {REBUILD_HINT}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         raise IndexCorruptError(f"the manifest of index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
+    if intact is False:
+        raise IndexCorruptError(f"the manifest of index generation {gen_dir.name} does not match its checksum; {REBUILD_HINT}")
     if not isinstance(manifest, dict) or manifest.get("format") not in formats:
         raise IndexMismatchError(f"the index at {gen_dir.parent} was written by another hwqa format; {REBUILD_HINT}")
-    return manifest
+    return manifest, intact
 
 
 def embedder_mismatch(manifest: dict[str, Any], embedder: dict[str, Any]) -> tuple[str, Any, Any] | None:
@@ -326,15 +386,43 @@ def check_compatible(manifest: dict[str, Any], embedder: dict[str, Any], chunkin
     return None
 
 
+def segment_entries(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The segments a manifest lists, with their file names; an older generation is one segment."""
+    if manifest.get("format", 0) >= 4:
+        segments = manifest.get("segments")
+        if not isinstance(segments, list) or not all(isinstance(s, dict) and "name" in s for s in segments):
+            raise IndexCorruptError(
+                f"the manifest of index generation {manifest.get('generation')} lists no segments; {REBUILD_HINT}"
+            )
+        return [{**s, "vectors": f"{s['name']}.npy", "docstore": f"{s['name']}.sqlite"} for s in segments]
+    count = manifest.get("counts", {}).get("chunks")
+    return [
+        {
+            "name": manifest.get("generation"),
+            "base": 0,
+            "count": count if isinstance(count, int) else -1,
+            "vectors": VECTORS,
+            "docstore": DOCSTORE,
+            "label_key": "generation",
+        }
+    ]
+
+
 def open_generation(
-    gen_dir: Path, *, embedder: dict[str, Any] | None = None, verify: bool = True, formats: Sequence[int] = (FORMAT,)
+    gen_dir: Path,
+    *,
+    embedder: dict[str, Any] | None = None,
+    verify: bool = True,
+    formats: Sequence[int] = (FORMAT,),
 ) -> Generation:
     """Load one generation after checking it against its manifest (and the configured embedder).
 
+    ``verify``: hash every file the generation uses (once per process for a file that did not
+    change); otherwise a file whose size and mtime are as recorded is trusted (a build's check).
     ``formats``: the index formats accepted; a build reading an older generation for its vectors
     passes :data:`READABLE_FORMATS`, queries need the current one.
     """
-    manifest = read_manifest(gen_dir, formats)
+    manifest, intact = _read_checked_manifest(gen_dir, formats)
     differs = embedder_mismatch(manifest, embedder) if embedder is not None else None
     if differs:
         key, built, wanted = differs
@@ -342,40 +430,35 @@ def open_generation(
             f"the index was built with embedding {key} {built!r} but the settings say {wanted!r}; "
             "run 'hwqa index' to rebuild it for the new model"
         )
+    if intact is None and manifest.get("format", 0) >= 4:
+        raise IndexCorruptError(f"the manifest of index generation {gen_dir.name} does not match its checksum; {REBUILD_HINT}")
     files = manifest.get("files", {})
-    for name in (VECTORS, DOCSTORE):
-        path = gen_dir / name
-        if not path.is_file():
-            raise IndexCorruptError(f"index generation {gen_dir.name} is missing {name}; {REBUILD_HINT}")
+    if PRICES in files:
+        check_file(gen_dir / PRICES, files[PRICES], gen_dir.name, full=verify)
         if verify:
-            expected = files.get(name, {})
-            if path.stat().st_size != expected.get("bytes") or sha256_file(path) != expected.get("sha256"):
-                raise IndexCorruptError(
-                    f"{name} in index generation {gen_dir.name} does not match its manifest "
-                    f"(truncated or altered); {REBUILD_HINT}"
-                )
-    faiss = _faiss()
+            manifest["prices"] = _read_prices(gen_dir)
+    entries = segment_entries(manifest)
+    for entry in entries:
+        for name in (entry["vectors"], entry["docstore"]):
+            check_file(gen_dir / name, files.get(name, {}), gen_dir.name, full=verify)
+    deleted = manifest.get("deleted", [])
+    segments: list[Segment] = []
     try:
-        index = faiss.read_index(str(gen_dir / VECTORS))
-    except RuntimeError:
-        raise IndexCorruptError(f"{VECTORS} in index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
-    dim = manifest.get("embedder", {}).get("dim")
-    count = manifest.get("counts", {}).get("chunks")
-    if index.d != dim or index.ntotal != count:
-        raise IndexCorruptError(
-            f"index generation {gen_dir.name} holds {index.ntotal} vectors of dimension {index.d}, "
-            f"its manifest says {count} of {dim}; {REBUILD_HINT}"
-        )
-    try:
-        db = sqlite3.connect(f"file:{gen_dir / DOCSTORE}?mode=ro&immutable=1", uri=True, check_same_thread=False)
-        rows = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        gen_id = db.execute("SELECT value FROM info WHERE name='generation'").fetchone()
-    except sqlite3.DatabaseError:
-        raise IndexCorruptError(f"{DOCSTORE} in index generation {gen_dir.name} is unreadable; {REBUILD_HINT}") from None
-    if rows != count or gen_id is None or gen_id[0] != manifest.get("generation"):
-        db.close()
-        raise IndexCorruptError(f"the docstore of index generation {gen_dir.name} does not belong to its vectors; {REBUILD_HINT}")
-    return Generation(gen_dir, manifest, index, db)
+        for entry in entries:
+            segments.append(Segment(gen_dir, entry, deleted))
+        gen = Generation(gen_dir, manifest, segments)
+        if gen.size != manifest.get("counts", {}).get("chunks"):
+            raise IndexCorruptError(
+                f"index generation {gen_dir.name} does not hold the chunks its manifest counts; {REBUILD_HINT}"
+            )
+        if verify:
+            for seg in segments:
+                seg.matrix(gen.dim)  # shape checked against the manifest before a query needs it
+    except BaseException:
+        for seg in segments:
+            seg.close()
+        raise
+    return gen
 
 
 def open_current(index_dir: Path, *, embedder: dict[str, Any] | None = None) -> Generation:
@@ -386,114 +469,3 @@ def open_current(index_dir: Path, *, embedder: dict[str, Any] | None = None) -> 
     if not gen_dir.is_dir():
         raise IndexCorruptError(f"{index_dir / CURRENT} names {gen_dir.name}, which is missing; {REBUILD_HINT}")
     return open_generation(gen_dir, embedder=embedder)
-
-
-def new_generation_name() -> str:
-    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
-    return f"gen-{stamp}-{secrets.token_hex(3)}"
-
-
-def write_generation(
-    index_dir: Path,
-    chunks: Sequence[Chunk],
-    vectors: np.ndarray,
-    manifest: dict[str, Any],
-    step: Callable[[int], None] | None = None,
-    span_vectors: Sequence[np.ndarray] = (),
-) -> Path:
-    """Write a complete new generation folder (not yet live) and return its path.
-
-    ``span_vectors[i]``: the vectors of chunk i's candidate spans (:mod:`hwqa.spans`), stored with it.
-    ``step(n)`` is called after each stage: 1 vectors written, 2 docstore written, 3 manifest
-    written and the folder in place (only :func:`switch_to` remains). A write that fails removes
-    its ``.gen-*.partial`` folder; a full, over-quota or failing disk is an ``IndexWriteError``.
-    """
-    name = new_generation_name()
-    try:
-        return _write_generation(index_dir, name, chunks, vectors, manifest, step, span_vectors)
-    except BaseException as exc:
-        shutil.rmtree(index_dir / f".{name}.partial", ignore_errors=True)  # never left on a full disk
-        need = int(vectors.nbytes) + 3 * sum(len(c.text) for c in chunks) + (1 << 20)
-        error = disk_error(exc, index_dir, need)
-        if error is not None:
-            raise error from None
-        raise
-
-
-def _write_generation(
-    index_dir: Path,
-    name: str,
-    chunks: Sequence[Chunk],
-    vectors: np.ndarray,
-    manifest: dict[str, Any],
-    step: Callable[[int], None] | None = None,
-    span_vectors: Sequence[np.ndarray] = (),
-) -> Path:
-    step = step or (lambda n: None)
-    if len(chunks) != len(vectors):
-        raise ValueError("one vector per chunk")
-    index_dir.mkdir(parents=True, exist_ok=True)
-    tmp = index_dir / f".{name}.partial"
-    tmp.mkdir()
-    dim = int(manifest["embedder"]["dim"])
-    faiss = _faiss()
-    index = faiss.IndexFlatIP(dim)
-    if len(vectors):
-        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
-    faiss.write_index(index, str(tmp / VECTORS))
-    step(1)
-    db = sqlite3.connect(tmp / DOCSTORE)
-    try:
-        db.executescript(_SCHEMA)
-        db.executemany(
-            "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    i,
-                    c.key,
-                    c.kind,
-                    c.source,
-                    c.title,
-                    c.heading,
-                    c.url,
-                    c.line,
-                    c.ordinal,
-                    c.text,
-                    json.dumps(c.meta, sort_keys=True, ensure_ascii=False),
-                )
-                for i, c in enumerate(chunks)
-            ],
-        )
-        db.executemany(
-            "INSERT INTO chunks_fts(rowid, title, heading, meta, text, idents) VALUES (?,?,?,?,?,?)",
-            [
-                (i, c.title, c.heading, _meta_words(c.meta), c.text, idents_column((c.title, c.heading, c.text)))
-                for i, c in enumerate(chunks)
-            ],
-        )
-        db.executemany(
-            "INSERT INTO spans VALUES (?,?,?)",
-            [(i, len(v), np.ascontiguousarray(v, dtype=np.float16).tobytes()) for i, v in enumerate(span_vectors)],
-        )
-        db.execute("INSERT INTO info VALUES ('generation', ?)", (name,))
-        db.commit()
-    finally:
-        db.close()
-    step(2)
-    full = {
-        **manifest,
-        "format": FORMAT,
-        "hwqa_version": __version__,
-        "generation": name,
-        "built_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "counts": {"chunks": len(chunks)},
-        "files": {n: {"bytes": (tmp / n).stat().st_size, "sha256": sha256_file(tmp / n)} for n in (VECTORS, DOCSTORE)},
-    }
-    for n in (VECTORS, DOCSTORE):
-        _fsync_file(tmp / n)
-    write_atomic(tmp / MANIFEST, json.dumps(full, indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8"))
-    final = index_dir / name
-    os.replace(tmp, final)
-    fsync_dir(index_dir)
-    step(3)
-    return final

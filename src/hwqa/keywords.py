@@ -194,8 +194,14 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def fts_query(question: str) -> str | None:
-    """An FTS5 MATCH expression: any content word in any column, or any identifier in ``idents``."""
+def fts_terms(question: str) -> list[str]:
+    """The FTS5 phrases of a question: each content word (any column) and each identifier (``idents``)."""
     terms = [_quote(w) for w in words(question)]
     terms += [f"idents : {_quote(i)}" for i in identifiers(question)]
+    return terms
+
+
+def fts_query(question: str) -> str | None:
+    """An FTS5 MATCH expression: any content word in any column, or any identifier in ``idents``."""
+    terms = fts_terms(question)
     return " OR ".join(terms) if terms else None

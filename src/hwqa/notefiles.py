@@ -89,12 +89,22 @@ FileId = tuple[int, int]  # (device, inode) of a file as the walk listed it
 
 
 def _is_note(name: str) -> bool:
-    return Path(name).suffix.lower() in NOTE_SUFFIXES
+    return os.path.splitext(name)[1].lower() in NOTE_SUFFIXES
 
 
-def _listing(fd: int, base: Path, files: dict[Path, FileId | None], linked_dirs: list[Path]) -> list[tuple[str, FileId]]:
-    """One folder's entries (through its descriptor): notes into ``files``, symlinked folders into
-    ``linked_dirs``; returns the subfolders to descend into, with the identity the listing saw."""
+Stamp = tuple[int, int, int, int]  # (size, mtime_ns, ctime_ns, inode) of a note file as the walk listed it
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _listing(
+    fd: int, base: Path, files: dict[Path, FileId | None], linked_dirs: list[Path], stamps: dict[Path, Stamp] | None = None
+) -> list[tuple[str, FileId]]:
+    """One folder's entries (through its descriptor): notes into ``files`` (and their :data:`Stamp`
+    into ``stamps``), symlinked folders into ``linked_dirs``; returns the subfolders to descend
+    into, with the identity the listing saw."""
     subdirs: list[tuple[str, FileId]] = []
     with os.scandir(fd) as entries:
         for entry in entries:
@@ -117,11 +127,14 @@ def _listing(fd: int, base: Path, files: dict[Path, FileId | None], linked_dirs:
                 elif _is_note(name):
                     files[base / name] = None  # a symlinked note: read_note_bytes resolves it
             elif _is_note(name):
-                files[base / name] = (st.st_dev, st.st_ino)
+                path = base / name
+                files[path] = (st.st_dev, st.st_ino)
+                if stamps is not None and stat.S_ISREG(st.st_mode):
+                    stamps[path] = stamp_of(st)
     return subdirs
 
 
-def scan_ids(notes_dir: Path) -> tuple[dict[Path, FileId | None], list[Path]]:
+def scan_ids(notes_dir: Path, stamps: dict[Path, Stamp] | None = None) -> tuple[dict[Path, FileId | None], list[Path]]:
     """Every note file under ``notes_dir`` with the (device, inode) the walk saw (None for a symlink),
     and the symlinked folders; hidden entries skipped, symlinks to folders never followed.
 
@@ -134,7 +147,7 @@ def scan_ids(notes_dir: Path) -> tuple[dict[Path, FileId | None], list[Path]]:
     top = os.open(notes_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     stack: list[tuple[int, Path, Iterator[tuple[str, FileId]]]] = []
     try:
-        stack.append((top, notes_dir, iter(_listing(top, notes_dir, files, linked_dirs))))
+        stack.append((top, notes_dir, iter(_listing(top, notes_dir, files, linked_dirs, stamps))))
         while stack:
             fd, base, pending = stack[-1]
             step = next(pending, None)
@@ -152,7 +165,7 @@ def scan_ids(notes_dir: Path) -> tuple[dict[Path, FileId | None], list[Path]]:
                 os.close(sub)
                 continue
             try:
-                subdirs = _listing(sub, base / name, files, linked_dirs)
+                subdirs = _listing(sub, base / name, files, linked_dirs, stamps)
             except OSError:
                 os.close(sub)
                 continue

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import os
 import re
-from collections.abc import Iterable
+import stat
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import HwqaError, NotesError
 from .markdown import first_heading
-from .notefiles import NOTE_MAX_BYTES, NOTE_SUFFIXES, decode_note, iter_note_files, read_note_bytes, scan_ids
+from .notefiles import NOTE_MAX_BYTES, NOTE_SUFFIXES, FileId, decode_note, iter_note_files, read_note_bytes, scan_ids, stamp_of
 
 __all__ = [
     "NOTE_MAX_BYTES",
@@ -81,6 +83,8 @@ class LoadReport:
     notes: list[Note]
     skipped: list[tuple[str, str]]  # (relative path, reason)
     warnings: list[str]
+    unchanged: list[str] = field(default_factory=list)  # notes not read: their stamp is the one ``known`` gave
+    stamps: dict[str, list[int]] = field(default_factory=dict)  # every listed note file's stamp, by relative path
 
 
 def _as_list(value: Any) -> tuple[str, ...]:
@@ -355,8 +359,38 @@ def parse_note(text: str, rel: str, path: Path | None = None, *, yaml_loader: An
     )
 
 
-def load_notes(notes_dir: Path, *, follow_outside_symlinks: bool = False, max_bytes: int = NOTE_MAX_BYTES) -> LoadReport:
-    """Read every note in ``notes_dir``. Raises :class:`NotesError` if the folder is missing or empty."""
+def _listed(notes_dir: Path, rels: Collection[str], stamps: dict[Path, tuple[int, int, int, int]]) -> dict[Path, FileId | None]:
+    """The note files among ``rels`` that exist, as :func:`scan_ids` lists them (a symlink's identity is None)."""
+    found: dict[Path, FileId | None] = {}
+    for rel in rels:
+        path = notes_dir / rel
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue  # gone: its chunks go with it
+        if stat.S_ISLNK(st.st_mode):
+            found[path] = None
+        elif stat.S_ISREG(st.st_mode):
+            found[path] = (st.st_dev, st.st_ino)
+            stamps[path] = stamp_of(st)
+    return found
+
+
+def load_notes(
+    notes_dir: Path,
+    *,
+    follow_outside_symlinks: bool = False,
+    max_bytes: int = NOTE_MAX_BYTES,
+    known: Mapping[str, Sequence[int]] | None = None,
+    only: Collection[str] | None = None,
+) -> LoadReport:
+    """Read every note in ``notes_dir``. Raises :class:`NotesError` if the folder is missing or empty.
+
+    ``known``: the stamps (size, mtime, ctime, inode) of notes as last indexed; a note file whose
+    stamp is still that is not read again, only listed in ``unchanged``. ``only`` (with ``known``):
+    the relative paths of the note files that may have changed (a watcher's events); the folder is
+    not walked, every other known note is ``unchanged``, and one of ``only`` that is gone is left out.
+    """
     notes_dir = Path(notes_dir)
     if not notes_dir.exists():
         raise NotesError(f"notes folder {notes_dir} does not exist; create it or point HWQA_NOTES (or --notes) at your notes")
@@ -366,12 +400,27 @@ def load_notes(notes_dir: Path, *, follow_outside_symlinks: bool = False, max_by
     notes: list[Note] = []
     skipped: list[tuple[str, str]] = []
     warnings: list[str] = []
-    found, linked_dirs = scan_ids(notes_dir)
+    stamps: dict[Path, tuple[int, int, int, int]] = {}
+    unchanged: list[str] = []
+    if only is not None and known is not None:
+        found, linked_dirs = _listed(notes_dir, only, stamps), list[Path]()
+        unchanged = [rel for rel in known if rel not in only]
+    else:
+        found, linked_dirs = scan_ids(notes_dir, stamps)
+    stamped: dict[str, list[int]] = {}
     key = lambda p: p.relative_to(notes_dir).parts  # noqa: E731
     for folder in sorted(linked_dirs, key=key):
         skipped.append((folder.relative_to(notes_dir).as_posix(), "symlinked folder, not followed"))
-    for path in sorted(found, key=key):
-        rel = path.relative_to(notes_dir).as_posix()
+    # every listed path is notes_dir / ...: its relative path is a slice (Path(".") / "a" is "a")
+    cut = 0 if str(notes_dir) == "." else len(str(notes_dir).rstrip(os.sep)) + 1
+    rels = {path: str(path)[cut:].replace(os.sep, "/") for path in found}
+    for path in sorted(found, key=lambda p: rels[p].split("/")):
+        rel = rels[path]
+        if path in stamps:
+            stamped[rel] = list(stamps[path])
+            if known is not None and list(known.get(rel) or ()) == stamped[rel]:
+                unchanged.append(rel)
+                continue
         data = read_note_bytes(path, root, follow_outside_symlinks=follow_outside_symlinks, max_bytes=max_bytes, seen=found[path])
         if isinstance(data, str):
             skipped.append((rel, data))
@@ -389,9 +438,9 @@ def load_notes(notes_dir: Path, *, follow_outside_symlinks: bool = False, max_by
             warnings.append(warning)
         warnings.extend(note.warnings)
         notes.append(note)
-    if not notes:
+    if not notes and not unchanged:
         detail = f" ({len(skipped)} file(s) skipped: {skipped[0][0]}: {skipped[0][1]})" if skipped else ""
         raise NotesError(f"no notes (.md files) found in {notes_dir}{detail}; add notes or point HWQA_NOTES at your notes folder")
     for rel, reason in skipped:
         warnings.append(f"{rel}: skipped: {reason}")
-    return LoadReport(notes=notes, skipped=skipped, warnings=warnings)
+    return LoadReport(notes=notes, skipped=skipped, warnings=warnings, unchanged=unchanged, stamps=stamped)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .calculator import calculate, check_and_calculate
 from .facts import Doc, Found, article_doc, note_doc
-from .parse import linked_page_prices, load_price_table, stored_price_table
+from .parse import linked_page_prices, load_price_table, note_prices, price_table_from, stored_price_table
 from .prose import read_document
 from .question import plan_price_request
 from .render import render_price_result, render_price_table
@@ -41,7 +41,9 @@ __all__ = [
     "linked_page_prices",
     "load_price_table",
     "note_doc",
+    "note_prices",
     "plan_price_request",
+    "price_table_from",
     "read_document",
     "render_price_result",
     "render_price_table",

@@ -22,7 +22,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 from ..errors import IndexMissingError
 from ..index import current_generation_dir, read_manifest
@@ -269,6 +271,8 @@ def parse_price_note(note: Note) -> tuple[list[PriceRow], list[str]]:
     return rows, problems
 
 
+ROW_FIELDS = tuple(f.name for f in fields(PriceRow))  # the order a stored row's values are in
+
 _READ: dict[tuple[str, str], Found] = {}  # (note path, content hash) -> what it states; a watcher's rebuilds reread only edits
 _READ_MAX = 50_000
 
@@ -283,6 +287,50 @@ def _read_note(note: Note) -> Found:
     return found
 
 
+def _row_values(row: PriceRow) -> list[Any]:
+    """A row as the values of its fields, in order (half the bytes of its JSON object, read back faster)."""
+    return [getattr(row, name) for name in ROW_FIELDS]
+
+
+def note_prices(note: Note) -> dict[str, Any]:
+    """What one note adds to the price table, as JSON (``{}`` for nothing): its price-table rows and
+    their problems, and what its text states (rows as lists of field values, :data:`ROW_FIELDS`).
+    Kept per note in the index, so a build reads only the notes that changed (:func:`price_table_from`
+    merges them)."""
+    rows, problems = parse_price_note(note)
+    found = _read_note(note)
+    if not (rows or problems or found.rows or found.left_out or found.speeds):
+        return {}
+    stated = found.to_json()
+    stated["rows"] = [_row_values(r) for r in found.rows]
+    return {"rows": [_row_values(r) for r in rows], "problems": list(problems), "found": stated}
+
+
+def price_table_from(notes: Iterable[Mapping[str, Any]], articles: Iterable[Found] = ()) -> PriceTable:
+    """The price table of notes given by :func:`note_prices` (in note order) and of linked articles."""
+    explicit: list[PriceRow] = []
+    problems: list[str] = []
+    rows: list[PriceRow] = []
+    rest: dict[str, list[Any]] = {"left_out": [], "speeds": []}
+    for facts in notes:
+        if facts:
+            explicit.extend(PriceRow(*values) for values in facts.get("rows", []))
+            problems.extend(str(p) for p in facts.get("problems", []))
+            stated = facts.get("found", {})
+            rows.extend(PriceRow(*values) for values in stated.get("rows", []))
+            for key, items in rest.items():
+                items.extend(stated.get(key, []))
+    table = PriceTable(rows=explicit, problems=problems)
+    found = Found.from_json(rest)
+    found.rows = rows
+    for article in articles:
+        found.extend(article)
+    merged, table.conflicts = merge_rows(table.rows, found.rows)
+    table.rows = fill_speeds(merged, found.speeds)
+    table.left_out = bounded_left_out(found.left_out)
+    return table
+
+
 def load_price_table(notes: Iterable[Note], articles: Iterable[Found] = ()) -> PriceTable:
     """Every price the notes state, ranked into one table (see :mod:`hwqa.prices.merge`): the tables
     of the notes tagged ``prices`` (case-insensitive), then the prices read from every note's
@@ -292,19 +340,7 @@ def load_price_table(notes: Iterable[Note], articles: Iterable[Found] = ()) -> P
     Malformed rows of a price table are left out and reported in ``problems`` with note and file
     line; statements that can't be read with confidence are listed in ``left_out`` with the reason.
     """
-    table = PriceTable()
-    found = Found()
-    for note in notes:
-        rows, problems = parse_price_note(note)
-        table.rows.extend(rows)
-        table.problems.extend(problems)
-        found.extend(_read_note(note))
-    for article in articles:
-        found.extend(article)
-    rows, table.conflicts = merge_rows(table.rows, found.rows)
-    table.rows = fill_speeds(rows, found.speeds)
-    table.left_out = bounded_left_out(found.left_out)
-    return table
+    return price_table_from([note_prices(note) for note in notes], articles)
 
 
 def stored_price_table(index_dir: Path) -> PriceTable:

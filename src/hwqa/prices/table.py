@@ -9,6 +9,7 @@ use exactly the table they cite. Hardware names are matched forgivingly (:func:`
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -189,6 +190,11 @@ class LeftOut:
         return {"where": self.where, "text": self.text, "reason": self.reason}
 
 
+@functools.cache
+def _row_fields() -> frozenset[str]:
+    return frozenset(f.name for f in fields(PriceRow))
+
+
 @dataclass
 class PriceTable:
     """Every price row found in the notes and their articles, one message per malformed row of a
@@ -231,7 +237,7 @@ class PriceTable:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PriceTable:
         """The inverse of :meth:`to_json` (derived keys such as ``usd_per_v100_hour`` are recomputed)."""
-        names = {f.name for f in fields(PriceRow)}
+        names = _row_fields()
         rows = [PriceRow(**{k: v for k, v in row.items() if k in names}) for row in data.get("rows", [])]
         left_out = [LeftOut(str(i.get("where")), str(i.get("text")), str(i.get("reason"))) for i in data.get("left_out", [])]
         return cls(

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..engine import Engine, build_index
+from ..engine import Engine, build_index, compact_index
 from ..errors import HwqaError
 from ..prices import CalcRequest, PriceTable, check_and_calculate
 from . import reports
@@ -238,6 +238,8 @@ def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
         report = build_index(
             engine.settings, embedder=engine.embedder, progress=lambda st, d, t: progress(labels.get(st, st), d, t)
         )
+        if report.compaction:  # after the new generation is live, never on its way
+            compact_index(engine.settings, lock_wait=600.0)
     except HwqaError as exc:
         return f"⚠️ Rebuild failed at {time.strftime('%H:%M:%S')}: {html.escape(str(exc))}"
     engine.generation()
