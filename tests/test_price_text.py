@@ -323,6 +323,50 @@ def test_a_second_price_for_a_name_already_priced_is_left_out_saying_so() -> Non
     assert [item.reason for item in found.left_out] == ["$0.74/hr: every hardware name in its clause has a price of its own"]
 
 
+SPEEDS_AGAINST_OTHERS = """
+# GPUs I trained on
+
+The A100 was about 3x a V100 for training. An H100 is about 2x an A100 in my runs, and an L4 is half the speed
+of a P100. A T4 trains at half a P100's speed. An MI300X is twice as fast as an H200.
+
+* A100 on AWS: $4.10/hr. H100 on AWS: $12.29/hr. L4 on GCP: $0.70/hr. T4 on GCP: $0.35/hr.
+* An 8x A100 node on Lambda Labs is $14.32/hr.
+* MI300X on Azure: $6.00/hr.
+"""
+P100_SPEED = """
+---
+tags: [prices]
+---
+| hardware | provider | type | usd_per_hour | speed |
+|---|---|---|---|---|
+| P100 | GCP | gpu | 1.46 | 0.5 |
+"""
+
+
+def test_a_speed_against_another_gpu_is_converted_through_that_gpus_own_v100_speed(tmp_path: Path) -> None:
+    table = _table_of(tmp_path, {"gpus.md": SPEEDS_AGAINST_OTHERS, "p100.md": P100_SPEED})
+    speeds = {(r.hardware, r.provider): r.speed for r in table.rows}
+    # H100 = 2 x A100 = 2 x 3 V100; L4 and T4 = 0.5 x P100 = 0.5 x 0.5 V100 (the P100's speed from the price table)
+    assert speeds == {
+        ("P100", "GCP"): 0.5,
+        ("A100", "AWS"): 3.0,
+        ("H100", "AWS"): 6.0,
+        ("L4", "GCP"): 0.25,
+        ("T4", "GCP"): 0.25,
+        ("A100", "Lambda"): 3.0,  # "8x A100" is eight devices, not a speed
+        ("MI300X", "Azure"): None,
+    }
+    h100 = next(r for r in table.rows if r.hardware == "H100")
+    assert h100.speed_from.startswith("gpus.md:3 (2 × the A100, itself 3 V100 in gpus.md:3): An H100 is about 2x an A100")
+    t4 = next(r for r in table.rows if r.hardware == "T4")
+    assert "itself 0.5 V100 in p100.md:6" in t4.speed_from  # the price table row with the P100
+    [unknown] = [item for item in table.left_out if "MI300X" in item.reason]
+    assert (
+        unknown.reason == "the MI300X's speed is stated as 2 × the H200, and the notes give no speed of the H200 against a V100"
+    )
+    assert unknown.where == "gpus.md:4" and "twice as fast as an H200" in unknown.text
+
+
 # --- property: no row invented, none read from a neighbouring sentence --------------------------
 
 HARDWARE = ["V100", "P100", "T4", "A100 40GB", "H100", "L4", "TPU v3", "TPU v4-8", "RTX 4090", "TPUv2"]

@@ -67,15 +67,17 @@ def article_doc(url: str, title: str, markdown: str) -> Doc:
 
 @dataclass(frozen=True)
 class SpeedFact:
-    """A relative speed stated in words: ``subject`` is ``value`` × a V100, said at ``where`` in ``text``."""
+    """A relative speed stated in words: ``subject`` is ``value`` × the ``ref`` (a V100 unless another
+    reference is named: "about 2x an A100"), said at ``where`` in ``text``."""
 
     subject: str
     value: float
     where: str
     text: str
+    ref: str = "V100"
 
     def to_json(self) -> dict[str, object]:
-        return {"subject": self.subject, "value": self.value, "where": self.where, "text": self.text}
+        return {"subject": self.subject, "value": self.value, "where": self.where, "text": self.text, "ref": self.ref}
 
 
 @dataclass
@@ -103,7 +105,8 @@ class Found:
     def from_json(cls, data: Mapping[str, Any]) -> Found:
         table = PriceTable.from_json({"rows": data.get("rows", []), "left_out": data.get("left_out", [])})
         speeds = [
-            SpeedFact(str(s["subject"]), float(s["value"]), str(s["where"]), str(s["text"])) for s in data.get("speeds", [])
+            SpeedFact(str(s["subject"]), float(s["value"]), str(s["where"]), str(s["text"]), str(s.get("ref") or "V100"))
+            for s in data.get("speeds", [])
         ]
         return cls(table.rows, table.left_out, speeds)
 

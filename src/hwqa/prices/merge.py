@@ -6,7 +6,9 @@ far, best source first: an explicit table, then any other table, then sentences 
 within each, the newest date first. A row for the same hardware (one name matching the other:
 "TPU v3" and "TPU v3-8"), the same pricing kind and the same provider (or one whose provider is not
 stated) is the same offer: it adds nothing when its price agrees, and is listed as a conflict,
-with the price used, when it does not. Speeds stated in words fill the rows that have none.
+with the price used, when it does not. Speeds stated in words fill the rows that have none; one
+stated against other hardware than a V100 is converted through that hardware's own speed, when the
+notes give it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from functools import lru_cache
 from .facts import NOT_STATED, SpeedFact
 from .table import LeftOut, PriceRow, hardware_matches
 
-__all__ = ["MAX_LEFT_OUT", "merge_rows"]
+__all__ = ["MAX_LEFT_OUT", "fill_speeds", "merge_rows", "resolve_speeds"]
 
 MAX_LEFT_OUT = 500  # statements left out kept in a generation's manifest (the count says how many more)
 MAX_RIVALS = 5  # disagreeing prices named per conflict (the count says how many more)
@@ -98,12 +100,54 @@ def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple
     return kept, conflicts
 
 
+def _is_v100(name: str) -> bool:
+    return re.fullmatch(r"(?:tesla\s+)?v100\w*(?:\s.*)?", name.strip(), re.IGNORECASE) is not None
+
+
+def resolve_speeds(rows: Sequence[PriceRow], speeds: Sequence[SpeedFact]) -> tuple[list[SpeedFact], list[LeftOut]]:
+    """Every speed relative to a V100: those stated so, and those stated against other hardware
+    ("about 2x an A100") converted when the notes give that hardware's own V100 speed (a row's speed
+    column, an explicit table's first, or another statement, in chains); the others are left out, saying why."""
+    known = [s for s in speeds if _is_v100(s.ref)]
+    pending = [s for s in speeds if not _is_v100(s.ref)]
+
+    def base_of(ref: str) -> tuple[float, str] | None:
+        for row in sorted(rows, key=lambda r: _RANK.get(r.origin, 3)):
+            if row.speed is not None and _same_hardware(row.hardware, ref):
+                return row.speed, f"{row.note}:{row.line}" if row.url is None else row.url
+        fact = next((k for k in known if _same_hardware(k.subject, ref)), None)
+        return (fact.value, fact.where) if fact else None
+
+    progress = True
+    while pending and progress:
+        progress = False
+        for fact in list(pending):
+            base = base_of(fact.ref)
+            if base is not None:
+                value, where = base
+                how = f"{fact.where} ({fact.value:g} × the {fact.ref}, itself {value:g} V100 in {where})"
+                known.append(SpeedFact(fact.subject, fact.value * value, how, fact.text))
+                pending.remove(fact)
+                progress = True
+    left_out = [
+        LeftOut(
+            fact.where,
+            fact.text,
+            f"the {fact.subject}'s speed is stated as {fact.value:g} × the {fact.ref}, "
+            f"and the notes give no speed of the {fact.ref} against a V100",
+        )
+        for fact in pending
+    ]
+    return known, left_out
+
+
 def fill_speeds(rows: Sequence[PriceRow], speeds: Sequence[SpeedFact]) -> list[PriceRow]:
-    """Rows without a speed get one stated in words for their hardware (from their own note first)."""
+    """Rows without a speed get one stated in words for their hardware (from their own note first);
+    ``speeds`` are relative to a V100 (see :func:`resolve_speeds`)."""
     out = []
     for row in rows:
         if row.speed is None:
-            fitting = [s for s in speeds if _same_hardware(s.subject, row.hardware)]
+            fitting = [s for s in speeds if _is_v100(s.ref) and _same_hardware(s.subject, row.hardware)]
             fitting.sort(key=lambda s: not s.where.startswith(f"{row.note}:"))
             if fitting:
                 fact = fitting[0]

@@ -247,33 +247,53 @@ def find_money(text: str) -> list[Money]:
 # --- relative speed --------------------------------------------------------------------------
 
 _APPROX = r"(?:(?:about|around|roughly|approximately|nearly|almost|some|~|≈)\s?)?"
+_WORD_TIMES = {"half": 0.5, "twice": 2.0, "double": 2.0, "thrice": 3.0}
+
+
+def _reference(group: str) -> str:
+    """The hardware a speed is measured against, in group ``group`` (vendor words outside it); its
+    possessive only when its speed follows ("half a P100's speed"), not another of its figures
+    ("2.5x the V100's bandwidth")."""
+    return (
+        rf"(?:(?:nvidia|tesla|google|cloud|amd|intel)\s+)*(?P<{group}>{_TPU}|{_RTX}|{_AMD}|{_CPU}|{_OTHER}|{_NVIDIA})"
+        r"(?:s(?![\w'’]))?(?:(?=['’]s\s+(?:training\s+)?(?:speed|throughput|performance|compute))|(?![\w'’]|[.-][a-z0-9]))"
+    )
+
+
 _SPEED_RE = re.compile(
-    rf"(?:equivalent\s+to|(?:is|are)\s+worth|the\s+(?:computation|compute|computing|training)\s+power\s+of|as\s+fast\s+as)\s+{_APPROX}"
-    r"(?P<n>\d+(?:\.\d+)?)\s?(?:x|×)?\s+(?:(?:nvidia|tesla)\s+)*(?P<ref>v100)s?(?!['’\w])"
-    rf"|{_APPROX}(?P<n2>\d+(?:\.\d+)?)\s?(?:x|×|times)\s+(?:(?:faster\s+than|the\s+speed\s+of|as\s+fast\s+as)\s+)?(?:(?:the|a|an|one)\s+)?"
-    r"(?:(?:nvidia|tesla)\s+)*(?P<ref2>v100)s?(?!['’\w])",
+    rf"(?:equivalent\s+to|(?:is|are)\s+worth|the\s+(?:computation|compute|computing|training)\s+power\s+of|as\s+fast\s+as)"
+    rf"\s+{_APPROX}(?P<n>\d+(?:\.\d+)?)\s?(?:x|×)?\s+{_reference('ref')}"
+    # "3x a V100", "2x faster than an A100"; "8x A100" with no article is a count of devices, not a speed
+    rf"|{_APPROX}(?P<n2>\d+(?:\.\d+)?)\s?(?:x|×|times)\s+"
+    rf"(?:(?:faster\s+than|the\s+speed\s+of|as\s+fast\s+as)\s+(?:(?:the|a|an|one)\s+)?|(?:the|a|an|one)\s+){_reference('ref2')}"
+    rf"|{_APPROX}(?P<word>half|twice|double|thrice)\s+(?:(?:the\s+speed\s+of|as\s+fast\s+as)\s+)?(?:the|a|an|one)\s+"
+    rf"{_reference('ref3')}",
     re.IGNORECASE,
 )
 
 
 @dataclass(frozen=True)
 class Speed:
-    """A relative training speed stated in words: ``value`` V100s, the phrase at ``start:end``."""
+    """A relative training speed stated in words: ``value`` × the ``ref`` (a V100, or another named
+    hardware), the phrase at ``start:end``."""
 
     start: int
     end: int
     value: float
-    ref_start: int  # where the reference hardware (the V100) is named
+    ref_start: int  # where the reference hardware is named
     ref_end: int
+    ref: str = "V100"  # the reference, as written ("V100", "A100", "P100")
 
 
 def find_speeds(text: str) -> list[Speed]:
-    """Speeds relative to an NVIDIA V100 (``equivalent to 8 V100``, ``about 2.5× a V100``); a V100's
-    own figure (``2.5x the V100's memory bandwidth``) is a ratio of one metric, not a speed."""
+    """Speeds relative to another piece of hardware (``equivalent to 8 V100``, ``about 2.5× a V100``,
+    ``about 2x an A100``, ``half a P100's speed``); a figure of one metric (``2.5x the V100's memory
+    bandwidth``) is not a speed."""
     out = []
     for m in _SPEED_RE.finditer(text):
-        value = float(m.group("n") or m.group("n2"))
-        ref = "ref" if m.group("ref") else "ref2"
+        word = m.group("word")
+        value = _WORD_TIMES[word.lower()] if word else float(m.group("n") or m.group("n2"))
+        ref = next(g for g in ("ref", "ref2", "ref3") if m.group(g))
         if value > 0:
-            out.append(Speed(m.start(), m.end(), value, m.start(ref), m.end(ref)))
+            out.append(Speed(m.start(), m.end(), value, m.start(ref), m.end(ref), m.group(ref)))
     return out

@@ -31,7 +31,7 @@ from ..index import current_generation_dir, read_manifest
 from ..links import find_all_urls
 from ..notes import Note
 from .facts import Found, note_doc
-from .merge import bounded_left_out, fill_speeds, merge_rows
+from .merge import bounded_left_out, fill_speeds, merge_rows, resolve_speeds
 from .pipe_tables import PipeTable, find_tables
 from .prose import read_document
 from .table import (
@@ -326,8 +326,9 @@ def price_table_from(notes: Iterable[Mapping[str, Any]], articles: Iterable[Foun
     for article in articles:
         found.extend(article)
     merged, table.conflicts = merge_rows(table.rows, found.rows)
-    table.rows = fill_speeds(merged, found.speeds)
-    table.left_out = bounded_left_out(found.left_out)
+    speeds, unresolved = resolve_speeds(merged, found.speeds)
+    table.rows = fill_speeds(merged, speeds)
+    table.left_out = bounded_left_out([*found.left_out, *unresolved])
     return table
 
 

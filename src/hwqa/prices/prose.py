@@ -9,8 +9,8 @@ the words joining a list's items (",", "and", "or") separate one pair from the n
 and pricing kind come from the clause (the one closest to the pair), else the sentence when it names
 only one, else the section heading, else the page; the date from the sentence, else the note's
 front matter. A price that can't be read this way is left out with its reason, never guessed.
-Relative speeds ("equivalent to 8 V100") are read as :class:`~hwqa.prices.facts.SpeedFact` for the
-hardware named before them. Tables go to :mod:`hwqa.prices.adhoc`.
+Relative speeds ("equivalent to 8 V100", "about 2x an A100") are read as
+:class:`~hwqa.prices.facts.SpeedFact` for the hardware named before them. Tables go to :mod:`hwqa.prices.adhoc`.
 """
 
 from __future__ import annotations
@@ -142,10 +142,10 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
     where = ctx.where(line)
     mentions = find_hardware(sentence)
     speeds = find_speeds(sentence)
-    for speed in speeds:
-        before = [m for m in mentions if m.end <= speed.ref_start and "v100" not in m.name.lower()]
+    for speed in speeds:  # the subject: the last hardware named before the phrase (never the V100, the unit itself)
+        before = [m for m in mentions if m.end <= speed.start and "v100" not in m.name.lower() and m.name != speed.ref]
         if before:
-            found.speeds.append(SpeedFact(before[-1].name, speed.value, where, sentence))
+            found.speeds.append(SpeedFact(before[-1].name, speed.value, where, sentence, speed.ref))
     money = find_money(sentence)
     if not money:
         return
