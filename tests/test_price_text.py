@@ -502,3 +502,25 @@ def test_a_month_is_the_same_hours_in_a_price_read_and_a_month_asked_about(tmp_p
     assert call.arguments["hours"] == HOURS_PER_MONTH == 730
     [option] = call.result["options"]
     assert option["cost"] == 540 and option["usd_per_hour"] == 540 / 730, answer.text
+
+
+def test_an_index_built_by_an_older_price_reader_reads_every_note_again(tmp_path: Path) -> None:
+    """A note unchanged since the last build keeps its price facts, unless they were read by an older reader."""
+    from hwqa import index as store
+    from hwqa.prices import PRICES_READER
+
+    write_note(tmp_path / "notes", "tpu.md", "# TPUs\n\nOn GCP I paid $8.00/hr for a TPU v3 and $4.50/hr for a TPUv2.\n")
+    values = {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}
+    settings = load_settings(values, env={}, cwd=tmp_path)
+    build_index(settings)
+    assert build_index(settings).notes_read == 0  # nothing changed: no note is read
+    gen = store.current_generation_dir(settings.index)
+    assert gen is not None
+    path = gen / store.MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    assert manifest["prices_reader"] == PRICES_READER
+    manifest["prices_reader"] = PRICES_READER - 1  # as an index built before this reader left it
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert build_index(settings).notes_read == 1
+    rows = {r.hardware: r.usd_per_hour for r in _stored(settings).rows}
+    assert rows == {"TPU v3": 8.0, "TPUv2": 4.5}

@@ -35,7 +35,7 @@ from .embed import Embedder, embed_with_pieces, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
 from .links import find_all_urls
 from .notes import LoadReport, Note, load_notes
-from .prices import Found, note_prices, price_table_from
+from .prices import PRICES_READER, Found, note_prices, price_table_from
 from .settings import Settings
 from .spans import SPANS_VERSION, locate, spans_of
 from .status import LinkCounts
@@ -235,6 +235,7 @@ def _build_locked(
         previous is not None
         and previous.manifest.get("format") == store.FORMAT
         and previous.manifest.get("spans") == SPANS_VERSION  # other span vectors: every chunk is embedded again
+        and previous.manifest.get("prices_reader") == PRICES_READER  # a newer price reader reads every note again
         and not full_check
         and time.time() - float(previous.manifest.get("checked_at") or 0) < FULL_CHECK_EVERY
     )
@@ -336,6 +337,7 @@ def _build_locked(
         "embedder": embedder.describe(),
         "chunking": chunking,
         "spans": SPANS_VERSION,
+        "prices_reader": PRICES_READER,
         "notes": records,
         "links": links_manifest,
         "notes_skipped": report.notes_skipped,  # for the web chat's index tab

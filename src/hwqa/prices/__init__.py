@@ -18,7 +18,7 @@ from __future__ import annotations
 from .calculator import calculate, check_and_calculate
 from .facts import Doc, Found, article_doc, note_doc
 from .parse import linked_page_prices, load_price_table, note_prices, price_table_from, stored_price_table
-from .prose import read_document
+from .prose import PRICES_READER, read_document
 from .question import plan_price_request
 from .render import render_price_result, render_price_table
 from .request import CalcRequest, check_request
@@ -27,6 +27,7 @@ from .table import HARDWARE_TYPES, LeftOut, PriceRow, PriceTable
 
 __all__ = [
     "HARDWARE_TYPES",
+    "PRICES_READER",
     "CalcRequest",
     "CalcResult",
     "Doc",

@@ -24,7 +24,10 @@ from .facts import Context, Doc, Found, SpeedFact, clean, one, per_device_hour, 
 from .names import Mention, Money, find_date, find_hardware, find_money, find_pricing, find_providers, find_speeds
 from .table import LeftOut
 
-__all__ = ["read_document"]
+__all__ = ["PRICES_READER", "read_document"]
+
+#: The version of how prices are read from text; an index built by another reads every note again.
+PRICES_READER = 2  # 2: prices paired before or after their hardware; speeds against other hardware
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]”’]*\s+(?=[\"'(\[“‘]?[A-Z0-9$*])")
