@@ -87,8 +87,10 @@ test-llm: install $(LLM_STAMP)
 	$(PY) -m pytest -m llm -p no:cacheprovider tests/test_llm_real.py
 
 # The benchmark's peer (txtai) and chart (matplotlib) come from the `bench` extra, installed here only.
+# BENCH_ARGS="--ref main" also times main's code in the same run (full builds, rebuilds, retrieval).
+BENCH_ARGS ?=
 bench: install $(VENV)/.bench-installed
-	$(PY) bench/run.py
+	$(PY) bench/run.py --scale-chunks 100000 $(BENCH_ARGS)
 
 # A locked extra (LOCKED_EXTRAS), installed on top of the lock; again after the lock is synced.
 $(VENV)/.%-installed: requirements/%.txt $(STAMP)

@@ -200,15 +200,24 @@ class TimedEmbedder:
         return getattr(self.inner, name)
 
     def embed(self, texts: Any, progress: Any = None) -> Any:
+        return self._timed(texts, lambda: self.inner.embed(texts, progress=progress))
+
+    def embed_pieces(self, texts: Any, pieces: Any, progress: Any = None) -> Any:
+        """A build embeds each chunk and its spans in one forward pass (hwqa.embed.embed_with_pieces): timed as the chunks."""
+        from hwqa.embed import embed_with_pieces
+
+        return self._timed(texts, lambda: embed_with_pieces(self.inner, texts, pieces, progress))
+
+    def _timed(self, texts: Any, run: Any) -> Any:
         counts = [min(self.inner.count_tokens(t), self.inner.max_tokens) for t in texts]
         started, cpu = time.perf_counter(), time.process_time()
-        vectors = self.inner.embed(texts, progress=progress)
+        out = run()
         self.seconds += time.perf_counter() - started
         self.cpu += time.process_time() - cpu
         self.chunks += len(texts)
         self.tokens += sum(counts)
         self.flops += sum(chunk_flops(c, self.shape) for c in counts)
-        return vectors
+        return out
 
 
 # -- hwqa -----------------------------------------------------------------------------------------
@@ -796,6 +805,7 @@ def main() -> None:
     parser.add_argument("--ref", help="also time this git revision's code (full builds, rebuilds, retrieval), same run")
     parser.add_argument("--scale-chunks", type=int, default=0, help="one-note rebuilds at this many chunks (hash embedder)")
     parser.add_argument("--scale-notes", type=int, default=10000, help="notes of the scale corpora")
+    parser.add_argument("--scale-from", type=Path, help="take the scale runs from this earlier results.json instead")
     args = parser.parse_args()
     global PEER_RUNS, REF
     SIZES.extend(args.sizes)
@@ -826,7 +836,10 @@ def main() -> None:
         if args.ref:
             REF = (args.ref, ref_src(args.ref, work))
             results["ref"] = args.ref
-        if args.scale_chunks:
+        if args.scale_from:
+            results["scale"] = json.loads(args.scale_from.read_text(encoding="utf-8"))["scale"]
+            results["scale"]["from"] = str(args.scale_from)
+        elif args.scale_chunks:
             trees = {"this": REPO / "src", **({REF[0]: REF[1]} if REF else {})}
             results["scale"] = scale_runs(
                 child, hwqa_env, work, site, trees, notes=args.scale_notes, chunks=args.scale_chunks, runs=args.runs,
