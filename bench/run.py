@@ -720,14 +720,21 @@ def _scale_rows(scale: dict[str, Any] | None) -> list[tuple[str, str, str]]:
     if "chunks" not in corpora or "notes" not in corpora:
         return []
     rows = []
-    for kind, label in (("new_process_price_edit_s", "new process"), ("warm_price_edit_s", "warm")):
+    for when, label in (("new_process", "new process"), ("warm", "warm")):
         mine = [corpora[name]["this"] for name in ("notes", "chunks")]
-        ref = {t: corpora["chunks"][t] for t in corpora["chunks"] if t != "this"}
-        others = "".join(f" ({t}: {fmt(corpora['notes'][t][kind], 's')} → {fmt(r[kind], 's')})" for t, r in ref.items())
+        cells = []
+        for edit in ("price", "prose"):
+            kind = f"{when}_{edit}_edit_s"
+            others = "".join(
+                f", {t}: {fmt(corpora['notes'][t][kind], 's', 1)} → {fmt(r[kind], 's', 1)}"
+                for t, r in corpora["chunks"].items()
+                if t != "this"
+            )
+            cells.append(f"{fmt(mine[0][kind], 's')} → {fmt(mine[1][kind], 's')} = {fmt(mine[1][kind] / mine[0][kind])}×{others}")
         rows.append(
             (
-                f"one-note rebuild {label}, {mine[0]['chunks']:,} → {mine[1]['chunks']:,} chunks (hash embedder)",
-                f"{fmt(mine[0][kind], 's', 3)} → {fmt(mine[1][kind], 's', 3)} = {fmt(mine[1][kind] / mine[0][kind])}×{others}",
+                f"one-note rebuild {label}, {mine[0]['chunks']:,} → {mine[1]['chunks']:,} chunks (hash): price / prose edit",
+                " ; ".join(cells),
                 "≤ 1.5×",
             )
         )
