@@ -131,7 +131,11 @@ def test_the_index_tab_says_first_why_links_failed_and_every_column_reads(browse
         pg.get_by_role("tab", name="Index").click()
         health = pg.locator("#hwqa-link-health")
         health.wait_for()
-        assert re.match(r"\d+ links of \d+ were not fetched: fetching links is turned off", health.inner_text())
+        # Gradio shows its timer ("0.4s") in the box while the tab's data loads: wait until the text is there.
+        pg.wait_for_function(
+            "() => /^\\d+ links of \\d+ were not fetched/.test(document.querySelector('#hwqa-link-health').innerText.trim())"
+        )
+        assert re.match(r"\d+ links of \d+ were not fetched: fetching links is turned off", health.inner_text().strip())
         assert "answers use your notes only" in health.inner_text()
         assert "fetching links is turned off" in pg.inner_text("#hwqa-reasons")
         # Gradio 6 draws table bodies as div.body-cell; the first column holds URLs, which may break anywhere
