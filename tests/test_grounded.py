@@ -57,6 +57,19 @@ def ask(settings: Settings, question: str) -> tuple[list[str], Answer]:
     return [i for i in items[:-1] if isinstance(i, str)], items[-1]
 
 
+def use_the_fake_model(monkeypatch: pytest.MonkeyPatch, settings: Settings, base_url: str) -> None:
+    """The environment the CLI and the chat read: these notes and index, answered by the fake model at ``base_url``."""
+    for key, value in {
+        "HWQA_NOTES": settings.notes,
+        "HWQA_INDEX": settings.index,
+        "HWQA_EMBED_BACKEND": "hash",
+        "HWQA_LLM_BACKEND": "openai",
+        "HWQA_LLM_BASE_URL": base_url,
+        "HWQA_LLM_MODEL": "m",
+    }.items():
+        monkeypatch.setenv(key, str(value))
+
+
 def test_supported_sentences_are_shown_cited_and_unsupported_ones_marked(model: Any) -> None:
     fake, settings = model
     reply = "The Colab TPU runtime had a TPU v3 with 8 cores [{n}]. It also had 64 GB of GPU memory [{n}]."
@@ -79,15 +92,7 @@ def test_supported_sentences_are_shown_cited_and_unsupported_ones_marked(model: 
 def test_json_lists_each_sentence_with_its_verdict_and_evidence(model: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     fake, settings = model
     fake.script = [citing("The Colab runtime had 8 cores [{n}]. It ran on Mars [9].", "Colab")]
-    for key, value in {
-        "HWQA_NOTES": settings.notes,
-        "HWQA_INDEX": settings.index,
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_LLM_BACKEND": "openai",
-        "HWQA_LLM_BASE_URL": fake.base_url,
-        "HWQA_LLM_MODEL": "m",
-    }.items():
-        monkeypatch.setenv(key, str(value))
+    use_the_fake_model(monkeypatch, settings, fake.base_url)
     data = json.loads(runner.invoke(app, ["ask", COLAB, "--json"]).stdout)
     assert {"answer", "citations", "tool_calls", "backend", "covered", "timings"} <= set(data), "the old keys stay"
     assert data["fallback"] is None
@@ -139,15 +144,7 @@ def test_a_broken_stream_in_the_cli_and_the_chat(model: Any, monkeypatch: pytest
     fake, settings = model
     cut = Reply(content="The Colab TPU runtime had a TPU v3 with 8 cores [1]. It also had", pieces=30, cut=True)
     fake.script = [cut, cut]
-    for key, value in {
-        "HWQA_NOTES": settings.notes,
-        "HWQA_INDEX": settings.index,
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_LLM_BACKEND": "openai",
-        "HWQA_LLM_BASE_URL": fake.base_url,
-        "HWQA_LLM_MODEL": "m",
-    }.items():
-        monkeypatch.setenv(key, str(value))
+    use_the_fake_model(monkeypatch, settings, fake.base_url)
     result = runner.invoke(app, ["ask", COLAB])
     assert result.exit_code == 0, result.output
     first, *rest = result.stdout.splitlines()

@@ -211,16 +211,8 @@ def prices_tab(demo: Any, engine: Engine) -> dict[str, Any]:
     with gr.Row():
         f_provider = gr.Dropdown(providers, multiselect=True, label="Provider", elem_id="hwqa-provider")
         f_type = gr.Dropdown(types, multiselect=True, label="Type", elem_id="hwqa-type")
-    prices = gr.Dataframe(
-        value=panels.filtered_prices(engine, [], []),
-        headers=reports.PRICE_COLUMNS,
-        interactive=False,
-        wrap=True,
-        max_height=420,
-        label="Price table",
-        show_label=False,
-        elem_id="hwqa-prices",
-        elem_classes=["hwqa-table", "hwqa-wrap"],
+    prices = _table(
+        "hwqa-prices", "Price table", value=panels.filtered_prices(engine, [], []), headers=reports.PRICE_COLUMNS, max_height=420
     )
     price_notes = gr.Markdown(panels.price_notes(engine), elem_id="hwqa-price-notes")  # conflicts, left out
     demo.load(lambda: panels.price_notes(engine), None, [price_notes], queue=False, **QUIET)  # after a rebuild
@@ -233,15 +225,7 @@ def prices_tab(demo: Any, engine: Engine) -> dict[str, Any]:
     calc_error = gr.Markdown("", elem_id="hwqa-calc-error", elem_classes=["hwqa-error"])
     compute = gr.Button("Calculate", variant="primary", elem_id="hwqa-calculate")
     calc_summary = gr.Markdown(elem_id="hwqa-calc-summary")
-    calc_table = gr.Dataframe(
-        headers=panels.RESULT_COLUMNS["lookup"],
-        interactive=False,
-        wrap=True,
-        label="Calculator result",
-        show_label=False,
-        elem_id="hwqa-calc-table",
-        elem_classes=["hwqa-table", "hwqa-wrap"],
-    )
+    calc_table = _table("hwqa-calc-table", "Calculator result", headers=panels.RESULT_COLUMNS["lookup"])
     chart = gr.HTML(elem_id="hwqa-chart")
 
     def refilter(p: list[str] | None, t: list[str] | None) -> Any:
@@ -276,41 +260,29 @@ def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts
         problems_only = gr.Checkbox(label="Only links that were not fetched", elem_id="hwqa-problems-only")
     rebuild_result = gr.Markdown(elem_id="hwqa-rebuild-result")
     gr.Markdown("### Links not fetched, by reason")
-    by_reason = gr.Dataframe(
+    by_reason = _table(
+        "hwqa-reasons",
+        "Links not fetched, by reason",
         value=panels.reason_rows(engine),
         headers=["Reason", "Links"],
-        interactive=False,
-        wrap=True,
         column_widths=["270px", "60px"],
-        label="Links not fetched, by reason",
-        show_label=False,
-        elem_id="hwqa-reasons",
-        elem_classes=["hwqa-table", "hwqa-wrap"],
     )
     gr.Markdown("### Linked articles")
-    link_table = gr.Dataframe(
+    link_table = _table(
+        "hwqa-links",
+        "Linked articles",
         value=panels.link_rows(engine),
         headers=panels.LINK_COLUMNS,
-        interactive=False,
-        wrap=True,
         column_widths=["280px", "90px", "280px", "170px", "90px"],
         max_height=480,
-        label="Linked articles",
-        show_label=False,
-        elem_id="hwqa-links",
-        elem_classes=["hwqa-table", "hwqa-wrap"],
     )
     gr.Markdown("### Notes left out or with problems")
-    skipped = gr.Dataframe(
+    skipped = _table(
+        "hwqa-skipped",
+        "Notes left out or with problems",
         value=panels.skipped_rows(engine),
         headers=["Note", "Reason"],
-        interactive=False,
-        wrap=True,
         column_widths=["200px", "420px"],
-        label="Notes left out or with problems",
-        show_label=False,
-        elem_id="hwqa-skipped",
-        elem_classes=["hwqa-table", "hwqa-wrap"],
     )
     f_tags, f_notes = chat_parts["f_tags"], chat_parts["f_notes"]
     f_provider, f_type = price_parts["f_provider"], price_parts["f_type"]
@@ -370,6 +342,19 @@ def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts
         )
 
     demo.load(refresh_index, [problems_only], [health, summary, by_reason, link_table, skipped], queue=False, **QUIET)
+
+
+def _table(elem_id: str, label: str, **options: Any) -> Any:
+    """A read-only table that wraps its cells (``label`` is for screen readers; the heading above shows it)."""
+    return gr.Dataframe(
+        interactive=False,
+        wrap=True,
+        label=label,
+        show_label=False,
+        elem_id=elem_id,
+        elem_classes=["hwqa-table", "hwqa-wrap"],
+        **options,
+    )
 
 
 def _step(label: str, done: int, total: int) -> str:
