@@ -292,7 +292,7 @@ def rule_ablations(asked: Sequence[Asked], model: Any, progress: Progress) -> di
 
 def _row(name: str, f: dict[str, Any]) -> str:
     cells = [f.get(k) for k in ("fact_recall", "hit5", "not_covered", "false_not_covered", "originals_facts", "rewordings_facts")]
-    return f"| {name} | " + " | ".join("-" if c is None else f"{c:.3f}" for c in cells) + " |"
+    return f"| {name} | " + " | ".join(_num(c) for c in cells) + " |"
 
 
 def render_report(result: dict[str, Any], asked: Sequence[Asked], margin: float, scores: dict[float, float]) -> str:
@@ -353,7 +353,7 @@ def render_report(result: dict[str, Any], asked: Sequence[Asked], margin: float,
     for feature, fig in result["ablations"].items():
         t = fig["test"]
         cells = [t["fact_recall"], t["hit5"], t["not_covered"], t["false_not_covered"]]
-        lines.append(f"| {feature} | " + " | ".join("-" if c is None else f"{c:.3f}" for c in cells) + " |")
+        lines.append(f"| {feature} | " + " | ".join(_num(c) for c in cells) + " |")
     test, train = result["test"], result["train"]
     lines += [
         "",
