@@ -25,7 +25,8 @@ from .evalset import Question, QuestionSet, load_question_set
 from .evaluate import HIT_K, fact_found, first_rank, open_set
 from .settings import Settings
 
-L2S = (0.001, 0.01, 0.1, 1.0)  # ridge on the standardised weights: chosen by 2-fold cross-validation on the training part
+L2S = (0.001, 0.01, 0.1, 1.0)  # ridge on the standardised weights: chosen by cross-validation on the training part
+FOLDS = 5  # cross-validation folds of the training part (a question and its rewordings in one fold)
 MARGINS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 MAX_FALSE_NOT_COVERED = 0.02  # the threshold is the highest that keeps this share of covered training questions answered
 
@@ -94,75 +95,134 @@ def collect(sets: Sequence[QuestionSet], base: Settings, cache: Path, progress: 
 
 
 def _fold(a: Asked) -> int:
-    return int(hashlib.sha256(f"{a.set}/{a.question.group}".encode()).hexdigest(), 16) % 2
+    """The cross-validation fold of a question: a question and its rewordings share one."""
+    return int(hashlib.sha256(f"{a.set}/{a.question.group}".encode()).hexdigest(), 16) % FOLDS
+
+
+def _training(asked: Sequence[Asked]) -> list[Asked]:
+    return [a for a in asked if a.split == "train" and a.question.covered and len(a.y)]
+
+
+def _fit_weights(learn: Sequence[Asked], cols: Sequence[int], l2: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Standardisation (mean, scale) and listwise weights fitted on ``learn``."""
+    from .scorer import fit_listwise
+
+    x = np.vstack([a.x[:, cols] for a in learn])
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    return mean, scale, fit_listwise([((a.x[:, cols] - mean) / scale, a.y) for a in learn], l2=l2)
+
+
+def cross_validated(asked: Sequence[Asked], features: Sequence[str], l2: float) -> tuple[int, int]:
+    """How many training questions the model gets right when fitted, and its not-covered threshold
+    calibrated, on the other folds of the training part: an answerable question is right when it is
+    answered and its top candidate states an expected fact (then: one of its top three does), an
+    unanswerable one when it is turned away. Summed over the folds."""
+    from .scorer import FEATURES
+
+    cols = [FEATURES.index(f) for f in features]
+    train = [a for a in asked if a.split == "train"]
+    right1 = right3 = 0
+    for k in range(FOLDS):
+        learn = [a for a in train if _fold(a) != k]
+        fitted = _training(learn)
+        if not any(a.y.any() for a in fitted):
+            continue
+        model = _model(fitted, cols, features, l2, 0.0, "")
+        threshold = calibrate(learn, _always(model))
+        for a in train:
+            if _fold(a) != k:
+                continue
+            turned_away = a.named_missing or best_confidence(a, model) < threshold
+            if not a.question.covered:
+                right1 += turned_away
+                right3 += turned_away
+            elif not turned_away and len(a.y):
+                order = np.argsort(-model.confidence(a.x), kind="stable")
+                right1 += int(a.y[order[0]])
+                right3 += int(a.y[order[:3]].any())
+    return right1, right3
+
+
+def _always(model: Any) -> Callable[[Asked], Any]:
+    return lambda _: model
 
 
 def choose_l2(asked: Sequence[Asked], features: Sequence[str]) -> float:
-    """The ridge whose 2-fold cross-validated ranking on the training part is best: how often a question's
-    top candidate states an expected fact, then how often one of its top three does (ties: the larger ridge)."""
-    from .scorer import FEATURES, fit_listwise
-
-    train = [a for a in asked if a.split == "train" and a.question.covered and len(a.y)]
-    cols = [FEATURES.index(f) for f in features]
-    results = {}
-    for l2 in L2S:
-        top1 = top3 = 0
-        for k in (0, 1):
-            learn = [a for a in train if _fold(a) != k]
-            x = np.vstack([a.x[:, cols] for a in learn])
-            mean, scale = x.mean(axis=0), x.std(axis=0)
-            scale[scale == 0] = 1.0
-            w = fit_listwise([((a.x[:, cols] - mean) / scale, a.y) for a in learn], l2=l2)
-            for a in train:
-                if _fold(a) == k:
-                    order = np.argsort(-(((a.x[:, cols] - mean) / scale) @ w), kind="stable")
-                    top1 += int(a.y[order[0]])
-                    top3 += int(a.y[order[:3]].any())
-        results[l2] = (top1, top3)
+    """The ridge whose cross-validated figures on the training part are best (ties: the larger ridge)."""
+    results = {l2: cross_validated(asked, features, l2) for l2 in L2S}
     return max(L2S, key=lambda l2: (*results[l2], l2))
+
+
+def choose_features(asked: Sequence[Asked], features: Sequence[str], l2: float) -> tuple[list[str], list[dict[str, Any]]]:
+    """Backward elimination on the training part: while leaving one feature out does at least as well
+    under cross-validation (:func:`cross_validated`: top one, then top three), the one whose loss costs
+    least goes (ties: the later one). Returns the features kept and each step taken."""
+    kept = list(features)
+    best = cross_validated(asked, kept, l2)
+    steps: list[dict[str, Any]] = [{"dropped": None, "cv": best}]
+    while len(kept) > 1:
+        trials = {f: cross_validated(asked, [g for g in kept if g != f], l2) for f in kept}
+        drop = max(reversed(kept), key=lambda f: trials[f])
+        if trials[drop] < best:
+            break
+        best = trials[drop]
+        kept.remove(drop)
+        steps.append({"dropped": drop, "cv": best})
+    return kept, steps
 
 
 def fit_model(asked: Sequence[Asked], features: Sequence[str], margin: float = 0.8, l2: float | None = None) -> Any:
     """The logistic model over ``features``, fitted on the training part; its threshold calibrated there."""
-    from .scorer import FEATURES, Model, fit_listwise, fit_logistic
+    from .scorer import FEATURES
 
-    train = [a for a in asked if a.split == "train" and a.question.covered and len(a.y)]
+    train = _training(asked)
     cols = [FEATURES.index(f) for f in features]
-    x = np.vstack([a.x[:, cols] for a in train])
-    y = np.concatenate([a.y for a in train])
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale == 0] = 1.0
+    l2 = choose_l2(asked, features) if l2 is None else l2
+    embedder = asked[0].engine.answerer.embedder if asked else ""
+    model = _model(train, cols, features, l2, margin, embedder)
+    # The threshold is calibrated on confidences the model had for questions it was not fitted on: each
+    # training question scored by the model fitted on the other folds (in-sample ones are too sure).
+    held_out = {}
+    for k in range(FOLDS):
+        learn = [a for a in train if _fold(a) != k]
+        if any(a.y.any() for a in learn):
+            fold_model = _model(learn, cols, features, l2, margin, embedder)
+            held_out.update({id(a): fold_model for a in asked if a.split == "train" and _fold(a) == k})
+    return replace(model, threshold=calibrate(asked, lambda a: held_out.get(id(a), model)))
+
+
+def _model(learn: Sequence[Asked], cols: Sequence[int], features: Sequence[str], l2: float, margin: float, embedder: str) -> Any:
+    from .scorer import Model, fit_logistic
+
+    mean, scale, w = _fit_weights(learn, cols, l2)
+    x = np.vstack([a.x[:, cols] for a in learn])
+    y = np.concatenate([a.y for a in learn])
     # The weights rank one question's candidates against each other (what choosing a span needs) ...
-    w = fit_listwise([((a.x[:, cols] - mean) / scale, a.y) for a in train], l2=choose_l2(asked, features) if l2 is None else l2)
     # ... and one logistic curve over that score makes it a confidence (Platt scaling), for "not covered".
     (slope,), bias = fit_logistic((((x - mean) / scale) @ w)[:, None], y, l2=0.0)
     weights = tuple(float(v) for v in slope * w)
-    embedder = asked[0].engine.answerer.embedder if asked else ""
-    model = Model(tuple(features), weights, bias, tuple(map(float, mean)), tuple(map(float, scale)), 0.0, margin, embedder)
-    return replace(model, threshold=calibrate(asked, model))
+    return Model(tuple(features), weights, bias, tuple(map(float, mean)), tuple(map(float, scale)), 0.0, margin, embedder)
 
 
 def best_confidence(a: Asked, model: Any) -> float:
     return float(model.confidence(a.x).max()) if len(a.x) else 0.0
 
 
-def calibrate(asked: Sequence[Asked], model: Any) -> float:
+def calibrate(asked: Sequence[Asked], model_for: Callable[[Asked], Any]) -> float:
     """The not-covered threshold, from the training part: as many unanswerable questions turned away as
     possible while at most MAX_FALSE_NOT_COVERED of the answerable ones are, counting those a missing
-    name already turns away; midway in the gap it leaves."""
+    name already turns away; midway in the gap it leaves. ``model_for`` gives the model scoring a question."""
     train = [a for a in asked if a.split == "train"]
     covered_total = sum(1 for a in train if a.question.covered)
     turned_away = sum(1 for a in train if a.question.covered and a.named_missing)
-    scored = [a for a in train if not a.named_missing]
-    covered = sorted(best_confidence(a, model) for a in scored if a.question.covered)
+    scored = [(a, best_confidence(a, model_for(a))) for a in train if not a.named_missing]
+    covered = sorted(c for a, c in scored if a.question.covered)
     if not covered:
         return 0.0
     allowed = max(0, min(len(covered) - 1, int(MAX_FALSE_NOT_COVERED * covered_total) - turned_away))
     highest = covered[allowed]  # a threshold at or below it turns away at most `allowed` answerable ones
-    below = [c for c in covered[:allowed] if c < highest] + [
-        best_confidence(a, model) for a in scored if not a.question.covered and best_confidence(a, model) < highest
-    ]
+    below = [c for c in covered[:allowed] if c < highest] + [c for a, c in scored if not a.question.covered and c < highest]
     return (highest + max(below)) / 2 if below else highest / 2
 
 
@@ -222,8 +282,10 @@ def run_fit(files: Sequence[Path], base: Settings, *, cache: Path, out: Path, re
 
     sets = [load_question_set(Path(f)) for f in files]
     asked = collect(sets, base, cache, progress)
-    l2 = choose_l2(asked, FEATURES)
-    fitted = fit_model(asked, FEATURES, l2=l2)
+    kept, steps = choose_features(asked, FEATURES, choose_l2(asked, FEATURES))
+    progress(f"features kept by cross-validation: {', '.join(kept)}")
+    l2 = choose_l2(asked, kept)
+    fitted = fit_model(asked, kept, l2=l2)
     progress(f"ridge {l2}; not-covered threshold {fitted.threshold:.4f}")
     scores = {}
     for margin in MARGINS:  # the margin: the training part's fact recall decides (ties: the larger)
@@ -231,12 +293,18 @@ def run_fit(files: Sequence[Path], base: Settings, *, cache: Path, out: Path, re
         progress(f"margin {margin}: train fact recall {scores[margin]:.3f}")
     margin = max(MARGINS, key=lambda m: (scores[m], m))
     model = replace(fitted, margin=margin)
-    result = {"model": model.to_json(), "l2": l2, "train": figures(asked, model, "train"), "test": figures(asked, model, "test")}
+    result = {
+        "model": model.to_json(),
+        "l2": l2,
+        "steps": steps,
+        "train": figures(asked, model, "train"),
+        "test": figures(asked, model, "test"),
+    }
     ablations = {}
-    for feature in FEATURES:
-        without = fit_model(asked, [f for f in FEATURES if f != feature], margin, l2)
-        ablations[feature] = {"test": figures(asked, without, "test")}
-        progress(f"without {feature}: test facts {ablations[feature]['test']['fact_recall']}")
+    for feature in FEATURES:  # each kept feature left out, each dropped one put back: the test part's figures
+        changed = [f for f in kept if f != feature] if feature in kept else [f for f in FEATURES if f in kept or f == feature]
+        ablations[feature] = {"test": figures(asked, fit_model(asked, changed, margin, l2), "test")}
+        progress(f"{'without' if feature in kept else 'with'} {feature}: test facts {ablations[feature]['test']['fact_recall']}")
     result["ablations"] = ablations
     result["rules"] = rule_ablations(asked, model, progress)
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
@@ -319,8 +387,8 @@ def render_report(result: dict[str, Any], asked: Sequence[Asked], margin: float,
         "|---|---:|---:|---:|",
         *(_set_row(name, result) for name in dict.fromkeys([*result["train"]["per_set"], *result["test"]["per_set"]])),
         "",
-        f"Ridge {result['l2']} (2-fold cross-validation on train). Not-covered threshold (best candidate's",
-        f"confidence): {model['threshold']:.4f}; quoting margin {margin}",
+        f"Ridge {result['l2']} ({FOLDS}-fold cross-validation on train). Not-covered threshold (best candidate's",
+        f"confidence, calibrated on held-out folds of train): {model['threshold']:.4f}; quoting margin {margin}",
         "(train fact recall per margin: " + ", ".join(f"{m}: {s:.3f}" for m, s in scores.items()) + ").",
         "",
         "## Weights (standardised features)",
@@ -345,15 +413,32 @@ def render_report(result: dict[str, Any], asked: Sequence[Asked], margin: float,
         "holding an asked name) nor from 'no quoted span shares a content word with the question': it is the",
         "threshold on the best candidate's confidence, calibrated above (`min_score` stays a user's floor, off).",
         "",
-        "## Each feature left out (refitted without it; threshold recalibrated on train)",
+        "## Features chosen by cross-validation on train",
         "",
-        "| without | test facts | test hit@5 | test not covered | test false n.c. |",
-        "|---|---:|---:|---:|---:|",
+        f"Backward elimination: a feature goes while, under {FOLDS}-fold cross-validation on train (model and threshold",
+        "fitted on the other folds), the model without it gets at least as many training questions right: an",
+        "answerable one answered with an expected fact in its top candidate (then: in its top three), an",
+        "unanswerable one turned away.",
+        "",
+        "| step | training questions right, top 1 / top 3 |",
+        "|---|---:|",
+        *(
+            f"| {'all features' if st['dropped'] is None else 'without ' + st['dropped']} | {st['cv'][0]} / {st['cv'][1]} |"
+            for st in result["steps"]
+        ),
+        "",
+        "## Each feature switched (refitted; threshold recalibrated on train)",
+        "",
+        "A kept feature is left out, a dropped one put back; the test part is only reported, never chosen on.",
+        "",
+        "| feature | kept | test facts | test hit@5 | test not covered | test false n.c. |",
+        "|---|---|---:|---:|---:|---:|",
     ]
     for feature, fig in result["ablations"].items():
         t = fig["test"]
         cells = [t["fact_recall"], t["hit5"], t["not_covered"], t["false_not_covered"]]
-        lines.append(f"| {feature} | " + " | ".join(_num(c) for c in cells) + " |")
+        state = "yes (left out)" if feature in model["features"] else "no (put back)"
+        lines.append(f"| {feature} | {state} | " + " | ".join(_num(c) for c in cells) + " |")
     test, train = result["test"], result["train"]
     lines += [
         "",

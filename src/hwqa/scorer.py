@@ -228,15 +228,20 @@ def fit_listwise(
     """Weights ranking each question's candidates: a softmax over one question's candidates, fitted so the
     ones that state an expected fact take the mass (gradient ascent from zero: deterministic)."""
     used = [(x, y) for x, y in groups if y.any()]
-    w = np.zeros(used[0][0].shape[1]) if used else np.zeros(0)
+    if not used:
+        return np.zeros(groups[0][0].shape[1] if groups else 0)
+    x = np.vstack([g for g, _ in used])
+    y = np.concatenate([t for _, t in used]).astype(np.float64)
+    group = np.repeat(np.arange(len(used)), [len(t) for _, t in used])
+    n = len(used)
+    w = np.zeros(x.shape[1])
     for _ in range(iterations):
-        grad = -l2 * w
-        for x, y in used:
-            s = x @ w
-            p = np.exp(s - s.max())
-            p /= p.sum()
-            target = p * y
-            target /= target.sum()
-            grad += x.T @ (target - p) / len(used)
-        w = w + rate * grad
+        s = x @ w
+        top = np.full(n, -np.inf)
+        np.maximum.at(top, group, s)
+        e = np.exp(s - top[group])
+        p = e / np.bincount(group, e, n)[group]
+        target = p * y
+        target /= np.bincount(group, target, n)[group]
+        w = w + rate * (-l2 * w + x.T @ (target - p) / n)
     return w
