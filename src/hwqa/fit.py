@@ -23,6 +23,7 @@ import numpy as np
 
 from .evalset import Question, QuestionSet, load_question_set
 from .evaluate import HIT_K, fact_found, first_rank, open_set
+from .fitreport import render_report
 from .settings import Settings
 
 L2S = (0.001, 0.01, 0.1, 1.0)  # ridge on the standardised weights: chosen by cross-validation on the training part
@@ -307,8 +308,17 @@ def run_fit(files: Sequence[Path], base: Settings, *, cache: Path, out: Path, re
         progress(f"{'without' if feature in kept else 'with'} {feature}: test facts {ablations[feature]['test']['fact_recall']}")
     result["ablations"] = ablations
     result["rules"] = rule_ablations(asked, model, progress)
+    result["constants"] = constant_sensitivity(sets, base, cache, asked, model, progress)
+    train_covered = [a for a in asked if a.split == "train" and a.question.covered]
+    result["counts"] = {
+        "train": sum(1 for a in asked if a.split == "train"),
+        "test": sum(1 for a in asked if a.split == "test"),
+        "candidates": sum(len(a.y) for a in train_covered),
+        "positives": int(sum(a.y.sum() for a in train_covered)),
+    }
+    result["margins"], result["folds"] = scores, FOLDS
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
-    report.write_text(render_report(result, asked, margin, scores), encoding="utf-8")
+    report.write_text(render_report(result), encoding="utf-8")
     return result
 
 
@@ -358,116 +368,34 @@ def rule_ablations(asked: Sequence[Asked], model: Any, progress: Progress) -> di
     return out
 
 
-def _row(name: str, f: dict[str, Any]) -> str:
-    cells = [f.get(k) for k in ("fact_recall", "hit5", "not_covered", "false_not_covered", "originals_facts", "rewordings_facts")]
-    return f"| {name} | " + " | ".join(_num(c) for c in cells) + " |"
+def constants() -> dict[str, tuple[Any, str, tuple[int, ...]]]:
+    """The walk's hand-set constants (module, name, values measured: the first is the one in use)."""
+    from . import builtin, engine, retrieve
+
+    return {
+        "passages whose spans are candidates (builtin.DEPTH)": (builtin, "DEPTH", (5, 3, 6)),
+        "best hits whose next chunk is read too (engine.FOLLOWED)": (engine, "FOLLOWED", (3, 1, 5)),
+        "chunks either side searched for the rest of a table (retrieve.TABLE_REACH)": (retrieve, "TABLE_REACH", (8, 4, 16)),
+        "passages searched for a price answer's caveats (engine.CAVEAT_HITS)": (engine, "CAVEAT_HITS", (8, 4, 16)),
+    }
 
 
-def render_report(result: dict[str, Any], asked: Sequence[Asked], margin: float, scores: dict[float, float]) -> str:
-    model = result["model"]
-    n_train = sum(1 for a in asked if a.split == "train")
-    n_test = len(asked) - n_train
-    positives = int(sum(a.y.sum() for a in asked if a.split == "train" and a.question.covered))
-    candidates = sum(len(a.y) for a in asked if a.split == "train" and a.question.covered)
-    lines = [
-        "# Span scorer fit (`hwqa eval --fit`)",
-        "",
-        f"Fitted on the training part only ({n_train} questions; {candidates} candidate spans of the covered ones,",
-        f"{positives} of them stating an expected fact); the test part ({n_test} questions) is only reported.",
-        "Regenerate with `hwqa eval --fit` (deterministic: gradient steps from zero, no sampling).",
-        "",
-        "| part | facts | hit@5 | not covered | false not covered | facts, original wording | facts, rewordings |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-        _row("train", result["train"]),
-        _row("test", result["test"]),
-        "",
-        "Per set, train / test: facts; not covered; false not covered.",
-        "",
-        "| set | facts | not covered | false not covered |",
-        "|---|---:|---:|---:|",
-        *(_set_row(name, result) for name in dict.fromkeys([*result["train"]["per_set"], *result["test"]["per_set"]])),
-        "",
-        f"Ridge {result['l2']} ({FOLDS}-fold cross-validation on train). Not-covered threshold (best candidate's",
-        f"confidence, calibrated on held-out folds of train): {model['threshold']:.4f}; quoting margin {margin}",
-        "(train fact recall per margin: " + ", ".join(f"{m}: {s:.3f}" for m, s in scores.items()) + ").",
-        "",
-        "## Weights (standardised features)",
-        "",
-        "| feature | weight | mean | scale |",
-        "|---|---:|---:|---:|",
-        *(
-            f"| {f} | {w:+.3f} | {m:.3f} | {s:.3f} |"
-            for f, w, m, s in zip(model["features"], model["weights"], model["mean"], model["scale"], strict=True)
-        ),
-        f"| (bias) | {model['bias']:+.3f} | | |",
-        "",
-        "## What the fitted model replaced",
-        "",
-        "The hand-set span score (about 17 weights) and its rules are gone: the context weight (0.35) and a",
-        "name's words counting fully in a heading; a named term found (0.35) or near (0.85 of it); the sibling",
-        "penalty (-0.25); the short-code row bonus (+0.35); the number, unit, version and list-item bonuses",
-        "(+0.08, +0.12, +0.12, +0.08, -0.05); the 'which X' noun in the span (+0.04); a short sentence (-0.2) and",
-        "a long one (-0.08); the passage's cosine (0.15) and rank (0.06); quoting further spans within 0.15 of",
-        "the best. They are the features above, weighted by the fit, or nothing (the noun and length rules).",
-        "'Not covered' no longer comes from a cosine floor (`min_score` 0.27, with an exception for a passage",
-        "holding an asked name) nor from 'no quoted span shares a content word with the question': it is the",
-        "threshold on the best candidate's confidence, calibrated above (`min_score` stays a user's floor, off).",
-        "",
-        "## Features chosen by cross-validation on train",
-        "",
-        f"Backward elimination: a feature goes while, under {FOLDS}-fold cross-validation on train (model and threshold",
-        "fitted on the other folds), the model without it gets at least as many training questions right: an",
-        "answerable one answered with an expected fact in its top candidate (then: in its top three), an",
-        "unanswerable one turned away.",
-        "",
-        "| step | training questions right, top 1 / top 3 |",
-        "|---|---:|",
-        *(
-            f"| {'all features' if st['dropped'] is None else 'without ' + st['dropped']} | {st['cv'][0]} / {st['cv'][1]} |"
-            for st in result["steps"]
-        ),
-        "",
-        "## Each feature switched (refitted; threshold recalibrated on train)",
-        "",
-        "A kept feature is left out, a dropped one put back; the test part is only reported, never chosen on.",
-        "",
-        "| feature | kept | test facts | test hit@5 | test not covered | test false n.c. |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for feature, fig in result["ablations"].items():
-        t = fig["test"]
-        cells = [t["fact_recall"], t["hit5"], t["not_covered"], t["false_not_covered"]]
-        state = "yes (left out)" if feature in model["features"] else "no (put back)"
-        lines.append(f"| {feature} | {state} | " + " | ".join(_num(c) for c in cells) + " |")
-    test, train = result["test"], result["train"]
-    lines += [
-        "",
-        "## Each rule switched off (same model)",
-        "",
-        "A rule earns its place when the test part loses with it off (facts or not covered). 'At most two",
-        "quotes from one passage' was removed this way (off: test facts +0.012, train +0.016).",
-        "",
-        "| rule | test facts with / without | test not covered with / without | train facts without | verdict |",
-        "|---|---:|---:|---:|---|",
-    ]
-    for name, fig in result["rules"].items():
-        t = fig["test"]
-        worse_test = (t["fact_recall"] or 0) < (test["fact_recall"] or 0) or (t["not_covered"] or 0) < (test["not_covered"] or 0)
-        worse_train = (fig["train"]["fact_recall"] or 0) < (train["fact_recall"] or 0)
-        verdict = "kept" if worse_test else "kept: no test question needs it, train does" if worse_train else "no effect measured"
-        lines.append(
-            f"| {name} | {_num(test['fact_recall'])} / {_num(t['fact_recall'])} | {_num(test['not_covered'])} / "
-            f"{_num(t['not_covered'])} | {_num(fig['train']['fact_recall'])} (with: {_num(train['fact_recall'])}) | "
-            f"{verdict} |"
-        )
-    return "\n".join(lines) + "\n"
+def constant_sensitivity(
+    sets: Sequence[QuestionSet], base: Settings, cache: Path, asked: Sequence[Asked], model: Any, progress: Progress
+) -> dict[str, dict[int, dict[str, Any]]]:
+    """Train and test figures with each constant of :func:`constants` at each value (the questions walked
+    again; the model unchanged). The value in use should be the training part's best (ties: smaller)."""
+    from unittest import mock
 
-
-def _set_row(name: str, result: dict[str, Any]) -> str:
-    train, test = (result[part]["per_set"].get(name, {}) for part in ("train", "test"))
-    cells = [f"{_num(train.get(k))} / {_num(test.get(k))}" for k in ("facts", "not_covered", "false_not_covered")]
-    return f"| {name} | " + " | ".join(cells) + " |"
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    out: dict[str, dict[int, dict[str, Any]]] = {}
+    for name, (module, attr, values) in constants().items():
+        out[name] = {}
+        for value in values:
+            if value == getattr(module, attr):  # the value in use: the questions as walked for the fit
+                out[name][value] = {part: figures(asked, model, part) for part in ("train", "test")}
+                continue
+            with mock.patch.object(module, attr, value):
+                walked = collect(sets, base, cache, lambda m: None)
+                out[name][value] = {part: figures(walked, model, part) for part in ("train", "test")}
+            progress(f"{attr} = {value}: train facts {out[name][value]['train']['fact_recall']}")
+    return out
