@@ -55,6 +55,8 @@ FOLLOWED = 3  # the best hits whose next chunk the answerer may read too
 
 CAVEAT_HITS = 8  # passages searched for what the notes advise about the hardware a price answer compares
 
+SUPERLATIVE_REACH = 3  # a superlative retrieves this many times top_k passages, to compare every candidate
+
 
 def _pages_linked_from(manifest: dict[str, Any], notes: frozenset[str]) -> set[str]:
     """The URLs of the articles the notes (by path) link to: their prices pass the notes' filter too."""
@@ -187,7 +189,7 @@ class Engine:
     def hits(self, gen: store.Generation, q: Question, flt: Filter | None = None) -> list[Hit]:
         """The passages an answer to ``q`` is read from, best first."""
         # A superlative ("which GPU has the most memory?") is answered by comparing every candidate: look wider.
-        k = self.settings.top_k * (3 if q.superlative else 1)
+        k = self.settings.top_k * (SUPERLATIVE_REACH if q.superlative else 1)
         hits = retrieve(gen, self.embedder, q.text, k, mode=self.settings.retriever, flt=flt)
         # An answer often runs on past the passage that was found: the best hits carry their next chunk,
         # and the rest of a table split across chunks that they hold rows of.

@@ -355,6 +355,9 @@ def rules() -> dict[str, Callable[[], contextlib.AbstractContextManager[Any]]]:
         "a price superlative reads every row of the price table": lambda: mock.patch.object(
             builtin, "price_rows", lambda *args: []
         ),
+        "a price answer quotes what the notes advise ('recommend', 'best', 'needs', ... and no price)": lambda: mock.patch.object(
+            builtin, "_ADVICE", never
+        ),
     }
 
 
@@ -377,6 +380,7 @@ def constants() -> dict[str, tuple[Any, str, tuple[int, ...]]]:
         "best hits whose next chunk is read too (engine.FOLLOWED)": (engine, "FOLLOWED", (3, 1, 5)),
         "chunks either side searched for the rest of a table (retrieve.TABLE_REACH)": (retrieve, "TABLE_REACH", (8, 4, 16)),
         "passages searched for a price answer's caveats (engine.CAVEAT_HITS)": (engine, "CAVEAT_HITS", (8, 4, 16)),
+        "times top_k a superlative retrieves (engine.SUPERLATIVE_REACH)": (engine, "SUPERLATIVE_REACH", (3, 1, 2, 5)),
     }
 
 
