@@ -302,3 +302,18 @@ def test_a_word_the_owners_note_never_uses_does_not_turn_the_question_away(tmp_p
     answer = Engine.load(built_hash_index(tmp_path)).ask("Which Colab runtime has a P100 and how much RAM?")
     assert answer.covered and "don't mention" not in answer.text, answer.text
     assert "13GB" in answer.text and answer.citations[0].source == "hardware-for-machine-learning.md"
+
+
+def test_a_lower_case_word_before_a_number_is_prose_not_a_name(tmp_path: Path) -> None:
+    """People write "like 07:30" or "over 40", not a model name: only real names can be missing."""
+    write_note(
+        tmp_path / "notes",
+        "cluster.md",
+        "# Night jobs\n\nThe scheduler starts the nightly training runs at 07:30 on the A100 nodes.\n",
+    )
+    engine = Engine.load(built_hash_index(tmp_path))
+    answer = engine.ask("Something like 07:30 starts the nightly runs: on which nodes?")
+    assert answer.covered and "don't mention" not in answer.text, answer.text
+    assert "A100 nodes" in answer.text
+    away = engine.ask("Do the nightly runs use the RTX 5090 nodes at 07:30?")
+    assert not away.covered and "RTX 5090" in away.text  # a real name the notes lack still turns it away

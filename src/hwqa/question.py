@@ -299,7 +299,9 @@ def _distinctive(text: str) -> list[Term]:
         token = m.group(0).rstrip(".")
         if i in used or any(t.written.endswith(" " + token) or t.written == f".{token}" for t in out):
             continue
-        if i + 1 < len(raw) and token.isalpha() and len(token) >= 2 and token.lower() not in STOPWORDS:
+        # A word in lower case that the dictionary knows, before a number, is prose ("like 07:30", "over 40"), not a name.
+        prose = token.islower() and _known(token)
+        if i + 1 < len(raw) and token.isalpha() and len(token) >= 2 and token.lower() not in STOPWORDS and not prose:
             nxt = raw[i + 1].group(0).rstrip(".")
             gap = text[m.end() : raw[i + 1].start()]
             if gap.strip() == "" and re.fullmatch(r"v?\d[\w.]*|[a-z]?\d+[a-z]?", nxt, re.I) and any(c.isdigit() for c in nxt):
