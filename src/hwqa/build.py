@@ -35,7 +35,9 @@ from .embed import Embedder, embed_with_pieces, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
 from .links import find_all_urls
 from .notes import LoadReport, Note, load_notes
-from .prices import PRICES_READER, Found, note_prices, price_table_from
+from .pricebuild import new_price_table
+from .prices import PRICES_READER, note_prices
+from .prices.delta import index_entries
 from .settings import Settings
 from .spans import SPANS_VERSION, locate, spans_of
 from .status import LinkCounts
@@ -313,15 +315,7 @@ def _build_locked(
 
     facts = {n.rel: note_prices(n) for n in written}
     article_prices = [recorded[u]["prices"] for u in linked if recorded.get(u, {}).get("prices")]
-    table: dict[str, Any] | None = None
-    if not delta or not _prices_same(previous, old_notes, facts, removed, article_prices, before):
-        known = _facts_of(previous, old_notes, [rel for rel in records if rel not in facts]) if delta else {}
-        known.update(facts)
-        price_table = price_table_from([known.get(rel, {}) for rel in records], [Found.from_json(p) for p in article_prices])
-        table = price_table.to_json()
-        report.price_problems = list(price_table.problems)
-    elif previous is not None:
-        report.price_problems = list(previous.manifest.get("price_problems", []))
+    table, report.price_problems = new_price_table(previous if delta else None, records, facts, removed, article_prices, before)
     report.warnings.extend(f"price table: {problem}" for problem in report.price_problems)
 
     links_manifest = {
@@ -400,6 +394,7 @@ def _build_locked(
         notes=facts,
         prices=table,
         span_vectors=[spans_by_key[c.key] for c in chunks],
+        note_index=index_entries,
     )
     store.switch_to(settings.index, gen)
     progress("write", 4, 4)
@@ -460,37 +455,6 @@ def _link_changed(old: dict[str, Any] | None, now: dict[str, list[str]], setting
     return time.time() - float(old.get("fetched_at") or 0) >= settings.fetch_max_age
 
 
-def _facts_of(previous: store.Generation | None, notes: dict[str, dict[str, Any]], rels: list[str]) -> dict[str, dict[str, Any]]:
-    """The price facts the previous generation keeps for ``rels``, read from the segment holding each."""
-    if previous is None:
-        return {}
-    wanted: dict[str, list[str]] = {}
-    for rel in rels:
-        if rel in notes and notes[rel].get("seg"):
-            wanted.setdefault(str(notes[rel]["seg"]), []).append(rel)
-    out: dict[str, dict[str, Any]] = {}
-    for seg in previous.segments:
-        if seg.entry.get("name") in wanted:
-            out.update(seg.note_prices(wanted[str(seg.entry["name"])]))
-    return out
-
-
-def _prices_same(
-    previous: store.Generation | None,
-    old_notes: dict[str, dict[str, Any]],
-    facts: dict[str, dict[str, Any]],
-    removed: list[str],
-    article_prices: list[Any],
-    before: dict[str, dict[str, Any]],
-) -> bool:
-    """Whether the notes and pages this build reads state the prices they stated before (then the price
-    table is the previous generation's, not merged again)."""
-    old = _facts_of(previous, old_notes, [*facts, *removed])
-    if any(facts[rel] != old.get(rel, {}) for rel in facts) or any(old.get(rel) for rel in removed):
-        return False
-    return article_prices == [r["prices"] for r in before.values() if r.get("prices")]
-
-
 def compact_index(
     settings: Settings, *, force: bool = False, lock_wait: float = 0.0, progress: Callable[[int], None] | None = None
 ) -> str | None:
@@ -506,7 +470,7 @@ def compact_index(
             how = ("all" if len(gen.segments) > 1 or gen.deleted else None) if force else writer.needs_compaction(gen)
             if how is None or gen.manifest.get("format") != store.FORMAT:
                 return None
-            new = writer.compact(settings.index, gen, how, step=progress)
+            new = writer.compact(settings.index, gen, how, step=progress, note_index=index_entries)
         finally:
             gen.close()
         store.switch_to(settings.index, new)

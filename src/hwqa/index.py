@@ -311,11 +311,12 @@ def read_manifest(gen_dir: Path, formats: Sequence[int] = (FORMAT,), *, prices: 
     """The manifest of a generation, with its price table under ``"prices"`` unless ``prices=False``."""
     manifest = _read_manifest(gen_dir, formats)
     if prices and PRICES in manifest.get("files", {}):
-        manifest["prices"] = _read_prices(gen_dir)
+        manifest["prices"] = read_prices(gen_dir)
     return manifest
 
 
-def _read_prices(gen_dir: Path) -> dict[str, Any]:
+def read_prices(gen_dir: Path) -> dict[str, Any]:
+    """The price table a generation stored (:data:`PRICES`), with its merge state (:mod:`hwqa.prices.delta`)."""
     try:
         prices = json.loads((gen_dir / PRICES).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
@@ -436,7 +437,7 @@ def open_generation(
     if PRICES in files:
         check_file(gen_dir / PRICES, files[PRICES], gen_dir.name, full=verify)
         if verify:
-            manifest["prices"] = _read_prices(gen_dir)
+            manifest["prices"] = read_prices(gen_dir)
     entries = segment_entries(manifest)
     for entry in entries:
         for name in (entry["vectors"], entry["docstore"]):

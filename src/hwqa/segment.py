@@ -22,7 +22,7 @@ import os
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,10 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(title, heading, meta, text, idents, t
 CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE notes (rel TEXT PRIMARY KEY, prices TEXT NOT NULL);
 CREATE TABLE spans (id INTEGER PRIMARY KEY, count INTEGER NOT NULL, vectors BLOB NOT NULL);
+CREATE TABLE note_keys (key TEXT NOT NULL, rel TEXT NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (key, rel)) WITHOUT ROWID;
 """
+
+NoteIndex = Callable[[Mapping[str, Any]], Mapping[str, str]]  # a note's price facts -> its index entries by key
 
 COLUMNS = "id, key, kind, source, title, heading, url, line, ordinal, text, meta"
 
@@ -131,6 +134,7 @@ def write_segment(
     on_vectors: Any = None,
     notes: Mapping[str, dict[str, Any]] | None = None,
     span_vectors: Sequence[np.ndarray] = (),
+    note_index: NoteIndex | None = None,
 ) -> dict[str, Any]:
     """Write a segment's two files into ``folder`` (fsynced) and return its manifest entry.
 
@@ -138,7 +142,8 @@ def write_segment(
     (float16, to halve the docstore).
 
     ``notes``: what each note written here adds to the price table (:func:`hwqa.prices.note_prices`),
-    kept so the next build need not read the note again.
+    kept so the next build need not read the note again; ``note_index(facts)`` gives the entries
+    (key -> text) each note is also found by (:meth:`Segment.entries_for_keys`).
     """
     if len(chunks) != len(vectors):
         raise ValueError("one vector per chunk")
@@ -180,9 +185,14 @@ def write_segment(
             "INSERT INTO spans VALUES (?,?,?)",
             [(i, len(v), np.ascontiguousarray(v, dtype=np.float16).tobytes()) for i, v in zip(ids, span_vectors, strict=False)],
         )
-        db.executemany(
-            "INSERT INTO notes VALUES (?,?)", [(rel, _meta_json(facts)) for rel, facts in (notes or {}).items() if facts]
-        )
+        kept = {rel: facts for rel, facts in (notes or {}).items() if facts}
+        db.executemany("INSERT INTO notes VALUES (?,?)", [(rel, _meta_json(facts)) for rel, facts in kept.items()])
+        if note_index is not None:
+            db.executemany(
+                "INSERT INTO note_keys VALUES (?,?,?)",
+                [(key, rel, entry) for rel, facts in kept.items() for key, entry in note_index(facts).items()],
+            )
+            db.execute("INSERT INTO info VALUES ('note_keys', 'all')")  # every note's entries are indexed
         db.execute("INSERT INTO info VALUES ('segment', ?)", (name,))
         db.execute("COMMIT")
     finally:
@@ -339,6 +349,19 @@ class Segment:
             except sqlite3.OperationalError:
                 return {}  # a generation from before notes were kept per segment
         return out
+
+    def entries_for_keys(self, keys: Iterable[str]) -> list[tuple[str, str]] | None:
+        """(note, entry) of this segment's notes indexed under one of ``keys`` (``note_index`` of
+        :func:`write_segment`), or None when the segment was written without that index."""
+        try:
+            if self.db.execute("SELECT 1 FROM info WHERE name='note_keys' AND value='all'").fetchone() is None:
+                return None
+            out: list[tuple[str, str]] = []
+            for key in keys:
+                out.extend(self.db.execute("SELECT rel, entry FROM note_keys WHERE key=?", (key,)))
+            return out
+        except sqlite3.OperationalError:
+            return None
 
     def close(self) -> None:
         self.db.close()

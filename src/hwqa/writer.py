@@ -25,7 +25,7 @@ from . import __version__
 from .atomic import disk_error, fsync_dir, write_atomic
 from .chunk import Chunk
 from .index import FORMAT, MANIFEST, PRICES, Generation, StoredChunk, manifest_text, stored_row
-from .segment import COLUMNS, Segment, file_record, new_segment_name, write_segment
+from .segment import COLUMNS, NoteIndex, Segment, file_record, new_segment_name, write_segment
 
 COMPACT_RATIO = 1.2  # stored rows past this multiple of the live ones: compact everything
 MAX_SEGMENTS = 6  # more segments than this: the small ones are merged into one
@@ -50,13 +50,15 @@ def write_generation(
     notes: Mapping[str, dict[str, Any]] | None = None,
     prices: dict[str, Any] | None = None,
     span_vectors: Sequence[np.ndarray] = (),
+    note_index: NoteIndex | None = None,
 ) -> Path:
     """Write a complete new generation folder (not yet live) and return its path.
 
     ``span_vectors[i]``: the vectors of ``chunks[i]``'s candidate spans, stored with it.
     ``notes``: what each note written now adds to the price table, kept in the new segment (each
     one's ``manifest["notes"][rel]["seg"]`` then names it). ``prices``: the price table, written to
-    :data:`PRICES`; None keeps ``previous``'s file.
+    :data:`PRICES`; None keeps ``previous``'s file. ``note_index``: the entries each note's facts are
+    also found by in the new segment (:func:`hwqa.segment.write_segment`).
 
     With ``previous`` (a FORMAT 4 generation), the new one holds ``keep`` of its segments (all by
     default) by hard link, plus one new segment of ``chunks``; ``deleted`` adds chunk ids of the
@@ -67,7 +69,7 @@ def write_generation(
     """
     name = new_generation_name()
     try:
-        parts = _Parts(previous, keep, deleted, base, notes, prices, span_vectors)
+        parts = _Parts(previous, keep, deleted, base, notes, prices, span_vectors, note_index)
         return _write_generation(index_dir, name, chunks, vectors, manifest, step, parts)
     except BaseException as exc:
         shutil.rmtree(index_dir / f".{name}.partial", ignore_errors=True)  # never left on a full disk
@@ -133,6 +135,7 @@ def _write_generation(
             on_vectors=lambda: step(1),
             notes=parts.notes,
             span_vectors=parts.span_vectors,
+            note_index=parts.note_index,
         )
         for rel in parts.notes or {}:
             if rel in manifest.get("notes", {}):
@@ -181,6 +184,7 @@ class _Parts:
     notes: Mapping[str, dict[str, Any]] | None
     prices: dict[str, Any] | None
     span_vectors: Sequence[np.ndarray]
+    note_index: NoteIndex | None
 
 
 def needs_compaction(gen: Generation) -> str | None:
@@ -200,11 +204,14 @@ def compaction_due(stored: int, live: int, segments: int) -> str | None:
     return None
 
 
-def compact(index_dir: Path, gen: Generation, how: str, step: Callable[[int], None] | None = None) -> Path:
+def compact(
+    index_dir: Path, gen: Generation, how: str, step: Callable[[int], None] | None = None, note_index: NoteIndex | None = None
+) -> Path:
     """Write a generation holding ``gen``'s live chunks with fewer segments and no deleted rows.
 
     ``how="all"``: one segment of every live chunk (ids from 0); ``"small"``: every segment but
-    the largest merged into one. Returns the new generation's folder (not yet live).
+    the largest merged into one. ``note_index``: as for :func:`write_generation`. Returns the new
+    generation's folder (not yet live).
     """
     largest = max(gen.segments, key=lambda s: s.count)
     merge = gen.segments if how == "all" else [s for s in gen.segments if s is not largest]
@@ -242,6 +249,7 @@ def compact(index_dir: Path, gen: Generation, how: str, step: Callable[[int], No
         base=0 if how == "all" else None,
         notes=notes,
         span_vectors=spans,
+        note_index=note_index,
     )
 
 

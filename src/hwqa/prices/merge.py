@@ -21,11 +21,22 @@ from functools import lru_cache
 from .facts import NOT_STATED, SpeedFact
 from .table import LeftOut, PriceRow, hardware_matches
 
-__all__ = ["MAX_LEFT_OUT", "fill_speeds", "merge_rows", "resolve_speeds"]
+__all__ = [
+    "MAX_LEFT_OUT",
+    "conflict_text",
+    "fill_speeds",
+    "keys_connected",
+    "merge_offers",
+    "merge_rows",
+    "offer_key",
+    "order_key",
+    "resolve_speeds",
+]
 
 MAX_LEFT_OUT = 500  # statements left out kept in a generation's manifest (the count says how many more)
 MAX_RIVALS = 5  # disagreeing prices named per conflict (the count says how many more)
 _RANK = {"price table": 0, "table": 1, "list item": 2, "sentence": 2}
+_NOT_STATED_CF = NOT_STATED.casefold()
 
 
 def _date_key(as_of: str | None) -> str:
@@ -53,8 +64,21 @@ def describe_source(row: PriceRow) -> str:
     return f"${row.usd_per_hour:.2f}/h{stated} in {where} ({row.origin}{when})"
 
 
-def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple[list[PriceRow], list[str]]:
-    """The rows answers use (explicit rows first, then the others not already priced) and the conflicts."""
+def offer_key(row: PriceRow) -> str:
+    """The pricing kind, provider (casefolded) and hardware a row offers, as one string: rows with
+    keys :func:`keys_connected` by no chain of matches never affect each other's merge."""
+    return f"{row.pricing}\x1f{row.provider.casefold()}\x1f{row.hardware}"
+
+
+def order_key(row: PriceRow) -> tuple[int, int]:
+    """Where :func:`merge_rows` ranks a row that is not from an explicit table: best source first, newest first."""
+    date = _date_key(row.as_of)
+    return _RANK.get(row.origin, 3), -1 - int(date.replace("-", "")) if date else 0
+
+
+def merge_offers(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple[list[PriceRow], dict[int, list[PriceRow]]]:
+    """The rows answers use (explicit rows first, then the others not already priced, by
+    :func:`order_key`, stable) and, by index of a kept row, the rows whose price disagrees with it."""
     kept: list[PriceRow] = []
     # pricing kind -> provider (casefolded) -> hardware name -> indexes of the kept rows
     offers: dict[str, dict[str, dict[str, list[int]]]] = {}
@@ -77,9 +101,7 @@ def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple
     for row in explicit:
         keep(row)
     rivals: dict[int, list[PriceRow]] = {}
-    others = sorted(found, key=lambda r: _date_key(r.as_of), reverse=True)
-    others.sort(key=lambda r: _RANK.get(r.origin, 3))
-    for row in others:
+    for row in sorted(found, key=order_key):
         matches = same_offers(row)
         if not matches:
             keep(row)
@@ -87,17 +109,35 @@ def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple
         used = next((k for k in matches if _agrees(kept[k], row)), matches[0])
         if not _agrees(kept[used], row):
             rivals.setdefault(used, []).append(row)
-    conflicts = []
-    for k, others_of in rivals.items():
-        row = kept[k]
-        provider = "" if row.provider == NOT_STATED else f"{row.provider}, "
-        more = f"; and {len(others_of) - MAX_RIVALS} more" if len(others_of) > MAX_RIVALS else ""
-        conflicts.append(
-            f"{row.hardware} ({provider}{row.pricing}): {describe_source(row)} is used; "
-            + "; ".join(f"not {describe_source(o)}" for o in others_of[:MAX_RIVALS])
-            + more
-        )
-    return kept, conflicts
+    return kept, rivals
+
+
+def conflict_text(row: PriceRow, others: Sequence[PriceRow]) -> str:
+    """One conflict: the price used and those that disagree with it (at most :data:`MAX_RIVALS`, then how many more)."""
+    provider = "" if row.provider == NOT_STATED else f"{row.provider}, "
+    more = f"; and {len(others) - MAX_RIVALS} more" if len(others) > MAX_RIVALS else ""
+    return (
+        f"{row.hardware} ({provider}{row.pricing}): {describe_source(row)} is used; "
+        + "; ".join(f"not {describe_source(o)}" for o in others[:MAX_RIVALS])
+        + more
+    )
+
+
+def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple[list[PriceRow], list[str]]:
+    """The rows answers use (explicit rows first, then the others not already priced) and the conflicts."""
+    kept, rivals = merge_offers(explicit, found)
+    return kept, [conflict_text(kept[k], others) for k, others in rivals.items()]
+
+
+def keys_connected(a: str, b: str) -> bool:
+    """Whether a row of offer key ``a`` can be the same offer as one of ``b`` (:func:`offer_key`)."""
+    pa, va, ha = a.split("\x1f", 2)
+    pb, vb, hb = b.split("\x1f", 2)
+    if pa != pb:
+        return False
+    if va != vb and _NOT_STATED_CF not in (va, vb):
+        return False
+    return ha == hb or _same_hardware(ha, hb)
 
 
 def _is_v100(name: str) -> bool:
