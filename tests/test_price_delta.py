@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -161,3 +162,23 @@ def test_an_index_whose_segments_do_not_index_prices_by_key_still_gets_the_right
     write_note(folder, "n4.md", note_text(rng, 51))
     build_index(settings, paths=["n4.md"])
     assert stored(settings) == fresh_table(tmp_path, "fresh-b")
+
+
+def test_a_price_table_damaged_on_disk_is_merged_again_by_the_next_price_edit(tmp_path: Path) -> None:
+    """A price file whose bytes rotted but whose size and mtime did not change (a build trusts those)
+    is not read as a merge state: the next build merges every note's prices and writes it again."""
+    rng = random.Random(11)
+    folder = tmp_path / "notes"
+    for i in range(8):
+        write_note(folder, f"n{i}.md", note_text(rng, i))
+    settings = settings_for(tmp_path)
+    build_index(settings)
+    gen_dir = store.current_generation_dir(settings.index)
+    assert gen_dir is not None
+    path = gen_dir / store.PRICES
+    stat = path.stat()
+    path.write_bytes(b"x" * stat.st_size)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    write_note(folder, "n2.md", note_text(rng, 40))
+    build_index(settings, paths=["n2.md"])
+    assert stored(settings) == fresh_table(tmp_path, "fresh")

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import index as store
+from .errors import IndexCorruptError
 from .prices import Found
 from .prices.delta import STATE, index_entries, merge_all, merge_changed, state_of
 
@@ -65,11 +66,14 @@ def new_price_table(
                 out.extend((rel, e) for key, e in index_entries(f).items() if key in keys)
         return out
 
-    stored = state_of(store.read_prices(previous.path)) if store.PRICES in previous.manifest.get("files", {}) else None
     result = None
-    if stored is not None:
-        was = [Found.from_json(p) for p in old_pages] if pages != old_pages else None
-        result = merge_changed(stored, changed, found, was, read)
+    try:
+        stored = state_of(store.read_prices(previous.path)) if store.PRICES in previous.manifest.get("files", {}) else None
+        if stored is not None:
+            was = [Found.from_json(p) for p in old_pages] if pages != old_pages else None
+            result = merge_changed(stored, changed, found, was, read)
+    except (IndexCorruptError, KeyError, TypeError, ValueError):
+        result = None  # a damaged table or merge state: the table is merged from every note again, and rewritten
     if result is None:  # no merge state, or a segment from before notes were indexed by key: every note's facts
         known: dict[str, Facts] = dict(facts_of(previous, old_notes, [rel for rel in records if rel not in facts]))
         known.update(facts)
