@@ -104,7 +104,8 @@ def scale_runs(
         folder = work / f"scale-{name}"
         shutil.rmtree(folder, ignore_errors=True)
         make_corpus(folder, notes, site, long_articles=folder_longs)
-        for tree, src in trees.items():
+        for k, (tree, src) in enumerate(trees.items()):  # each tree edits notes of its own: an edit done
+            # again by the next tree would rewrite the same text, which costs nothing to index
             result = measure(
                 child,
                 env,
@@ -113,7 +114,7 @@ def scale_runs(
                 work / f"scale-{name}-{tree}",
                 site,
                 runs=runs,
-                first=min(1000, notes - 260),
+                first=min(1000, notes - 260 * len(trees)) + 260 * k,
                 questions=questions,
                 extra=extra,
                 long_articles=folder_longs,
