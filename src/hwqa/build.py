@@ -470,7 +470,8 @@ def compact_index(
             how = ("all" if len(gen.segments) > 1 or gen.deleted else None) if force else writer.needs_compaction(gen)
             if how is None or gen.manifest.get("format") != store.FORMAT:
                 return None
-            new = writer.compact(settings.index, gen, how, step=progress, note_index=index_entries)
+            same_reader = gen.manifest.get("prices_reader") == PRICES_READER  # facts this code can file by key
+            new = writer.compact(settings.index, gen, how, step=progress, note_index=index_entries if same_reader else None)
         finally:
             gen.close()
         store.switch_to(settings.index, new)

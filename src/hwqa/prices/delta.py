@@ -57,8 +57,11 @@ def index_entries(facts: Facts) -> dict[str, str]:
     """What the index keeps of a note's rows by offer key, so a merge of a group reads only its rows:
     key -> JSON of ``[[place, place, row index, field values], ...]`` (:func:`merge_changed`'s ``read``)."""
     out: dict[str, list[Any]] = {}
-    for pos, row in _note_rows("", facts):
-        out.setdefault(offer_key(row), []).append([pos[0], pos[1], pos[4], _values(row)])
+    for i, values in enumerate(facts.get("rows", [])):
+        out.setdefault(offer_key(PriceRow(*values)), []).append([-1, 0, i, values])
+    for i, values in enumerate(facts.get("found", {}).get("rows", [])):
+        row = PriceRow(*values)
+        out.setdefault(offer_key(row), []).append([*order_key(row), i, values])
     return {key: json.dumps(items, ensure_ascii=False) for key, items in out.items()}
 
 

@@ -39,6 +39,7 @@ _RANK = {"price table": 0, "table": 1, "list item": 2, "sentence": 2}
 _NOT_STATED_CF = NOT_STATED.casefold()
 
 
+@lru_cache(maxsize=4096)
 def _date_key(as_of: str | None) -> str:
     m = re.match(r"\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", as_of or "")
     if not m:
