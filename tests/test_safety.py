@@ -180,6 +180,7 @@ MARKUP = st.sampled_from(
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(MARKUP, max_size=30).map("".join))
 @example("https://example.com/<https://example.com/>http://outside/")  # an outside address glued to a kept link
+@example("[r]: \n\n[r]: \n[")  # a reference definition whose destination is on the next line
 def test_any_mix_of_markup_is_inert(text: str) -> None:
     out = neutralise(text, ALLOWED)
     assert_inert(out)

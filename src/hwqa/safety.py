@@ -73,7 +73,10 @@ _DEST = r"(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)"
 _TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
 _INLINE = re.compile(r"(!?)\[([^\[\]]*)\]\(\s*" + _DEST + _TITLE + r"\s*\)")
 # [label]: destination -- a reference definition (what [text][label] and ![alt][label] point to)
-_REF_DEF = re.compile(r"^((?:[ \t]*(?:>|[-*+]|\d{1,9}[.)]))*[ \t]*)\[([^\[\]\n]+)\]:[ \t]*(<[^<>\n]*>|\S+)[^\n]*$", re.M)
+# The destination may be on the next line ("[x]:" then "  http://..."), as CommonMark allows.
+_REF_DEF = re.compile(
+    r"^((?:[ \t]*(?:>|[-*+]|\d{1,9}[.)]))*[ \t]*)\[([^\[\]\n]+)\]:[ \t]*(?:\n[ \t]*)?(<[^<>\n]*>|\S+)[^\n]*$", re.M
+)
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 # Anything left that a renderer could read as an image.
 _IMAGE_START = re.compile(r"!(?=\[)")
