@@ -1,9 +1,9 @@
 """The index's price table merged again only where a build changed it.
 
 :func:`hwqa.prices.merge.merge_rows` compares a row only with rows of the same pricing kind, a
-compatible provider and a matching hardware name (:func:`~hwqa.prices.merge.keys_connected` on
-their :func:`~hwqa.prices.merge.offer_key`). The rows therefore fall into *groups* (keys connected
-by chains of matches) that never affect one another: merging each group on its own, with its rows
+compatible provider and a matching hardware name (:func:`~hwqa.prices.merge.hardware_connected`;
+the three are a row's :func:`~hwqa.prices.merge.offer_key`). The rows therefore fall into *groups*
+(keys connected by chains of possible matches) that never affect one another: merging each group on its own, with its rows
 in the order the whole table would see them, gives the same rows and conflicts as merging
 everything. The merge state kept beside the table holds each group's keys, kept rows and
 conflicts, each with its place in that order; a build that changed some notes merges again only
@@ -22,12 +22,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from .facts import Found
+from .facts import NOT_STATED, Found
 from .merge import (
     bounded_left_out,
     conflict_text,
     fill_speeds,
-    keys_connected,
+    hardware_connected,
     merge_offers,
     offer_key,
     order_key,
@@ -40,6 +40,7 @@ __all__ = ["STATE", "STATE_VERSION", "facts_keys", "index_entries", "merge_all",
 STATE = "merge"  # the key of the merge state in the stored price table (readers ignore it)
 STATE_VERSION = 1
 _FIELDS = tuple(f.name for f in fields(PriceRow))
+_NOT_STATED = NOT_STATED.casefold()
 
 Facts = Mapping[str, Any]  # what one note adds to the price table (hwqa.prices.note_prices)
 Pos = list[Any]  # a row's place in the merge's order: [rank, date, 0 note / 1 page, note path / page index, row index]
@@ -95,7 +96,9 @@ def _note_extras(facts: Facts) -> dict[str, Any]:
 
 
 def _groups(keys: Iterable[str]) -> list[list[str]]:
-    """The keys split into groups connected by :func:`keys_connected` (each group sorted)."""
+    """The keys split into groups of possible matches: keys of the same pricing kind, connected
+    hardware names (:func:`~hwqa.prices.merge.hardware_connected`) and the same provider or one not
+    stated are in one group, and so, in chains, are the keys connected to them. Each group sorted."""
     parent: dict[str, str] = {}
 
     def find(k: str) -> str:
@@ -104,15 +107,24 @@ def _groups(keys: Iterable[str]) -> list[list[str]]:
             k = parent[k]
         return k
 
-    by_pricing: dict[str, list[str]] = {}
+    def union(a: str, b: str) -> None:
+        parent[find(a)] = find(b)
+
+    by_pricing: dict[str, dict[str, dict[str, str]]] = {}  # pricing -> hardware -> provider -> key
     for key in sorted(set(keys)):
         parent[key] = key
-        by_pricing.setdefault(key.split("\x1f", 1)[0], []).append(key)
-    for group in by_pricing.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                if find(a) != find(b) and keys_connected(a, b):
-                    parent[find(a)] = find(b)
+        pricing, provider, hardware = key.split("\x1f", 2)
+        by_pricing.setdefault(pricing, {}).setdefault(hardware, {})[provider] = key
+    for by_hardware in by_pricing.values():
+        names = list(by_hardware)
+        for i, a in enumerate(names):
+            for b in names[i:]:
+                if hardware_connected(a, b):
+                    for one, other in ((by_hardware[a], by_hardware[b]), (by_hardware[b], by_hardware[a])):
+                        for provider, key in one.items():
+                            for match in other.values() if provider == _NOT_STATED else [other.get(provider)]:
+                                if match is not None:
+                                    union(key, match)
     out: dict[str, list[str]] = {}
     for key in parent:
         out.setdefault(find(key), []).append(key)

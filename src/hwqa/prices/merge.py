@@ -25,7 +25,7 @@ __all__ = [
     "MAX_LEFT_OUT",
     "conflict_text",
     "fill_speeds",
-    "keys_connected",
+    "hardware_connected",
     "merge_offers",
     "merge_rows",
     "offer_key",
@@ -36,7 +36,6 @@ __all__ = [
 MAX_LEFT_OUT = 500  # statements left out kept in a generation's manifest (the count says how many more)
 MAX_RIVALS = 5  # disagreeing prices named per conflict (the count says how many more)
 _RANK = {"price table": 0, "table": 1, "list item": 2, "sentence": 2}
-_NOT_STATED_CF = NOT_STATED.casefold()
 
 
 @lru_cache(maxsize=4096)
@@ -66,8 +65,8 @@ def describe_source(row: PriceRow) -> str:
 
 
 def offer_key(row: PriceRow) -> str:
-    """The pricing kind, provider (casefolded) and hardware a row offers, as one string: rows with
-    keys :func:`keys_connected` by no chain of matches never affect each other's merge."""
+    """The pricing kind, provider (casefolded) and hardware a row offers, as one string: rows whose
+    keys no chain of possible matches connects (:func:`hardware_connected`) never affect each other's merge."""
     return f"{row.pricing}\x1f{row.provider.casefold()}\x1f{row.hardware}"
 
 
@@ -130,15 +129,10 @@ def merge_rows(explicit: Sequence[PriceRow], found: Iterable[PriceRow]) -> tuple
     return kept, [conflict_text(kept[k], others) for k, others in rivals.items()]
 
 
-def keys_connected(a: str, b: str) -> bool:
-    """Whether a row of offer key ``a`` can be the same offer as one of ``b`` (:func:`offer_key`)."""
-    pa, va, ha = a.split("\x1f", 2)
-    pb, vb, hb = b.split("\x1f", 2)
-    if pa != pb:
-        return False
-    if va != vb and _NOT_STATED_CF not in (va, vb):
-        return False
-    return ha == hb or _same_hardware(ha, hb)
+def hardware_connected(a: str, b: str) -> bool:
+    """Whether rows of hardware ``a`` and ``b`` can be the same offer (:func:`merge_rows` compares
+    them when their pricing kind is the same and their providers are, or one is not stated)."""
+    return a == b or _same_hardware(a, b)
 
 
 def _is_v100(name: str) -> bool:
