@@ -15,10 +15,11 @@ from hwqa import writer
 from hwqa.build import build_index
 from hwqa.cli import app
 from hwqa.notes import load_notes
-from hwqa.prices import load_price_table, render_price_table, stored_price_table
+from hwqa.prices import linked_page_prices, load_price_table, render_price_table, stored_price_table
 from hwqa.settings import Settings, load_settings
 
 from .conftest import write_note
+from .helpers_http import LoopbackSite, Reply
 
 HARDWARE = ["A100", "A100 40GB", "A100 80GB", "H100", "V100", "P100", "T4", "L4", "TPU v3", "TPU v3-8", "TPU v4"]
 PROVIDERS = ["GCP", "AWS", "Azure", "Lambda"]
@@ -182,3 +183,46 @@ def test_a_price_table_damaged_on_disk_is_merged_again_by_the_next_price_edit(tm
     write_note(folder, "n2.md", note_text(rng, 40))
     build_index(settings, paths=["n2.md"])
     assert stored(settings) == fresh_table(tmp_path, "fresh")
+
+
+def page(body: str) -> str:
+    return f"<html><head><title>Prices</title></head><body><article><h1>GPU prices</h1><p>{body}</p></article></body></html>"
+
+
+def test_prices_of_linked_pages_that_change_are_merged_as_a_fresh_build_merges_them(tmp_path: Path) -> None:
+    pages = {
+        "/a": "An H100 costs $2.49 per hour on Lambda. A TPU v3 costs $8.00 per hour on GCP.",
+        "/b": "An A100 costs $1.10 per hour.",
+    }
+    with LoopbackSite({p: (lambda seen: Reply(body=page(pages[seen.path]))) for p in pages}) as site:
+        folder = tmp_path / "notes"
+        write_note(folder, "h100.md", "# H100\n\nAn H100 cost $2.99 per hour on Lambda in 2024-05.\n")
+        write_note(folder, "a100.md", "# A100\n\nAn A100 cost $1.80 per hour on GCP in 2024-06.\n")
+        write_note(folder, "tpu.md", "# TPU\n\nA TPU v3-8 cost $7.50 per hour on GCP in 2023-01.\n")
+        write_note(folder, "reading.md", f"# Reading\n\n* [Lambda]({site.url('/a')})\n* [Cheap]({site.url('/b')})\n")
+
+        def at(index: str) -> Settings:
+            values = {"notes": folder, "index": tmp_path / index, "embed_backend": "hash", "allow_private_hosts": True}
+            return load_settings({**values, "fetch_host_delay": 0.0, "fetch_max_age": 0}, env={}, cwd=tmp_path)
+
+        settings = at("index")
+        build_index(settings)
+        steps = [
+            ("/a", "An H100 costs $2.19 per hour on Lambda. A TPU v3 costs $8.00 per hour on GCP.", "a100.md", None),
+            ("/b", "An A100 costs $1.10 per hour. A T4 costs $0.35 per hour on GCP.", "h100.md", None),
+            ("/a", "A TPU v3 costs $6.00 per hour on GCP.", "reading.md", f"# Reading\n\n* [Lambda]({site.url('/a')})\n"),
+        ]
+        for n, (path, body, note, text) in enumerate(steps):
+            pages[path] = body
+            write_note(folder, note, text or (folder / note).read_text(encoding="utf-8") + f"\nEdit {n}.\n")
+            build_index(settings, paths=[note])
+            fresh = at(f"fresh-{n}")
+            build_index(fresh)
+            assert stored(settings) == stored(fresh), f"step {n}"
+            notes = load_notes(folder).notes
+            found, unread = linked_page_prices(notes, settings.index)
+            assert not unread and stored(settings) == load_price_table(notes, found).to_json()
+            t4 = [r for r in stored_price_table(settings.index).rows if r.hardware == "T4"]
+            assert [r.url for r in t4] == ([site.url("/b")] if n == 1 else [])  # a page's price, gone when unlinked
+        conflicts = stored(settings)["conflicts"]  # the page's $6.00 for the TPU v3 disagrees with the note's $7.50
+        assert isinstance(conflicts, list) and any("$6.00/h in " + site.url("/a") in c for c in conflicts), conflicts
