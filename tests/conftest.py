@@ -65,6 +65,18 @@ Choose a CPU for data cleaning and small models.
 """
 
 
+def point_cli_at(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
+    """The `hwqa` commands run from ``settings.notes``' parent, reading this notes folder and index (hash embedder)."""
+    monkeypatch.chdir(settings.notes.parent)
+    for key, value in {
+        "HWQA_NOTES": str(settings.notes),
+        "HWQA_INDEX": str(settings.index),
+        "HWQA_EMBED_BACKEND": "hash",
+        "HWQA_FETCH_LINKS": "false",
+    }.items():
+        monkeypatch.setenv(key, value)
+
+
 def built_hash_index(tmp_path: Path, **extra: object) -> Settings:
     """Settings over ``tmp_path/notes`` (hash embedder, no link fetching), with the index built."""
     from hwqa.build import build_index

@@ -19,7 +19,7 @@ from hwqa.cli import app
 from hwqa.prices.delta import STATE
 from hwqa.segment import sha256_file
 
-from .conftest import built_hash_index, write_note
+from .conftest import built_hash_index, point_cli_at, write_note
 
 
 def as_format_3(index_dir: Path) -> Path:
@@ -72,14 +72,7 @@ def old_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_note(tmp_path / "notes", "gpu.md", "# GPU\n\nAn A100 cost $3.67 per hour on AWS.\n\nIt has 40 GB of memory.\n")
     settings = built_hash_index(tmp_path)
     as_format_3(settings.index)
-    for key, value in {
-        "HWQA_NOTES": str(settings.notes),
-        "HWQA_INDEX": str(settings.index),
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_FETCH_LINKS": "false",
-    }.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.chdir(tmp_path)
+    point_cli_at(monkeypatch, settings)
     return settings.index
 
 

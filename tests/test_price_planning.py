@@ -14,7 +14,7 @@ from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.settings import Settings
 
-from .conftest import built_hash_index, write_note
+from .conftest import built_hash_index, point_cli_at, write_note
 
 runner = CliRunner()
 
@@ -165,14 +165,7 @@ def built_hash_index_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **notes
     for name, text in notes.items():
         write_note(tmp_path / "notes", f"{name}.md", text)
     settings = built_hash_index(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    for key, value in {
-        "HWQA_NOTES": str(settings.notes),
-        "HWQA_INDEX": str(settings.index),
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_FETCH_LINKS": "false",
-    }.items():
-        monkeypatch.setenv(key, value)
+    point_cli_at(monkeypatch, settings)
     return settings
 
 
