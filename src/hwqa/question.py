@@ -278,10 +278,6 @@ _FLAG_VALUE = re.compile(r"(?<![\w-])-([A-Za-z])\s+([a-z][\w.-]*)")  # "-X perf"
 _EXTENSION = re.compile(r"(?<![\w/])\.([a-z][a-z0-9]{1,9})\b")  # ".xlsx", ".safetensors": a file type
 
 
-def _prose(word: str) -> bool:
-    return word.islower() and _known(word)
-
-
 def _distinctive(text: str) -> list[Term]:
     """The terms a passage must hold for the question to be answerable.
 
@@ -304,7 +300,8 @@ def _distinctive(text: str) -> list[Term]:
         if i in used or any(t.written.endswith(" " + token) or t.written == f".{token}" for t in out):
             continue
         # A word in lower case that the dictionary knows, before a number, is prose ("like 07:30", "over 40"), not a name.
-        if i + 1 < len(raw) and token.isalpha() and len(token) >= 2 and token.lower() not in STOPWORDS and not _prose(token):
+        prose = token.islower() and _known(token)
+        if i + 1 < len(raw) and token.isalpha() and len(token) >= 2 and token.lower() not in STOPWORDS and not prose:
             nxt = raw[i + 1].group(0).rstrip(".")
             gap = text[m.end() : raw[i + 1].start()]
             if gap.strip() == "" and re.fullmatch(r"v?\d[\w.]*|[a-z]?\d+[a-z]?", nxt, re.I) and any(c.isdigit() for c in nxt):
