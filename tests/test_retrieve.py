@@ -317,3 +317,33 @@ def test_a_lower_case_word_before_a_number_is_prose_not_a_name(tmp_path: Path) -
     assert "A100 nodes" in answer.text
     away = engine.ask("Do the nightly runs use the RTX 5090 nodes at 07:30?")
     assert not away.covered and "RTX 5090" in away.text  # a real name the notes lack still turns it away
+
+
+def test_an_example_given_as_an_aside_is_not_required(tmp_path: Path) -> None:
+    """ ", like a Tesla V100," illustrates the question; a note that never names that card still answers it."""
+    write_note(
+        tmp_path / "notes",
+        "slurm.md",
+        "# Asking for GPUs\n\nRequest a GPU type with --gres=gpu:TYPE:COUNT, for example --gres=gpu:a100:2 for two A100s.\n",
+    )
+    engine = Engine.load(built_hash_index(tmp_path))
+    answer = engine.ask("How do I ask for a specific GPU type, like a Tesla V100, in my job?")
+    assert answer.covered and "don't mention" not in answer.text, answer.text
+    assert "--gres=gpu:TYPE:COUNT" in answer.text
+    away = engine.ask("How do I ask for a Tesla V100 in my job?")  # named as the thing asked for, it is required
+    assert not away.covered and "Tesla" in away.text
+
+
+def test_a_flag_before_an_ordinary_word_is_not_a_flag_with_a_value(tmp_path: Path) -> None:
+    """ "-I turn on": 'turn' is the question's verb, not the flag's value; "-X perf" keeps its value."""
+    write_note(
+        tmp_path / "notes",
+        "python.md",
+        "# Isolated mode\n\nThe -I option runs Python in isolated mode; it also implies -E, -P and -s.\n",
+    )
+    engine = Engine.load(built_hash_index(tmp_path))
+    answer = engine.ask("What does python -I turn on besides isolation?")
+    assert answer.covered and "don't mention" not in answer.text, answer.text
+    assert "implies -E, -P and -s" in answer.text
+    away = engine.ask("What does the -X perf option enable?")
+    assert not away.covered and "-X perf" in away.text

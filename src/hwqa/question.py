@@ -261,21 +261,34 @@ def _coined(text: str) -> list[str]:
 def _names(text: str) -> list[str]:
     """Capitalised words that are not the question's first word: product and project names."""
     out: list[str] = []
+    asides = _aside_spans(text)
     first = re.match(r"\s*\W*(\w+)", text)
     first_word = first.group(1) if first else ""
     for m in _CAPITAL_WORD.finditer(text):
         word = m.group(1)
         if word == first_word and m.start() <= text.find(first_word):
             continue
-        if word.lower() in STOPWORDS or is_identifier(word):
+        if word.lower() in STOPWORDS or is_identifier(word) or _inside(m.start(), asides):
             continue
         out.append(word)
     return list(dict.fromkeys(out))
 
 
 _NUMBER_WORD = re.compile(r"^\d+(?:\.\d+)?-[a-z]+$", re.I)  # "8-card", "1-year": a quantity, not a name
+# An example set off as an aside (", like a Tesla V100," / "(e.g. the H100)"): it illustrates what is asked
+# and is not itself required; the aside runs to the next comma, closing parenthesis or the question's end.
+_ASIDE = re.compile(r"(?:,|\()\s*(?:like|such\s+as|e\.\s?g\.,?|for\s+(?:example|instance),?|say)\s+[^,;()?!]*", re.I)
 _FLAG_VALUE = re.compile(r"(?<![\w-])-([A-Za-z])\s+([a-z][\w.-]*)")  # "-X perf", "-m venv": a short flag and its value
 _EXTENSION = re.compile(r"(?<![\w/])\.([a-z][a-z0-9]{1,9})\b")  # ".xlsx", ".safetensors": a file type
+
+
+def _aside_spans(text: str) -> list[tuple[int, int]]:
+    """Where the question gives an example as an aside (see ``_ASIDE``): names there are not required."""
+    return [m.span() for m in _ASIDE.finditer(text)]
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
 
 
 def _distinctive(text: str) -> list[Term]:
@@ -287,9 +300,10 @@ def _distinctive(text: str) -> list[Term]:
     and quantities ("8-card") are not names.
     """
     out: list[Term] = []
+    asides = _aside_spans(text)
     for m in _FLAG_VALUE.finditer(text):
-        if m.group(2).lower() in STOPWORDS:
-            continue  # "-O and -OO": a flag next to a word, not a flag with its value
+        if m.group(2).lower() in STOPWORDS or _known(m.group(2).lower()):
+            continue  # "-O and -OO", "-I turn on": a flag next to an ordinary word, not a flag with its value
         out.append(Term(f"-{m.group(1)} {m.group(2)}", fold(m.group(1) + m.group(2)), (f"-{m.group(1)}", m.group(2))))
     for m in _EXTENSION.finditer(text):
         out.append(Term(f".{m.group(1)}", fold(m.group(1))))
@@ -297,6 +311,8 @@ def _distinctive(text: str) -> list[Term]:
     used: set[int] = set()
     for i, m in enumerate(raw):
         token = m.group(0).rstrip(".")
+        if _inside(m.start(), asides):
+            continue
         if i in used or any(t.written.endswith(" " + token) or t.written == f".{token}" for t in out):
             continue
         # A word in lower case that the dictionary knows, before a number, is prose ("like 07:30", "over 40"), not a name.
