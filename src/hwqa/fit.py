@@ -104,16 +104,6 @@ def _training(asked: Sequence[Asked]) -> list[Asked]:
     return [a for a in asked if a.split == "train" and a.question.covered and len(a.y)]
 
 
-def _fit_weights(learn: Sequence[Asked], cols: Sequence[int], l2: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Standardisation (mean, scale) and listwise weights fitted on ``learn``."""
-    from .scorer import fit_listwise
-
-    x = np.vstack([a.x[:, cols] for a in learn])
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    return mean, scale, fit_listwise([((a.x[:, cols] - mean) / scale, a.y) for a in learn], l2=l2)
-
-
 def cross_validated(asked: Sequence[Asked], features: Sequence[str], l2: float) -> tuple[int, int]:
     """How many training questions the model gets right when fitted, and its not-covered threshold
     calibrated, on the other folds of the training part: an answerable question is right when it is
@@ -194,14 +184,19 @@ def fit_model(asked: Sequence[Asked], features: Sequence[str], margin: float = 0
 
 
 def _model(learn: Sequence[Asked], cols: Sequence[int], features: Sequence[str], l2: float, margin: float, embedder: str) -> Any:
-    from .scorer import Model, fit_logistic
+    """The model over ``features`` (columns ``cols``) fitted on ``learn``'s candidates; no threshold yet."""
+    from .scorer import Model, fit_listwise, fit_logistic
 
-    mean, scale, w = _fit_weights(learn, cols, l2)
     x = np.vstack([a.x[:, cols] for a in learn])
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = (x - mean) / scale
     y = np.concatenate([a.y for a in learn])
     # The weights rank one question's candidates against each other (what choosing a span needs) ...
+    ends = np.cumsum([len(a.y) for a in learn])[:-1]
+    w = fit_listwise(list(zip(np.split(z, ends), np.split(y, ends), strict=True)), l2=l2)
     # ... and one logistic curve over that score makes it a confidence (Platt scaling), for "not covered".
-    (slope,), bias = fit_logistic((((x - mean) / scale) @ w)[:, None], y, l2=0.0)
+    (slope,), bias = fit_logistic((z @ w)[:, None], y, l2=0.0)
     weights = tuple(float(v) for v in slope * w)
     return Model(tuple(features), weights, bias, tuple(map(float, mean)), tuple(map(float, scale)), 0.0, margin, embedder)
 
