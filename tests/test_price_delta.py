@@ -18,7 +18,7 @@ from hwqa.notes import load_notes
 from hwqa.prices import linked_page_prices, load_price_table, render_price_table, stored_price_table
 from hwqa.settings import Settings, load_settings
 
-from .conftest import write_note
+from .conftest import point_cli_at, write_note
 from .helpers_http import LoopbackSite, Reply
 
 HARDWARE = ["A100", "A100 40GB", "A100 80GB", "H100", "V100", "P100", "T4", "L4", "TPU v3", "TPU v3-8", "TPU v4"]
@@ -103,7 +103,9 @@ def test_the_price_table_after_random_edits_is_the_one_a_fresh_build_gives(tmp_p
         assert report.price_problems == expected["problems"]
 
 
-def test_an_edited_price_shows_in_hwqa_prices_and_a_removed_notes_prices_are_gone(tmp_path: Path) -> None:
+def test_an_edited_price_shows_in_hwqa_prices_and_a_removed_notes_prices_are_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "notes"
     for i in range(12):
         write_note(
@@ -113,27 +115,31 @@ def test_an_edited_price_shows_in_hwqa_prices_and_a_removed_notes_prices_are_gon
     settings = settings_for(tmp_path)
     build_index(settings)
     runner = CliRunner()
-    env = {
-        "HWQA_NOTES": str(folder),
-        "HWQA_INDEX": str(settings.index),
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_FETCH_LINKS": "false",
-    }
-    before = runner.invoke(app, ["prices"], env=env)
+    point_cli_at(monkeypatch, settings)
+    before = runner.invoke(app, ["prices"])
     assert before.exit_code == 0 and "8.00" in before.output
 
     write_note(folder, "tpu.md", "# TPU\n\nA TPU v3 cost $5.25 per hour on GCP in 2025-02.\n")
     build_index(settings, paths=["tpu.md"])
-    after = runner.invoke(app, ["prices"], env=env)
+    after = runner.invoke(app, ["prices"])
     assert "5.25" in after.output and "8.00" not in after.output
 
     (folder / "tpu.md").unlink()
     build_index(settings, paths=["tpu.md"])
-    gone = runner.invoke(app, ["prices"], env=env)
+    gone = runner.invoke(app, ["prices"])
     assert "TPU v3" not in gone.output and "A100" in gone.output
     assert render_price_table(stored_price_table(settings.index)) == render_price_table(
         stored_price_table(build_and_get(tmp_path, "fresh"))
     )
+
+
+def built_random_notes(tmp_path: Path, rng: random.Random, count: int) -> Settings:
+    """``count`` notes with random price statements (n0.md, n1.md, ...) under ``tmp_path/notes``, indexed."""
+    for i in range(count):
+        write_note(tmp_path / "notes", f"n{i}.md", note_text(rng, i))
+    settings = settings_for(tmp_path)
+    build_index(settings)
+    return settings
 
 
 def build_and_get(tmp_path: Path, name: str) -> Path:
@@ -146,11 +152,8 @@ def test_an_index_whose_segments_do_not_index_prices_by_key_still_gets_the_right
     """A generation written by an older hwqa (no key index in its segments, no merge state) is
     merged in full, once; the table is the fresh build's."""
     rng = random.Random(7)
-    folder = tmp_path / "notes"
-    for i in range(10):
-        write_note(folder, f"n{i}.md", note_text(rng, i))
-    settings = settings_for(tmp_path)
-    build_index(settings)
+    settings = built_random_notes(tmp_path, rng, 10)
+    folder = settings.notes
     gen = store.open_current(settings.index)
     try:  # the same chunks and facts, written the way an older hwqa wrote them
         old = writer.compact(settings.index, gen, "all")
@@ -169,11 +172,8 @@ def test_a_price_table_damaged_on_disk_is_merged_again_by_the_next_price_edit(tm
     """A price file whose bytes rotted but whose size and mtime did not change (a build trusts those)
     is not read as a merge state: the next build merges every note's prices and writes it again."""
     rng = random.Random(11)
-    folder = tmp_path / "notes"
-    for i in range(8):
-        write_note(folder, f"n{i}.md", note_text(rng, i))
-    settings = settings_for(tmp_path)
-    build_index(settings)
+    settings = built_random_notes(tmp_path, rng, 8)
+    folder = settings.notes
     gen_dir = store.current_generation_dir(settings.index)
     assert gen_dir is not None
     path = gen_dir / store.PRICES
