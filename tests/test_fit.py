@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from hwqa.fit import run_fit
+from hwqa.fitreport import constants_table, paired, sign_test
 from hwqa.scorer import FEATURES, Model
 from hwqa.settings import load_settings
 
@@ -69,3 +70,30 @@ def test_the_fit_is_reproducible_and_learns_nothing_from_the_test_part(tmp_path:
     assert model.features and set(model.features) <= set(FEATURES) and 0.0 < model.threshold < 1.0
     assert "| train |" in report and "| test |" in report and "Each rule switched off" in report
     assert "Features chosen by cross-validation on train" in report
+    assert "the question-to-span similarity alone (nothing fitted)" in report  # the gap between the parts, apart from the fit
+
+
+def test_a_constant_changes_only_when_train_prefers_another_beyond_chance() -> None:
+    """Three training questions better and one worse is noise; twelve better and none worse is not."""
+    assert sign_test(3, 1) > 0.5 and sign_test(0, 0) == 1.0
+    assert sign_test(12, 0) < 0.001 and sign_test(12, 0) == sign_test(0, 12)
+    assert paired({"q1": 1.0, "q2": 0.5, "q3": 0.0}, {"q1": 0.0, "q2": 0.5, "q3": 1.0}) == (1, 1)
+    measured = {
+        "DEPTH": {
+            5: {
+                "train": {"fact_recall": 0.8, "not_covered": 1.0, "per_question": {f"q{i}": 0.0 for i in range(12)}},
+                "test": {"fact_recall": 0.7, "not_covered": 1.0},
+            },
+            6: {
+                "train": {"fact_recall": 0.9, "not_covered": 1.0, "per_question": {f"q{i}": 1.0 for i in range(12)}},
+                "test": {"fact_recall": 0.7, "not_covered": 1.0},
+            },
+            3: {
+                "train": {"fact_recall": 0.81, "not_covered": 1.0, "per_question": {"q0": 1.0, "q1": 1.0}},
+                "test": {"fact_recall": 0.7, "not_covered": 1.0},
+            },
+        }
+    }
+    table = "\n".join(constants_table(measured))
+    assert "| 12 / 0 | 0.00 | better on train: use 6 |" in table
+    assert "| 2 / 0 | 0.50 | not better beyond chance |" in table

@@ -268,6 +268,18 @@ def figures(asked: Sequence[Asked], model: Any, part: str) -> dict[str, Any]:
     }
 
 
+def ranking(asked: Sequence[Asked], order_by: Callable[[Asked], np.ndarray], part: str) -> dict[str, Any]:
+    """On one part's answerable questions with candidates: the share whose top candidate (then: one of the
+    top three) states an expected fact, candidates ordered by ``order_by`` (highest first)."""
+    chosen = [a for a in asked if a.split == part and a.question.covered and len(a.y)]
+    top1 = top3 = 0
+    for a in chosen:
+        order = np.argsort(-order_by(a), kind="stable")
+        top1 += int(a.y[order[0]] > 0)
+        top3 += int(a.y[order[:3]].any())
+    return {"questions": len(chosen), "top1": _ratio(top1, len(chosen)), "top3": _ratio(top3, len(chosen))}
+
+
 def _ratio(num: int, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
@@ -302,6 +314,16 @@ def run_fit(files: Sequence[Path], base: Settings, *, cache: Path, out: Path, re
         ablations[feature] = {"test": figures(asked, fit_model(asked, changed, margin, l2), "test")}
         progress(f"{'without' if feature in kept else 'with'} {feature}: test facts {ablations[feature]['test']['fact_recall']}")
     result["ablations"] = ablations
+    from .scorer import FEATURES as ALL
+
+    sim = ALL.index("sim")
+    result["ranking"] = {
+        name: {part: ranking(asked, order_by, part) for part in ("train", "test")}
+        for name, order_by in (
+            ("the fitted model", lambda a: model.confidence(a.x)),
+            ("the question-to-span similarity alone (nothing fitted)", lambda a: a.x[:, sim]),
+        )
+    }
     result["rules"] = rule_ablations(asked, model, progress)
     result["constants"] = constant_sensitivity(sets, base, cache, asked, model, progress)
     train_covered = [a for a in asked if a.split == "train" and a.question.covered]

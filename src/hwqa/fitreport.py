@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+SIGNIFICANT = 0.05  # the sign test's level for changing a constant of the walk (a convention, not fitted)
 
 
 def _row(name: str, f: dict[str, Any]) -> str:
@@ -85,6 +88,7 @@ def render_report(result: dict[str, Any]) -> str:
         cells = [t["fact_recall"], t["hit5"], t["not_covered"], t["false_not_covered"]]
         state = "yes (left out)" if feature in model["features"] else "no (put back)"
         lines.append(f"| {feature} | {state} | " + " | ".join(_num(c) for c in cells) + " |")
+    lines += _ranking(result.get("ranking", {}))
     test, train = result["test"], result["train"]
     lines += [
         "",
@@ -106,30 +110,82 @@ def render_report(result: dict[str, Any]) -> str:
             f"{_num(t['not_covered'])} | {_num(fig['train']['fact_recall'])} (with: {_num(train['fact_recall'])}) | "
             f"{verdict} |"
         )
-    return "\n".join(lines + _constants(result.get("constants", {}))) + "\n"
+    return "\n".join(lines + constants_table(result.get("constants", {}))) + "\n"
 
 
-def _constants(measured: dict[str, dict[int, dict[str, Any]]]) -> list[str]:
-    """The walk's hand-set constants at each value measured; the one in use is the first."""
+def sign_test(better: int, worse: int) -> float:
+    """Two-sided sign test: the chance of a split at least this uneven between ``better`` and ``worse``
+    questions if neither value were truly better (questions that do not change are left out)."""
+    n = better + worse
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(better, worse) + 1)) / 2**n
+    return float(min(1.0, 2 * tail))
+
+
+def paired(candidate: dict[str, float], in_use: dict[str, float]) -> tuple[int, int]:
+    """Training questions whose fact recall is higher / lower with ``candidate`` than with ``in_use``."""
+    better = sum(1 for q, v in candidate.items() if v > in_use.get(q, 0.0))
+    worse = sum(1 for q, v in candidate.items() if v < in_use.get(q, 0.0))
+    return better, worse
+
+
+def constants_table(measured: dict[str, dict[int, dict[str, Any]]]) -> list[str]:
+    """The walk's constants at each value measured; the one in use is the first. It stays unless the
+    training part prefers another beyond chance (a sign test over the training questions, p < SIGNIFICANT)."""
     lines = [
         "",
         "## The walk's constants, measured (same model, questions walked again)",
         "",
-        "The value in use is marked; 'best on train' marks the value the training part prefers (ties: the",
-        "smaller). The values in use were hand-set before this table existed; where the training part prefers",
-        "another, the difference is a few training questions. The test part is only reported.",
+        "The value in use is marked. Another value replaces it only when the training part prefers it beyond",
+        f"chance: more training questions gain facts than lose them, by a sign test with p < {SIGNIFICANT}",
+        "(questions that do not change are left out). A difference of a few questions either way is noise, and",
+        "choosing on it would fit the training part's noise. The test part is only reported.",
         "",
-        "| constant | value | train facts | train not covered | test facts | test not covered | best on train |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| constant | value | train facts | train not covered | test facts | test not covered | "
+        "train questions better / worse | sign test p | verdict |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, by_value in measured.items():
         in_use = next(iter(by_value))
-        best = max(by_value, key=lambda v: ((by_value[v]["train"]["fact_recall"] or 0), -v))
+        base = by_value[in_use]["train"].get("per_question", {})
         for value, fig in by_value.items():
             tr, te = fig["train"], fig["test"]
             cells = [tr["fact_recall"], tr["not_covered"], te["fact_recall"], te["not_covered"]]
             shown = f"**{value}** (in use)" if value == in_use else str(value)
-            lines.append(f"| {name} | {shown} | " + " | ".join(_num(c) for c in cells) + f" | {'yes' if value == best else ''} |")
+            if value == in_use:
+                tail = "| | | in use |"
+            else:
+                better, worse = paired(tr.get("per_question", {}), base)
+                p = sign_test(better, worse)
+                verdict = f"better on train: use {value}" if p < SIGNIFICANT and better > worse else "not better beyond chance"
+                tail = f"| {better} / {worse} | {p:.2f} | {verdict} |"
+            lines.append(f"| {name} | {shown} | " + " | ".join(_num(c) for c in cells) + f" {tail}")
+    return lines
+
+
+def _ranking(measured: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """Train against test for the fitted ranking and for one that fits nothing: overfitting, or a harder test part?"""
+    if not measured:
+        return []
+    lines = [
+        "",
+        "## Train against test: the fit, or the questions?",
+        "",
+        "The share of answerable questions whose top candidate (top three) states an expected fact. The",
+        "similarity alone is fitted on nothing, so the gap it shows between the parts is in the questions",
+        "themselves; only what the fitted model adds to that gap is the fit's.",
+        "",
+        "| candidates ranked by | train top 1 / top 3 | test top 1 / top 3 | gap, top 1 / top 3 |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, parts in measured.items():
+        tr, te = parts["train"], parts["test"]
+        gaps = [(tr[k] or 0) - (te[k] or 0) for k in ("top1", "top3")]
+        lines.append(
+            f"| {name} | {_num(tr['top1'])} / {_num(tr['top3'])} | {_num(te['top1'])} / {_num(te['top3'])} | "
+            f"{gaps[0]:.3f} / {gaps[1]:.3f} |"
+        )
     return lines
 
 
