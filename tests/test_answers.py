@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -207,8 +208,13 @@ def test_superlative_weighs_the_prose_against_the_table(tmp_path: Path) -> None:
     assert answer.text.startswith("T4") and "70 W" in answer.text
 
 
-def test_a_list_cut_between_chunks_is_quoted_whole(tmp_path: Path) -> None:
-    engine = _engine(tmp_path, "formats.md", FORMATS_NOTE, chunk_tokens=64, chunk_overlap=8)
+# The same list with items of two sentences: an item's second sentence does not end the list.
+TWO_SENTENCE_FORMATS_NOTE = re.sub(r"^(- [^\n]*?) (with|for|built) ", r"\1. They come \2 ", FORMATS_NOTE, flags=re.M)
+
+
+@pytest.mark.parametrize("note", [FORMATS_NOTE, TWO_SENTENCE_FORMATS_NOTE], ids=["one sentence an item", "two sentences an item"])
+def test_a_list_cut_between_chunks_is_quoted_whole(tmp_path: Path, note: str) -> None:
+    engine = _engine(tmp_path, "formats.md", note, chunk_tokens=64, chunk_overlap=8)
     chunks = [h.chunk for h in engine.search("Which file formats does the export tool write?", 10)]
     assert len({c.ordinal for c in chunks}) > 1, "the list must span chunks for this test to mean anything"
     answer = engine.ask("Which file formats does the export tool write?")
@@ -671,3 +677,35 @@ def test_function_words_are_not_what_a_question_is_about() -> None:
     says "(up to)" does not match 'start up'."""
     stems = parse_question("How much faster does the interpreter start up, using only the standard library?").stems
     assert stems == ("faster", "interpreter", "start", "standard", "library")
+
+
+LONG_ITEMS_NOTE = """
+---
+title: Colab runtimes
+tags: [hardware]
+---
+# Colab runtimes
+
+## What each runtime had
+
+* Colab is free to start with. The CPU types vary between sessions (Xeon, Skylake, Broadwell or Haswell).
+  GPU runtimes came with an NVIDIA P100, a 2-core Xeon and 13 GB of RAM.
+  TPU runtimes came with a TPUv3 (8 cores), a 4-core Xeon and 16 GB of RAM.
+* Kaggle notebooks are the other free option. Their weekly GPU quota is 30 hours.
+"""
+
+
+def test_a_list_item_of_several_sentences_is_quoted_by_the_sentence_that_answers(tmp_path: Path) -> None:
+    """Notes written as long bullets: the answer quotes the bullet's sentence about the TPU runtime, not
+    the whole bullet; the list is still read as a list, item by item."""
+    write_note(tmp_path / "notes", "colab.md", LONG_ITEMS_NOTE)
+    engine = Engine.load(built_hash_index(tmp_path))
+    answer = engine.ask("How much RAM did the TPU runtimes come with?")
+    assert answer.covered and "16 GB of RAM" in answer.text, answer.text
+    assert "CPU types vary" not in answer.text and "Colab is free" not in answer.text, answer.text
+    spans = spans_of(LONG_ITEMS_NOTE.split("---", 2)[2])
+    items = [s.text for s in spans if s.kind == "item"]
+    assert items == ["Colab is free to start with.", "Kaggle notebooks are the other free option."]
+    rest = [s for s in spans if s.kind == "sentence" and s.list_id == 0]
+    assert [s.text for s in rest][-1] == "Their weekly GPU quota is 30 hours."
+    assert "TPU runtimes came with" in rest[2].text and "GPU runtimes came with" in rest[2].context  # its neighbours

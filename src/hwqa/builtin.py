@@ -103,24 +103,29 @@ class BuiltinAnswerer:
         return answer
 
     def advice(self, hits: Sequence[Hit], names: Sequence[str], limit: int = 2) -> Answer:
-        """What the passages advise about the hardware compared: the first ``limit`` sentences or items
-        (by retrieval rank) that name one of ``names`` and judge it ("best when", "recommend", "needs"),
-        without a price in them (the prices are the calculator's). Not covered when none does."""
+        """What the passages advise about the hardware compared: up to ``limit`` sentences or items that
+        name one of ``names`` and judge it ("best when", "recommend", "needs"), without a price in them
+        (the prices are the calculator's); the first of each passage by retrieval rank, then the next of
+        each, so that several notes' advice is heard before one note's second. Not covered when none does."""
         if not names:
             return Answer("", covered=False)
         named = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(n) for n in names) + r")s?(?![\w-])", re.I)
-        chosen: list[tuple[Candidate, str]] = []
+        found: list[list[tuple[Candidate, str]]] = []
         for rank, hit in enumerate(hits):
+            judged = []
             for span in spans_of(hit.chunk.text):
                 text = clean_markdown(span.text)
                 if span.kind == "sentence" and text.startswith("#"):
                     continue
-                judged = _ADVICE.search(text) and named.search(text) and not _MONEY.search(text)
-                if judged and not any(similar(text, t) for _, t in chosen):
-                    chosen.append((Candidate(hit, rank, span), text))
-            if len(chosen) >= limit:
-                break
-        return _compose(chosen[:limit]) if chosen else Answer("", covered=False)
+                if _ADVICE.search(text) and named.search(text) and not _MONEY.search(text):
+                    judged.append((Candidate(hit, rank, span), text))
+            found.append(judged)
+        chosen: list[tuple[Candidate, str]] = []
+        for turn in range(limit):
+            for judged in found:
+                if len(chosen) < limit and turn < len(judged) and not any(similar(judged[turn][1], t) for _, t in chosen):
+                    chosen.append(judged[turn])
+        return _compose(chosen) if chosen else Answer("", covered=False)
 
     def extract(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None) -> Answer:
         """The spans of ``hits`` that answer ``q``, cited; 'not covered' when the scorer is not confident.

@@ -351,7 +351,7 @@ def rules() -> dict[str, Callable[[], contextlib.AbstractContextManager[Any]]]:
         "a sentence opening with 'It', 'This', ... is quoted with the one before": lambda: mock.patch.object(
             quotes, "_PRONOUN_START", never
         ),
-        f"a definition is read on while under {quotes.DEFINITION_WORDS} words": lambda: mock.patch.object(
+        f"a definition, and a list item, is read whole while under {quotes.DEFINITION_WORDS} words": lambda: mock.patch.object(
             quotes, "DEFINITION_WORDS", 0
         ),
         f"a question in the notes is quoted with its answer ({quotes.FAQ_ANSWER_WORDS} words)": lambda: mock.patch.object(

@@ -4,7 +4,7 @@ A candidate is a span of a retrieved passage (see :mod:`hwqa.spans`) with its sc
 sentence that starts with "It" keeps the sentence before it; a definition's opening sentence its
 term line and the rest of its short paragraph; a term line alone its definition; a lead-in ending
 in ":" its list (continued from the section's next chunk), its table or its command; a question
-in the notes ("Q: ...") its answer.
+in the notes ("Q: ...") its answer; a sentence of a short list item the whole item.
 """
 
 from __future__ import annotations
@@ -42,8 +42,20 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     """The span as quoted, with what it needs to be read alone (see the module docstring)."""
     span = cand.span
     text = _SOURCE_TRAILER.sub("", span.text)
+    item = whole_item(cand, pool)
+    if len(item) > 1 and len(" ".join(c.span.text for c in item).split()) <= DEFINITION_WORDS:
+        # A short list item is read whole, like a short definition; a long one by its sentences.
+        text = _SOURCE_TRAILER.sub("", " ".join(c.span.text for c in item))
+        lead = item[0].span.lead
+        return f"{lead} {text}" if lead.endswith(":") else text
     if span.kind == "sentence" and _PRONOUN_START.match(span.text):
-        before = [c for c in pool if c.hit is cand.hit and c.span.position == span.position - 1 and c.span.kind == "sentence"]
+        before = [
+            c
+            for c in pool
+            if c.hit is cand.hit
+            and c.span.position == span.position - 1
+            and (c.span.kind == "sentence" or c.span.list_id == span.list_id >= 0)  # or the item it goes on from
+        ]
         if before:
             return f"{before[0].span.text} {text}"
     after = _next_sentences(cand, pool, 3)
@@ -72,6 +84,26 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
         return f"{span.lead} {text}"
     return text
+
+
+def whole_item(cand: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
+    """The sentences of the list item ``cand`` belongs to (its first sentence is the item's span, the
+    others follow it in the passage: see :func:`hwqa.spans.spans_of`); empty outside a list."""
+    span = cand.span
+    if span.list_id < 0:
+        return []
+    same = sorted((c for c in pool if c.hit is cand.hit and c.span.list_id == span.list_id), key=lambda c: c.span.position)
+    heads = [c for c in same if c.span.kind == "item" and c.span.position <= span.position]
+    if not heads:
+        return []
+    out = [heads[-1]]
+    for c in same:
+        if c.span.position <= out[-1].span.position:
+            continue
+        if c.span.kind == "item" or c.span.position != out[-1].span.position + 1:
+            break
+        out.append(c)
+    return out
 
 
 def _same_definition(after: Sequence[Candidate], pool: Sequence[Candidate], term: str) -> list[Candidate]:
@@ -160,25 +192,36 @@ def _next_chunk(hit: Hit, pool: Sequence[Candidate]) -> list[Candidate]:
 
 def _continuation(last: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
     """The items of a list cut at the end of its chunk, from the section's next chunk if it was retrieved."""
-    if any(c.hit is last.hit and c.span.position > last.span.position for c in pool):
-        return []  # the list ends inside its chunk
+    if any(c.hit is last.hit and c.span.position > last.span.position and c.span.list_id != last.span.list_id for c in pool):
+        return []  # the list ends inside its chunk (its last item's further sentences are still the list)
     out = []
     for c in _next_chunk(last.hit, pool):
-        if c.span.kind != "item":
+        if c.span.kind != "item" and c.span.list_id < 0:
             break
-        out.append(c)
+        if c.span.kind == "item":  # an item's further sentences are not items of the list
+            out.append(c)
     return out
+
+
+def _item_text(head: Candidate, pool: Sequence[Candidate]) -> str:
+    """A list item as a list answer shows it: whole while short, else its first sentence."""
+    whole = " ".join(c.span.text for c in whole_item(head, pool))
+    return whole if whole and len(whole.split()) <= DEFINITION_WORDS else head.span.text
 
 
 def whole_list(best: Candidate, pool: Sequence[Candidate]) -> list[tuple[Candidate, str]]:
     """A list answer: its lead-in and its items, as one quote (continued from the next chunk if cut)."""
     items = [c for c in pool if c.hit is best.hit and c.span.kind == "item" and c.span.list_id == best.span.list_id]
     items.sort(key=lambda c: c.span.position)
-    if items:
-        seen = {c.span.text for c in items}
-        items += [c for c in _continuation(items[-1], pool) if c.span.text not in seen]
+    seen = {c.span.text for c in items}
+    while items:  # a long list goes on over several chunks: each next chunk of the section the pool holds
+        more = [c for c in _continuation(items[-1], pool) if c.span.text not in seen]
+        if not more:
+            break
+        items += more
+        seen.update(c.span.text for c in more)
     shown = items[:12]
-    body = "; ".join(_SOURCE_TRAILER.sub("", c.span.text).rstrip(".;") for c in shown)
+    body = "; ".join(_SOURCE_TRAILER.sub("", _item_text(c, pool)).rstrip(".;") for c in shown)
     if len(items) > len(shown):
         body += f"; and {len(items) - len(shown)} more"
     lead = best.span.lead.rstrip(":.").strip()

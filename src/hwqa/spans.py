@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
-SPANS_VERSION = 1  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
+SPANS_VERSION = 2  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -46,7 +46,7 @@ class Span:
     context: str = ""  # neighbours, lead-in or header: helps matching, not quoted
     position: int = 0  # order within the passage
     cells: dict[str, str] = field(default_factory=dict)  # table rows: column -> value
-    list_id: int = -1  # items of one list share it
+    list_id: int = -1  # items of one list share it, and the further sentences of an item
     lead: str = ""  # a list's lead-in line
     label: str = ""  # a paragraph's first sentence: the term line just above it, if any ("csv.QUOTE_ALL")
     subject: str = ""  # every sentence of a definition: its term line (the label of its first sentence)
@@ -135,8 +135,17 @@ def spans_of(text: str) -> list[Span]:
         nonlocal item
         if item:
             body = clean_markdown(" ".join(x.strip() for x in item))
-            if body:
-                spans.append(Span(body, "item", last_prose, len(spans), list_id=list_id, lead=last_prose))
+            # An item of several sentences ("GPUs were P100s with 13 GB RAM. TPUs were TPUv3s with 16 GB.") is
+            # the list's item by its first sentence; each further sentence is a span of its own, so a question
+            # about one of them quotes that sentence, not the whole item.
+            sentences = [clean_markdown(x) for x in split_sentences(body)] if body else []
+            sentences = [x for x in sentences if x] or ([body] if body else [])
+            for k, sentence in enumerate(sentences):
+                if k == 0:
+                    spans.append(Span(sentence, "item", last_prose, len(spans), list_id=list_id, lead=last_prose))
+                else:
+                    around = " ".join(sentences[k - 1 : k] + sentences[k + 1 : k + 2])
+                    spans.append(Span(sentence, "sentence", around, len(spans), list_id=list_id))
             item = []
 
     for i, raw in enumerate(lines):
