@@ -58,7 +58,7 @@ def build_app(engine: Engine) -> Any:
             with gr.Tab("Index", id="index"):
                 layout.index_tab(demo, engine, chat_parts, price_parts)
         theme.click(None, js="() => window.hwqaToggleTheme && window.hwqaToggleTheme()")
-        demo.load(chat_parts["shown"], [chat_parts["store"]], chat_parts["swap"], queue=False, **layout.QUIET)
+        demo.load(chat_parts["restore"], [chat_parts["store"]], chat_parts["swap"], queue=False, **layout.QUIET)
 
         def refresh_filters() -> tuple[Any, Any]:  # an index rebuilt by `hwqa build` or the watcher
             new = filter_choices(engine)

@@ -4,6 +4,13 @@ The text box is never disabled. A question sent while an answer streams is queue
 browser session and asked when the answer is done (in order), so nothing typed is dropped.
 Each question keeps the search filter (tags / notes) chosen when it was sent.
 Each session keeps its pending questions here, keyed by Gradio's session hash.
+
+Each session also keeps its conversation here, and every output that writes the chat is made
+from it, never from the chatbot value the page sends: that value can be behind. Gradio queues an
+answer's streamed updates for the page and runs the answer on at once, so the answer can be done
+here (the session idle) while the page still shows an earlier update; a question sent then came
+with that stale value, and building the chat from it dropped the finished answer. The page's
+value is read only for a session this server has not seen yet (e.g. after a restart).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ class ChatSession:
     pending: list[tuple[str, Filter | None, bool]] = field(default_factory=list)  # question, its filter, spot prices too
     running: bool = False
     epoch: int = 0
+    conversation: ChatHistory | None = None  # what the chat shows; None: not known yet, the page's value is taken
 
 
 class Sessions:
@@ -150,26 +158,30 @@ class ChatController:
         if not question:
             return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         session = self._session(request)
+        asked = {"role": "user", "content": safe_markdown(question)}
         with session.lock:
+            conversation = clean_history(_known(session, history))
             busy = session.running or bool(session.pending)
             if not busy and self.queue_full():  # said in the chat, not as a "Queue is full" toast
-                asked = {"role": "user", "content": safe_markdown(question)}
-                busy_reply = {"role": "assistant", "content": BUSY}
-                return text, [*clean_history(history), asked, busy_reply], "", gr.skip(), gr.skip()
+                session.conversation = _newest([*conversation, asked, {"role": "assistant", "content": BUSY}])
+                return text, list(session.conversation), "", gr.skip(), gr.skip()
             session.pending.append((question, search_filter(tags, notes), bool(spot)))
             waiting = len(session.pending)
-        if busy:
+            if not busy:
+                session.conversation = _newest([*conversation, asked, {"role": "assistant", "content": WORKING}])
+                shown = list(session.conversation)
+        if busy:  # the answer being written shows it when its turn comes
             waits = "1 question waits" if waiting == 1 else f"{waiting} questions wait"
             return "", gr.skip(), f"Queued: {waits}, asked when the current answer is done.", gr.skip(), gr.skip()
-        shown = [
-            *clean_history(history),
-            {"role": "user", "content": safe_markdown(question)},
-            {"role": "assistant", "content": WORKING},
-        ]
         return "", shown, "", gr.update(visible=False), gr.update(visible=True)
 
     def drain(self, history: Any, request: gr.Request) -> Iterator[Any]:
-        """Answer this session's queued questions in order, streaming each."""
+        """Answer this session's queued questions in order, streaming each.
+
+        Every update is the session's conversation with the answer so far (``history``, the page's
+        value, only for a session not known yet); after Stop, Clear chat, New chat or a switch
+        (a new epoch) nothing more is written.
+        """
         session = self._session(request)
         with session.lock:
             if session.running or not session.pending:
@@ -177,7 +189,7 @@ class ChatController:
                 return
             session.running = True
             epoch = session.epoch
-        conversation = clean_history(history)
+            _known(session, history)
         try:
             while True:
                 with session.lock:
@@ -186,13 +198,22 @@ class ChatController:
                             session.running = False  # under the same lock as the check: no question slips by
                         break
                     question, flt, spot = session.pending.pop(0)
-                shown = safe_markdown(question)
-                if not (conversation and conversation[-1].get("role") == "user" and conversation[-1].get("content") == shown):
-                    conversation.append({"role": "user", "content": shown})
-                conversation.append({"role": "assistant", "content": WORKING})
-                yield list(conversation)
-                yield from answer_stream(self.engine, question, conversation, flt, spot)
-                conversation = clean_history(conversation)
+                    conversation = clean_history(session.conversation)
+                    shown = safe_markdown(question)
+                    last = conversation[-1] if conversation else {}
+                    if not (last.get("role") == "user" and last.get("content") == shown):  # not shown when it was queued
+                        conversation.append({"role": "user", "content": shown})
+                    conversation.append({"role": "assistant", "content": WORKING})
+                    session.conversation = asking = _newest(conversation)
+                    shown_now = list(asking)
+                yield shown_now
+                for update in answer_stream(self.engine, question, list(asking), flt, spot):
+                    with session.lock:
+                        if session.epoch != epoch:
+                            return
+                        session.conversation = _newest(update)
+                        shown_now = list(session.conversation)
+                    yield shown_now
         finally:
             with session.lock:
                 if session.epoch == epoch:
@@ -205,7 +226,8 @@ class ChatController:
         with session.lock:
             waiting = len(session.pending)
             busy = session.running or waiting > 0
-        store = conversations.with_messages(conversations.load(saved), clean_history(history))
+            kept = clean_history(_known(session, history))
+        store = conversations.with_messages(conversations.load(saved), kept)
         notice = ("Queued: 1 question waits." if waiting == 1 else f"Queued: {waiting} questions wait.") if waiting else ""
         picker = gr.update(choices=conversations.choices(store), value=store["current"])
         return store, notice, picker, gr.update(visible=not busy), gr.update(visible=busy)
@@ -218,24 +240,55 @@ class ChatController:
             waiting = [question for question, _, _ in session.pending]
             session.pending.clear()
             session.running = False
-        conversation = clean_history(history)
-        if conversation and conversation[-1]["role"] == "user":
-            conversation.append({"role": "assistant", "content": "_Stopped._"})
-        elif conversation and flatten_content((history or [{}])[-1].get("content")).endswith(" …"):
-            conversation[-1] = {**conversation[-1], "content": conversation[-1]["content"] + " _(stopped)_"}
+            shown = _known(session, history)
+            conversation = clean_history(shown)
+            if conversation and conversation[-1]["role"] == "user":
+                conversation.append({"role": "assistant", "content": "_Stopped._"})
+            elif conversation and flatten_content(shown[-1].get("content")).endswith(" …"):
+                conversation[-1] = {**conversation[-1], "content": conversation[-1]["content"] + " _(stopped)_"}
+            session.conversation = conversation
         buttons = (gr.update(visible=True), gr.update(visible=False))
         if not waiting:
             return conversation, "", gr.skip(), *buttons
         text = "\n".join([*waiting, box] if (box or "").strip() else waiting)
         return conversation, "Stopped; the questions that were waiting are back in the box.", text, *buttons
 
-    def clear(self, request: gr.Request) -> None:
-        """Forget this session's answer in progress and its waiting questions."""
+    def clear(self, request: gr.Request, shown: Any = None) -> None:
+        """Forget this session's answer in progress and its waiting questions; the chat now shows
+        ``shown`` (Clear chat: nothing; New chat, a switch or Undo clear: that conversation)."""
         session = self._session(request)
         with session.lock:
             session.epoch += 1
             session.pending.clear()
             session.running = False
+            session.conversation = _newest(clean_history(shown))
+
+    def conversation(self, history: Any, request: gr.Request) -> ChatHistory:
+        """The conversation the chat shows (an answer being written, as far as it is), to keep."""
+        session = self._session(request)
+        with session.lock:
+            return clean_history(_known(session, history))
+
+    def restore(self, messages: Any, request: gr.Request) -> tuple[ChatHistory, bool]:
+        """The page loaded with the conversation ``messages`` kept in the browser: it becomes this
+        session's, unless a question was sent before the load got here; (what the chat shows, busy)."""
+        session = self._session(request)
+        with session.lock:
+            busy = session.running or bool(session.pending)
+            return list(_known(session, messages)), busy
+
+
+def _known(session: ChatSession, history: Any) -> ChatHistory:
+    """The session's conversation; the page's value (checked) when this server has not seen the
+    session yet. Called with the session's lock held."""
+    if session.conversation is None:
+        session.conversation = _newest(clean_history(history))
+    return session.conversation
+
+
+def _newest(conversation: ChatHistory) -> ChatHistory:
+    """The newest messages, as many as a stored conversation keeps (sessions are held in memory)."""
+    return conversation[-conversations.MAX_MESSAGES :]
 
 
 def make_chat(engine: Engine) -> Any:

@@ -136,9 +136,9 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
     )
 
     def cleared_view(history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
+        removed = chat.conversation(history, request) or None
         chat.clear(request)
         kept_store = conversations.with_messages(conversations.load(saved), [])
-        removed = _kept(history) or None
         return [], kept_store, "Chat cleared.", gr.update(visible=True), removed, _picker(kept_store), *_idle()
 
     clear.click(
@@ -150,27 +150,43 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
         **QUIET,
     )
 
-    def undo_clear(removed: Any, saved: Any) -> tuple[Any, ...]:
+    def undo_clear(removed: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
         messages = conversations.load({"chats": [{"id": "x", "messages": removed or []}]})["chats"][0]["messages"]
+        chat.clear(request, messages)
         restored = conversations.with_messages(conversations.load(saved), messages)
-        return messages, restored, "", gr.update(visible=False), None, _picker(restored)
+        return messages, restored, "", gr.update(visible=False), None, _picker(restored), *_idle()
 
-    undo.click(undo_clear, [cleared, store], [chatbot, store, notice, undo, cleared, picker], queue=False, **QUIET)
+    undo.click(
+        undo_clear,
+        [cleared, store],
+        [chatbot, store, notice, undo, cleared, picker, send, stop],
+        cancels=drains,
+        queue=False,
+        **QUIET,
+    )
 
-    def shown(saved: Any) -> tuple[Any, ...]:
-        s = conversations.load(saved)
-        return conversations.current(s)["messages"], s, _picker(s), gr.update(visible=False), None, "", *_idle()
+    def shown(s: conversations.Store, request: gr.Request) -> tuple[Any, ...]:
+        """The store's current conversation, now this session's (whatever was being answered stops)."""
+        messages = conversations.current(s)["messages"]
+        chat.clear(request, messages)
+        return messages, s, _picker(s), gr.update(visible=False), None, "", *_idle()
 
     def start_new(history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
-        chat.clear(request)  # an answer being written stays with the conversation it was asked in
-        return shown(conversations.new_chat(conversations.with_messages(conversations.load(saved), _kept(history))))
+        kept_chat = chat.conversation(history, request)  # an answer being written stays with the conversation it was asked in
+        return shown(conversations.new_chat(conversations.with_messages(conversations.load(saved), kept_chat)), request)
 
     def pick(chat_id: Any, history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
         s = conversations.load(saved)
         if chat_id == s["current"]:
             return (gr.skip(),) * 8
-        chat.clear(request)
-        return shown(conversations.switch(conversations.with_messages(s, _kept(history)), chat_id))
+        return shown(conversations.switch(conversations.with_messages(s, chat.conversation(history, request)), chat_id), request)
+
+    def restore(saved: Any, request: gr.Request) -> tuple[Any, ...]:
+        """The page loaded: the conversation kept in the browser is shown (and becomes this session's)."""
+        s = conversations.load(saved)
+        messages, busy = chat.restore(conversations.current(s)["messages"], request)
+        buttons = (gr.update(visible=not busy), gr.update(visible=busy))
+        return messages, s, _picker(s), gr.update(visible=False), None, "", *buttons
 
     swap = [chatbot, store, picker, undo, cleared, notice, send, stop]
     new.click(start_new, [chatbot, store], swap, cancels=drains, queue=False, **QUIET)
@@ -185,19 +201,13 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
         "f_tags": f_tags,
         "f_notes": f_notes,
         "swap": swap,
-        "shown": shown,
+        "restore": restore,
     }
 
 
 def _idle() -> tuple[Any, Any]:
     """Send shown, Stop hidden: nothing is being answered (after Clear chat, New chat or a switch)."""
     return gr.update(visible=True), gr.update(visible=False)
-
-
-def _kept(history: Any) -> list[dict[str, Any]]:
-    from .chat import clean_history
-
-    return clean_history(history)
 
 
 def _picker(store: conversations.Store) -> Any:
