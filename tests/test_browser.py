@@ -147,6 +147,33 @@ def test_empty_input_does_nothing_and_questions_typed_quickly_are_all_answered(p
     assert not pg.locator("#hwqa-stop").is_visible()
 
 
+def test_questions_typed_quickly_on_a_slow_page_keep_the_first_answer(page: Page) -> None:
+    """A page slower than the server (its CPU throttled 4x) is still showing the first answer's
+    stream when the second question is sent, though the server is done with it: the chat must not
+    be rebuilt from that page's value (it lost the first answer: Q1, Q2, then only the second answer)."""
+    pg = page.page
+    page.context.new_cdp_session(pg).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    pg.fill("#hwqa-input textarea", "How much does a V100 cost per hour?")
+    pg.click("#hwqa-send")
+    pg.wait_for_selector("#hwqa-chatbot .user >> text=How much does a V100 cost per hour?")
+    pg.fill("#hwqa-input textarea", "What is PyTorch/XLA?")
+    pg.press("#hwqa-input textarea", "Enter")
+    page.wait_answers(2)
+    pg.wait_for_function(  # the second answer is the last message, and nothing is being written
+        """() => { const bots = document.querySelectorAll('#hwqa-chatbot .bot');
+                   const text = document.querySelector('#hwqa-chatbot').innerText;
+                   return bots.length && bots[bots.length - 1].innerText.startsWith('PyTorch/XLA compiles')
+                          && !text.includes('Working…'); }""",
+        timeout=60_000,
+    )
+    users = [u.inner_text() for u in pg.locator("#hwqa-chatbot .user").all()]
+    assert users == ["How much does a V100 cost per hour?", "What is PyTorch/XLA?"]
+    after_first_question = pg.inner_text("#hwqa-chatbot").split("How much does a V100 cost per hour?", 1)[1]
+    first, second = after_first_question.split("What is PyTorch/XLA?", 1)
+    assert "$2.48" in first, first  # the first answer, between the two questions
+    assert "PyTorch/XLA compiles" in second, second
+
+
 def test_budget_question_shows_the_calculator_step_with_full_table_and_distinct_exclusions(page: Page) -> None:
     pg = page.page
     page.ask("TPU or GPU for my budget of $500?")
