@@ -18,7 +18,7 @@ from .answer import Answer, Answerer, not_covered
 from .base import Hit, Tool
 from .builtin import BuiltinAnswerer
 from .embed import Embedder, make_embedder
-from .errors import ConfigError, HwqaError, IndexCorruptError
+from .errors import ConfigError, HwqaError
 from .grounded import GroundedAnswerer
 from .llm import OpenAIAnswerer
 from .prices import HARDWARE_TYPES, PriceTable
@@ -128,21 +128,14 @@ class Engine:
     def generation(self) -> store.Generation:
         """The live generation, reloaded when a build has switched ``CURRENT`` since the last call."""
         with self._lock:
-            for attempt in range(5):
-                gen_dir = store.current_generation_dir(self.settings.index)
-                current = self._generation
-                if current is not None and gen_dir is not None and gen_dir.name == current.name:
-                    return current
-                try:
-                    loaded = store.open_current(self.settings.index, embedder=self.embedder.describe())
-                except IndexCorruptError:
-                    # Two quick builds can prune the generation we were opening; if CURRENT moved, try again.
-                    if attempt < 4 and store.current_generation_dir(self.settings.index) != gen_dir:
-                        continue
-                    raise
-                self._generation = loaded  # the old one is released when no query holds it any more
-                return loaded
-        raise AssertionError("unreachable")
+            gen_dir = store.current_generation_dir(self.settings.index)
+            current = self._generation
+            if current is not None and gen_dir is not None and gen_dir.name == current.name:
+                return current
+            # open_current reads CURRENT again, and again if two quick builds prune what it was opening
+            loaded = store.open_current(self.settings.index, embedder=self.embedder.describe())
+            self._generation = loaded  # the old one is released when no query holds it any more
+            return loaded
 
     def price_table(self, gen: store.Generation) -> PriceTable:
         """The price tables as they were when ``gen`` was built (so answers match their citations)."""

@@ -25,10 +25,10 @@ import json
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -55,6 +55,8 @@ VECTORS = "vectors.faiss"  # the one vectors file of a generation before FORMAT 
 DOCSTORE = "docstore.sqlite"  # ... and its one docstore
 MANIFEST = "manifest.json"
 PRICES = "prices.json"  # the price table, shared by generations while no price changes
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -462,11 +464,51 @@ def open_generation(
     return gen
 
 
+OPEN_ATTEMPTS = 5  # a reader outrun by this many pairs of builds in a row gives up with the last error
+
+
+def read_live(index_dir: Path, read: Callable[[Path], T]) -> T | None:
+    """``read(gen_dir)`` of the live generation (None when no index has been built), read again from
+    the new one if the generation was pruned while it was being read.
+
+    Reading ``CURRENT`` and then the generation it names are two steps: between them (or while
+    ``read`` opens the files one by one) two builds can switch the pointer twice, and the second
+    switch removes the generation read first (:func:`hwqa.pointer.switch_to` keeps only the live one
+    and the one before it). A file found missing or unreadable then says nothing about the index:
+    when ``CURRENT`` has moved since it was read, the new generation is read instead. An error in a
+    generation that is still live is raised as it is (a damaged index, not a race).
+    """
+    for attempt in range(OPEN_ATTEMPTS):
+        gen_dir = current_generation_dir(index_dir)
+        if gen_dir is None:
+            return None
+        try:
+            if not gen_dir.is_dir():
+                raise IndexCorruptError(f"{index_dir / CURRENT} names {gen_dir.name}, which is missing; {REBUILD_HINT}")
+            return read(gen_dir)
+        except IndexCorruptError:
+            if attempt + 1 < OPEN_ATTEMPTS and _moved(index_dir, gen_dir):
+                continue
+            raise
+    raise AssertionError("unreachable")
+
+
+def _moved(index_dir: Path, gen_dir: Path) -> bool:
+    """Whether ``CURRENT`` names another generation than ``gen_dir`` now."""
+    try:
+        return current_generation_dir(index_dir) != gen_dir
+    except IndexCorruptError:
+        return False
+
+
 def open_current(index_dir: Path, *, embedder: dict[str, Any] | None = None) -> Generation:
-    """Load the live generation, or say how to build one."""
-    gen_dir = current_generation_dir(index_dir)
-    if gen_dir is None:
+    """Load the live generation (see :func:`read_live`), or say how to build one."""
+    gen = read_live(index_dir, lambda gen_dir: open_generation(gen_dir, embedder=embedder))
+    if gen is None:
         raise IndexMissingError(f"no index found at {index_dir}/; run 'hwqa index' to build it from your notes")
-    if not gen_dir.is_dir():
-        raise IndexCorruptError(f"{index_dir / CURRENT} names {gen_dir.name}, which is missing; {REBUILD_HINT}")
-    return open_generation(gen_dir, embedder=embedder)
+    return gen
+
+
+def read_live_manifest(index_dir: Path) -> dict[str, Any] | None:
+    """The live generation's manifest with its price table (see :func:`read_live`), or None when no index has been built."""
+    return read_live(index_dir, read_manifest)

@@ -109,7 +109,11 @@ def check_file(path: Path, record: dict[str, Any], gen_name: str, *, full: bool)
     stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, str(expected))
     if stamp in _VERIFIED:
         return
-    if sha256_file(path) != expected:
+    try:
+        digest = sha256_file(path)
+    except FileNotFoundError:  # removed since the stat above (a build pruned its generation)
+        raise IndexCorruptError(f"index generation {gen_name} is missing {path.name}; {REBUILD_HINT}") from None
+    if digest != expected:
         raise IndexCorruptError(
             f"{path.name} in index generation {gen_name} does not match its manifest (truncated or altered); {REBUILD_HINT}"
         )
