@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -269,6 +270,44 @@ def test_a_reader_never_sees_a_generation_mixing_segments_of_two_builds(tmp_path
         writer.join()
     assert done.returncode == 0 and done.stdout.startswith("OK"), done.stdout + done.stderr[-2000:]
     assert len(json.loads(done.stdout.split(" ", 1)[1])) > 1, "the reader should have seen several editions"
+
+
+class _BuildsTwiceWhenCompared(dict[str, Any]):
+    """The embedder description a reader checks the manifest against, right after it read ``CURRENT`` and the
+    manifest and before it opens a segment: the first comparison runs two builds, as another process could."""
+
+    def __init__(self, described: dict[str, Any], rebuild: Any) -> None:
+        super().__init__(described)
+        self.rebuild = rebuild
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if self.rebuild is not None:
+            rebuild, self.rebuild = self.rebuild, None
+            rebuild()
+        return super().get(key, default)
+
+
+def test_a_reader_whose_generation_is_pruned_while_it_opens_it_opens_the_live_one(tmp_path: Path) -> None:
+    settings = corpus(tmp_path, notes=12)
+    for name in ("a.md", "b.md"):
+        write_note(settings.notes, name, f"# {name}\n\nEdition 0 of {name}.\n")
+    build_index(settings)
+    first, manifest = live(settings)
+
+    def two_builds() -> None:  # the second switch prunes the generation the reader is opening
+        for edition in (1, 2):
+            for name in ("a.md", "b.md"):
+                write_note(settings.notes, name, f"# {name}\n\nEdition {edition} of {name}.\n")
+            build_index(settings, paths=["a.md", "b.md"])
+        assert not first.exists()
+
+    gen = store.open_current(settings.index, embedder=_BuildsTwiceWhenCompared(manifest["embedder"], two_builds))
+    try:
+        assert gen.path == live(settings)[0] and gen.path != first
+        editions = {m for c in gen.all_chunks() for m in re.findall(r"Edition (\d+)", c.text)}
+        assert editions == {"2"}
+    finally:
+        gen.close()
 
 
 @pytest.mark.parametrize("when", [1, 2, 3])
