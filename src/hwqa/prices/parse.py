@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import IndexMissingError
-from ..index import current_generation_dir, read_manifest
+from ..index import read_live_manifest
 from ..links import find_all_urls
 from ..notes import Note
 from .facts import Found, note_doc
@@ -349,12 +349,12 @@ def stored_price_table(index_dir: Path) -> PriceTable:
 
     Raises :class:`IndexMissingError` when no index has been built there.
     """
-    gen_dir = current_generation_dir(index_dir)
-    if gen_dir is None:
+    manifest = read_live_manifest(index_dir)
+    if manifest is None:
         raise IndexMissingError(
             f"no index found at {index_dir}/; run 'hwqa index' to build it, or give --notes DIR to read a notes folder"
         )
-    prices: Mapping[str, object] = read_manifest(gen_dir).get("prices") or {}
+    prices: Mapping[str, object] = manifest.get("prices") or {}
     return PriceTable.from_json(prices)
 
 
@@ -364,8 +364,8 @@ def linked_page_prices(notes: Iterable[Note], index_dir: Path) -> tuple[list[Fou
     since it was built, or no index at all): their prices are left out until ``hwqa index`` reads them.
     """
     urls = list(dict.fromkeys(link.url for note in notes for link in find_all_urls(note.body)))
-    gen_dir = current_generation_dir(index_dir) if urls else None
-    links: Mapping[str, Mapping[str, object]] = (read_manifest(gen_dir).get("links") or {}) if gen_dir is not None else {}
+    manifest = read_live_manifest(index_dir) if urls else None
+    links: Mapping[str, Mapping[str, object]] = (manifest.get("links") or {}) if manifest is not None else {}
     found: list[Found] = []
     unread: list[str] = []
     for url in urls:

@@ -22,10 +22,10 @@ PROBLEMS = ("failed", "skipped")
 
 def live_manifest(index_dir: Path) -> dict[str, Any]:
     """The manifest of the live generation, without loading the model (one-line error if none)."""
-    gen_dir = store.current_generation_dir(index_dir)
-    if gen_dir is None:
+    manifest = store.read_live_manifest(index_dir)
+    if manifest is None:
         raise IndexMissingError(f"no index in {index_dir}; run 'hwqa index' first")
-    return store.read_manifest(gen_dir)
+    return manifest
 
 
 def links(manifest: Mapping[str, Any], *, failed_only: bool = False) -> list[dict[str, Any]]:
