@@ -125,6 +125,8 @@ def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
 
     What is kept is decided by what was live, not by name order: the new live generation and
     (with ``keep`` >= 2) the one that was live just before it, which readers may still hold open.
+    A reader still opening an older one finds files gone and opens the new one
+    (:func:`hwqa.index.read_live`).
     Any other ``gen-*`` folder (older ones, and orphans of builds killed before their switch) is
     removed, as is the litter :func:`remove_litter` removes.
     """
