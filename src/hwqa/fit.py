@@ -129,10 +129,16 @@ def cross_validated(asked: Sequence[Asked], features: Sequence[str], l2: float) 
                 right1 += turned_away
                 right3 += turned_away
             elif not turned_away and len(a.y):
-                order = np.argsort(-model.confidence(a.x), kind="stable")
-                right1 += int(a.y[order[0]])
-                right3 += int(a.y[order[:3]].any())
+                top1, top3 = _tops(model.confidence(a.x), a.y)
+                right1 += top1
+                right3 += top3
     return right1, right3
+
+
+def _tops(scores: np.ndarray, y: np.ndarray) -> tuple[int, int]:
+    """Whether the highest-scored candidate states an expected fact, and whether one of the top three does."""
+    order = np.argsort(-scores, kind="stable")
+    return int(y[order[0]] > 0), int(y[order[:3]].any())
 
 
 def _always(model: Any) -> Callable[[Asked], Any]:
@@ -274,9 +280,9 @@ def ranking(asked: Sequence[Asked], order_by: Callable[[Asked], np.ndarray], par
     chosen = [a for a in asked if a.split == part and a.question.covered and len(a.y)]
     top1 = top3 = 0
     for a in chosen:
-        order = np.argsort(-order_by(a), kind="stable")
-        top1 += int(a.y[order[0]] > 0)
-        top3 += int(a.y[order[:3]].any())
+        one, three = _tops(order_by(a), a.y)
+        top1 += one
+        top3 += three
     return {"questions": len(chosen), "top1": _ratio(top1, len(chosen)), "top3": _ratio(top3, len(chosen))}
 
 
@@ -314,9 +320,7 @@ def run_fit(files: Sequence[Path], base: Settings, *, cache: Path, out: Path, re
         ablations[feature] = {"test": figures(asked, fit_model(asked, changed, margin, l2), "test")}
         progress(f"{'without' if feature in kept else 'with'} {feature}: test facts {ablations[feature]['test']['fact_recall']}")
     result["ablations"] = ablations
-    from .scorer import FEATURES as ALL
-
-    sim = ALL.index("sim")
+    sim = FEATURES.index("sim")
     result["ranking"] = {
         name: {part: ranking(asked, order_by, part) for part in ("train", "test")}
         for name, order_by in (

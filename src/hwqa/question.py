@@ -132,7 +132,8 @@ def parse_question(text: str) -> Question:
     lower = text.lower().strip()
     stems = tuple(dict.fromkeys(content_stems(text)))
     idents = tuple(identifiers(text))
-    names = tuple(_names(text))
+    asides = _aside_spans(text)  # examples given in passing: their names are not required
+    names = tuple(_names(text, asides))
     superlative: str | None = None
     attribute: str | None = None
     m = _SUPERLATIVE.search(lower)
@@ -179,7 +180,7 @@ def parse_question(text: str) -> Question:
         attribute=attribute,
         entity=entity,
         comparison=bool(_COMPARE.search(lower)) and len(idents) + len(names) >= 2,
-        terms=tuple(_distinctive(text)),
+        terms=tuple(_distinctive(text, asides)),
         coined=tuple(_coined(text)),
         keys=tuple(_keys(text)),
         price=read_price_words(text),
@@ -258,10 +259,9 @@ def _coined(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _names(text: str) -> list[str]:
-    """Capitalised words that are not the question's first word: product and project names."""
+def _names(text: str, asides: list[tuple[int, int]]) -> list[str]:
+    """Capitalised words that are not the question's first word nor in an aside: product and project names."""
     out: list[str] = []
-    asides = _aside_spans(text)
     first = re.match(r"\s*\W*(\w+)", text)
     first_word = first.group(1) if first else ""
     for m in _CAPITAL_WORD.finditer(text):
@@ -295,7 +295,7 @@ def _prose(word: str) -> bool:
     return word.islower() and _known(word)
 
 
-def _distinctive(text: str) -> list[Term]:
+def _distinctive(text: str, asides: list[tuple[int, int]]) -> list[Term]:
     """The terms a passage must hold for the question to be answerable.
 
     A word with a version after it ("RTX 5090", "TPU v5e") counts as one term; so does an
@@ -304,7 +304,6 @@ def _distinctive(text: str) -> list[Term]:
     and quantities ("8-card") are not names.
     """
     out: list[Term] = []
-    asides = _aside_spans(text)
     for m in _FLAG_VALUE.finditer(text):
         if m.group(2).lower() in STOPWORDS or _known(m.group(2).lower()):
             continue  # "-O and -OO", "-I turn on": a flag next to an ordinary word, not a flag with its value

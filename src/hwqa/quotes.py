@@ -42,11 +42,9 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     """The span as quoted, with what it needs to be read alone (see the module docstring)."""
     span = cand.span
     text = _SOURCE_TRAILER.sub("", span.text)
-    item = whole_item(cand, pool)
-    if len(item) > 1 and len(" ".join(c.span.text for c in item).split()) <= DEFINITION_WORDS:
-        # A short list item is read whole, like a short definition; a long one by its sentences.
-        text = _SOURCE_TRAILER.sub("", " ".join(c.span.text for c in item))
-        lead = item[0].span.lead
+    whole = _short_item(cand, pool)
+    if whole is not None:  # a short list item is read whole, like a short definition; a long one by its sentences
+        text, lead = _SOURCE_TRAILER.sub("", whole), whole_item(cand, pool)[0].span.lead
         return f"{lead} {text}" if lead.endswith(":") else text
     if span.kind == "sentence" and _PRONOUN_START.match(span.text):
         before = [
@@ -203,10 +201,12 @@ def _continuation(last: Candidate, pool: Sequence[Candidate]) -> list[Candidate]
     return out
 
 
-def _item_text(head: Candidate, pool: Sequence[Candidate]) -> str:
-    """A list item as a list answer shows it: whole while short, else its first sentence."""
-    whole = " ".join(c.span.text for c in whole_item(head, pool))
-    return whole if whole and len(whole.split()) <= DEFINITION_WORDS else head.span.text
+def _short_item(cand: Candidate, pool: Sequence[Candidate]) -> str | None:
+    """The whole list item ``cand`` is a sentence of, when it has several sentences and at most
+    DEFINITION_WORDS words; else None."""
+    item = whole_item(cand, pool)
+    whole = " ".join(c.span.text for c in item)
+    return whole if len(item) > 1 and len(whole.split()) <= DEFINITION_WORDS else None
 
 
 def whole_list(best: Candidate, pool: Sequence[Candidate]) -> list[tuple[Candidate, str]]:
@@ -221,7 +221,7 @@ def whole_list(best: Candidate, pool: Sequence[Candidate]) -> list[tuple[Candida
         items += more
         seen.update(c.span.text for c in more)
     shown = items[:12]
-    body = "; ".join(_SOURCE_TRAILER.sub("", _item_text(c, pool)).rstrip(".;") for c in shown)
+    body = "; ".join(_SOURCE_TRAILER.sub("", _short_item(c, pool) or c.span.text).rstrip(".;") for c in shown)
     if len(items) > len(shown):
         body += f"; and {len(items) - len(shown)} more"
     lead = best.span.lead.rstrip(":.").strip()
