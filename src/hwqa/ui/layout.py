@@ -141,10 +141,11 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
         kept_store = conversations.with_messages(conversations.load(saved), [])
         return [], kept_store, "Chat cleared.", gr.update(visible=True), removed, _picker(kept_store), *_idle()
 
+    after_clear = [chatbot, store, notice, undo, cleared, picker, send, stop]  # Clear chat and Undo write the same
     clear.click(
         cleared_view,
         [chatbot, store],
-        [chatbot, store, notice, undo, cleared, picker, send, stop],
+        after_clear,
         cancels=drains,
         queue=False,
         **QUIET,
@@ -159,7 +160,7 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
     undo.click(
         undo_clear,
         [cleared, store],
-        [chatbot, store, notice, undo, cleared, picker, send, stop],
+        after_clear,
         cancels=drains,
         queue=False,
         **QUIET,
