@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import index as store
-from .chunk import Chunk, chunk_markdown
+from .chunk import CHUNKER_VERSION, Chunk, chunk_markdown
 from .deadline import TimeLimitExceeded, time_limit
 from .embed import Embedder
 from .prices import article_doc, read_document
@@ -111,6 +111,7 @@ def refresh_articles(
             and same.get("notes") == info["notes"]
             and same.get("fragments", []) == info["fragments"]
             and same.get("extractor") == EXTRACTOR_VERSION  # a newer extractor reads the page again
+            and same.get("chunker") == CHUNKER_VERSION  # ... and a newer chunker cuts it again
             and "prices" in same  # ... and so does a generation from before prices were read from pages
             and previous is not None
             and previous.of_source("article", outcome.url)
@@ -130,6 +131,7 @@ def refresh_articles(
             "chunks": record.chunks,
             "hidden_dropped": record.hidden_dropped,
             "extractor": EXTRACTOR_VERSION,
+            "chunker": CHUNKER_VERSION,
             "prices": prices,  # what the page states of prices (rows, statements left out, speeds)
             "fetched_at": round(time.time(), 3),  # a build that reads only changes fetches it again after fetch_max_age
         }

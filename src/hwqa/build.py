@@ -30,7 +30,7 @@ from . import index as store
 from . import writer
 from .articles import KEPT, LinkReport, chunking_settings, linked_urls, refresh_articles
 from .atomic import disk_error
-from .chunk import Chunk, chunk_markdown
+from .chunk import CHUNKER_VERSION, Chunk, chunk_markdown
 from .embed import Embedder, embed_with_pieces, make_embedder
 from .errors import HwqaError, IndexCorruptError, IndexLockedError
 from .links import find_all_urls
@@ -237,6 +237,7 @@ def _build_locked(
         previous is not None
         and previous.manifest.get("format") == store.FORMAT
         and previous.manifest.get("spans") == SPANS_VERSION  # other span vectors: every chunk is embedded again
+        and previous.manifest.get("chunker") == CHUNKER_VERSION  # a newer chunker cuts every note and page again
         and previous.manifest.get("prices_reader") == PRICES_READER  # a newer price reader reads every note again
         and not full_check
         and time.time() - float(previous.manifest.get("checked_at") or 0) < FULL_CHECK_EVERY
@@ -270,7 +271,8 @@ def _build_locked(
     records = dict(sorted(records.items()))
     removed = [rel for rel in old_notes if rel not in records] if delta else []
 
-    reusable = _chunks_by_source(previous) if previous is not None and not delta else {}
+    same_chunker = previous is not None and previous.manifest.get("chunker") == CHUNKER_VERSION
+    reusable = _chunks_by_source(previous) if previous is not None and same_chunker and not delta else {}
     chunks: list[Chunk] = []
     for i, note in enumerate(written):
         same = old_notes.get(note.rel, {}).get("sha256") == note.content_hash
@@ -331,6 +333,7 @@ def _build_locked(
         "embedder": embedder.describe(),
         "chunking": chunking,
         "spans": SPANS_VERSION,
+        "chunker": CHUNKER_VERSION,
         "prices_reader": PRICES_READER,
         "notes": records,
         "links": links_manifest,

@@ -29,6 +29,8 @@ from typing import Any
 
 from .markdown import code_lines, heading, is_delimiter_row, iter_code, unquote
 
+CHUNKER_VERSION = 1  # bump when the chunker cuts a document differently: every note and page is cut again
+
 TokenCounter = Callable[[str], int]
 
 CHARS_PER_TOKEN = 8  # a chunk of max_tokens tokens holds at most CHARS_PER_TOKEN * max_tokens characters
