@@ -33,12 +33,16 @@ browser: $(STAMP)
 	      || echo "could not install chromium; the browser tests will be skipped (or fail in CI)"; \
 	  else echo "chromium is missing: install it (apt-get install chromium) to run the browser tests"; fi; }
 
+# Every installed module is compiled to bytecode once, here: where PYTHONDONTWRITEBYTECODE is set (as on this
+# project's machines) Python never writes its .pyc files, and each new process (`hwqa ask`) compiled all it
+# imports again: 0.8 s of a 1.4 s cold ask.
 $(STAMP): $(LOCK) $(UV_LOCK) pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "hwqa needs Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --no-deps --require-hashes -r $(UV_LOCK)
-	$(UV) pip sync --quiet --python $(PY) --require-hashes $(LOCK)
+	$(UV) pip sync --quiet --compile-bytecode --python $(PY) --require-hashes $(LOCK)
 	$(UV) pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
+	$(PY) -m compileall -q src
 	@touch $(STAMP)
 
 # Regenerate the locks from pyproject.toml (newest versions within its floors), then test and audit them:
