@@ -42,9 +42,10 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     """The span as quoted, with what it needs to be read alone (see the module docstring)."""
     span = cand.span
     text = _SOURCE_TRAILER.sub("", span.text)
-    whole = _short_item(cand, pool)
+    item = whole_item(cand, pool)
+    whole = _short_item(item)
     if whole is not None:  # a short list item is read whole, like a short definition; a long one by its sentences
-        text, lead = _SOURCE_TRAILER.sub("", whole), whole_item(cand, pool)[0].span.lead
+        text, lead = _SOURCE_TRAILER.sub("", whole), item[0].span.lead
         return f"{lead} {text}" if lead.endswith(":") else text
     if span.kind == "sentence" and _PRONOUN_START.match(span.text):
         before = [
@@ -201,10 +202,9 @@ def _continuation(last: Candidate, pool: Sequence[Candidate]) -> list[Candidate]
     return out
 
 
-def _short_item(cand: Candidate, pool: Sequence[Candidate]) -> str | None:
-    """The whole list item ``cand`` is a sentence of, when it has several sentences and at most
+def _short_item(item: Sequence[Candidate]) -> str | None:
+    """The text of a list item's sentences (:func:`whole_item`), when it has several and at most
     DEFINITION_WORDS words; else None."""
-    item = whole_item(cand, pool)
     whole = " ".join(c.span.text for c in item)
     return whole if len(item) > 1 and len(whole.split()) <= DEFINITION_WORDS else None
 
@@ -221,7 +221,7 @@ def whole_list(best: Candidate, pool: Sequence[Candidate]) -> list[tuple[Candida
         items += more
         seen.update(c.span.text for c in more)
     shown = items[:12]
-    body = "; ".join(_SOURCE_TRAILER.sub("", _short_item(c, pool) or c.span.text).rstrip(".;") for c in shown)
+    body = "; ".join(_SOURCE_TRAILER.sub("", _short_item(whole_item(c, pool)) or c.span.text).rstrip(".;") for c in shown)
     if len(items) > len(shown):
         body += f"; and {len(items) - len(shown)} more"
     lead = best.span.lead.rstrip(":.").strip()

@@ -138,8 +138,7 @@ def spans_of(text: str) -> list[Span]:
             # An item of several sentences ("GPUs were P100s with 13 GB RAM. TPUs were TPUv3s with 16 GB.") is
             # the list's item by its first sentence; each further sentence is a span of its own, so a question
             # about one of them quotes that sentence, not the whole item.
-            sentences = [clean_markdown(x) for x in split_sentences(body)] if body else []
-            sentences = [x for x in sentences if x] or ([body] if body else [])
+            sentences = ([x for x in map(clean_markdown, split_sentences(body)) if x] or [body]) if body else []
             for k, sentence in enumerate(sentences):
                 if k == 0:
                     spans.append(Span(sentence, "item", last_prose, len(spans), list_id=list_id, lead=last_prose))
