@@ -44,7 +44,7 @@ def build_app(engine: Engine) -> Any:
     from . import layout
 
     chat = ChatController(engine, queue_full=lambda: queue_full(demo))
-    with gr.Blocks(title="hwqa") as demo:
+    with gr.Blocks(title="hwqa", analytics_enabled=False) as demo:  # no usage reports, no version check
         with gr.Row(elem_classes=["hwqa-header"], equal_height=True):
             gr.Markdown("## hwqa — ask your ML hardware notes")
             theme = gr.Button("Light / dark", size="sm", scale=0, min_width=90, elem_id="hwqa-theme")
