@@ -7,9 +7,15 @@ them; with ``CI=true`` they must run, so a missing one fails.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +151,58 @@ def write_browser_notes(folder: Path) -> None:
     write_note(folder, "tpu.md", tpu)
     write_note(folder, "zebra.md", HOSTILE)
     (folder / "broken.md").write_bytes(b"# Broken\n\xff\xfe not UTF-8\n")
+
+
+@contextlib.contextmanager
+def serve_process(settings: Any, folder: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``hwqa serve`` as a real process over ``settings``' notes and index (hash embedder, no link
+    fetching) on a free loopback port, with ``env`` added to its environment; yields its URL once the
+    page answers, and the process. Its output goes to ``folder / "serve.log"``."""
+    src = Path(__file__).resolve().parent.parent / "src"
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
+    environ.update(
+        HWQA_NOTES=str(settings.notes),
+        HWQA_INDEX=str(settings.index),
+        HWQA_EMBED_BACKEND="hash",
+        HWQA_FETCH_LINKS="false",
+        PYTHONPATH=f"{src}{os.pathsep}{environ.get('PYTHONPATH', '')}",
+        NO_PROXY="127.0.0.1,localhost",
+        no_proxy="127.0.0.1,localhost",
+    )
+    environ.update(env)
+    log_path = folder / "serve.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hwqa.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=environ,
+            cwd=folder,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                if proc.poll() is not None:
+                    raise AssertionError(f"hwqa serve exited: {log_path.read_text()[-2000:]}")
+                try:
+                    with urllib.request.urlopen(url, timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise AssertionError("hwqa serve did not answer within 120 s")
+                time.sleep(0.5)
+            yield url, proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 class App:

@@ -13,13 +13,10 @@ Sizes come from ``HWQA_SOAK_SESSIONS`` / ``HWQA_SOAK_SECONDS``: 10 x 15 s in ``m
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +27,7 @@ import pytest
 from hwqa.engine import build_index
 from hwqa.settings import Settings
 
+from .browser_support import serve_process
 from .conftest import write_note
 
 pytestmark = pytest.mark.soak
@@ -44,13 +42,6 @@ QUESTIONS = [
     "TPU or GPU for my budget of $500?",
     "Does PyTorch run on a TPU?",
 ]
-SRC = Path(__file__).resolve().parent.parent / "src"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def rss_mb(pid: int) -> float:
@@ -63,50 +54,8 @@ def rss_mb(pid: int) -> float:
 @pytest.fixture
 def server(settings: Settings, tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     build_index(settings)
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
-    env.update(
-        HWQA_NOTES=str(settings.notes),
-        HWQA_INDEX=str(settings.index),
-        HWQA_EMBED_BACKEND="hash",
-        HWQA_FETCH_LINKS="false",
-        PYTHONPATH=f"{SRC}{os.pathsep}{env.get('PYTHONPATH', '')}",
-        GRADIO_ANALYTICS_ENABLED="False",
-        NO_PROXY="127.0.0.1,localhost",
-        no_proxy="127.0.0.1,localhost",
-    )
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hwqa.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        cwd=tmp_path,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"hwqa serve exited: {(tmp_path / 'serve.log').read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError("hwqa serve did not answer within 120 s")
-            time.sleep(0.5)
-        yield url, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    with serve_process(settings, tmp_path) as served:
+        yield served
 
 
 def chat_endpoint(client: Any) -> str:

@@ -67,9 +67,12 @@ def pools(cache: Path) -> list[dict[str, Any]]:
     return out
 
 
+# The columns of the features the shipped scorer chose.
+SHIPPED = [FEATURES.index(f) for f in json.loads((REPO / "src/hwqa/data/scorer.json").read_text(encoding="utf-8"))["features"]]
+
+
 def shipped(x: np.ndarray) -> np.ndarray:
-    chosen = json.loads((REPO / "src/hwqa/data/scorer.json").read_text(encoding="utf-8"))["features"]
-    return x[:, [FEATURES.index(f) for f in chosen]]
+    return x[:, SHIPPED]
 
 
 def linear(learn: list[dict[str, Any]], column: str = "x") -> Any:
