@@ -97,3 +97,43 @@ def test_a_constant_changes_only_when_train_prefers_another_beyond_chance() -> N
     table = "\n".join(constants_table(measured))
     assert "| 12 / 0 | 0.00 | better on train: use 6 |" in table
     assert "| 2 / 0 | 0.50 | not better beyond chance |" in table
+
+
+def test_a_name_the_notes_lack_weighs_only_as_much_as_training_says(tmp_path: Path) -> None:
+    """Questions written by someone else name places and things the notes never do ("the Zurich lab") and
+    are answered all the same: fitted on such training questions, a missing name is no veto, and the
+    answer says which name the notes never mention."""
+    from hwqa.engine import Engine
+    from hwqa.evalset import load_question_set
+    from hwqa.fit import MISSING_WEIGHTS, collect
+
+    write_note(tmp_path / "notes", "lab.md", NOTE)
+    questions: list[dict[str, object]] = [
+        {"id": "cards", "question": "Which cards are in the Zurich render box?", "sources": ["lab.md"], "facts": ["RTX 4090"]},
+        {
+            "id": "power",
+            "question": "How much power does the render box in Basel draw?",
+            "sources": ["lab.md"],
+            "facts": ["900 W"],
+        },
+        {"id": "nas", "question": "How big is the NAS at Acme?", "sources": ["lab.md"], "facts": ["40 TB"]},
+        {"id": "backups", "question": "When do the Acme backups run?", "sources": ["lab.md"], "facts": ["2 am"]},
+        {"id": "v100", "question": "How much memory does the V100 in Geneva have?", "sources": ["lab.md"], "facts": ["16 GB"]},
+        {"id": "bread", "question": "How long should bread dough rise?", "covered": False},
+    ]
+    for q in questions:
+        q["split"] = "train"
+    path = tmp_path / "lab.yaml"
+    path.write_text(yaml.safe_dump({"name": "lab", "notes": "notes", "questions": questions}, sort_keys=False), encoding="utf-8")
+    base = load_settings({"embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path)
+    out, report = tmp_path / "scorer.json", tmp_path / "fit-report.md"
+    run_fit([path], base, cache=tmp_path / "cache", out=out, report=report, progress=lambda m: None)
+    model = Model.from_json(json.loads(out.read_text(encoding="utf-8")))
+    assert model.missing_weight < max(MISSING_WEIGHTS)
+    assert "is evidence, not a veto" in report.read_text(encoding="utf-8")
+    (asked,) = [a for a in collect([load_question_set(path)], base, tmp_path / "cache", lambda m: None) if a.question.id == "nas"]
+    assert asked.parsed.missing == ("Acme",)
+    answer = asked.answer(model)
+    assert answer.covered and "40 TB" in answer.text
+    assert answer.text.startswith("Your notes don't mention “Acme” by name")
+    assert isinstance(asked.engine, Engine)

@@ -117,3 +117,34 @@ def test_a_note_in_the_owners_style_answers_by_meaning(model: SentenceTransforme
     assert "TensorFlow Research Cloud" in free and "Colab" in free
     prices = engine.ask("TPU v3 vs P100: what do they cost per hour?").text
     assert "8.00" in prices and "1.46" in prices
+
+
+LAB_NOTE = """\
+---
+title: Lab machines
+tags: [hardware]
+---
+# Lab machines
+
+* [Render box build log](https://example.org/render-box) - two RTX 4090 cards, 24 GB each; the box draws 900 W \
+under load and idles at 110 W.
+* [NAS notes](https://example.org/nas) - datasets live on a 40 TB NAS in the basement, backed up every night at 2 am.
+* The old box keeps a single V100 with 16 GB; nobody trains on it any more.
+"""
+
+
+def test_a_word_the_notes_never_use_does_not_turn_a_question_away(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    """'wattage' is in no note and no dictionary the gate knew; the passage answering the question still answers it.
+    A thing the notes never name, with nothing else in the passages to answer it, is still turned away, named."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "lab.md").write_text(LAB_NOTE, encoding="utf-8")
+    (notes / "renting.md").write_text(OWNER_STYLE_NOTE, encoding="utf-8")
+    settings = load_settings({"notes": notes, "index": tmp_path / "index", "fetch_links": False}, env={}, cwd=tmp_path)
+    build_index(settings, embedder=model)
+    engine = Engine(settings, embedder=model)
+    wattage = engine.ask("what's the wattage of the render box under load?")
+    assert wattage.covered and "900 W" in wattage.text, wattage.text
+    assert "don't mention" not in wattage.text
+    sibling = engine.ask("How much memory does the RTX 5090 have?")
+    assert not sibling.covered and "“RTX 5090”" in sibling.text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from .base import Hit, Tool, ToolCall
@@ -121,9 +121,9 @@ def make_citation(n: int, hit: Hit) -> Citation:
     )
 
 
-def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = (), also: str = "") -> Answer:
+def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = ()) -> Answer:
     """Say plainly that the notes do not cover the question (naming what they never mention), and list the
-    closest notes; ``also`` is said before them (what the notes do price, for a price question)."""
+    closest notes."""
     seen: dict[str, Hit] = {}
     for hit in hits:
         seen.setdefault(hit.chunk.source, hit)
@@ -134,14 +134,27 @@ def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = ()
         return Answer("My notes don't cover that, and the index is empty.", covered=False)
     closest = "; ".join(f"{c.label()} [{c.n}]" for c in citations)
     if missing:
-        named = ", ".join(f"“{m}”" for m in missing[:-1]) + (" or " if len(missing) > 1 else "") + f"“{missing[-1]}”"
+        named = quote_names(missing, "or")
         return Answer(
-            f"My notes don't mention {named}, so they don't cover that question. {also + ' ' if also else ''}"
-            f"The closest notes are: {closest}.",
+            f"My notes don't mention {named}, so they don't cover that question. The closest notes are: {closest}.",
             citations,
             covered=False,
         )
     return Answer(f"My notes don't cover that question. The closest notes are: {closest}.", citations, covered=False)
+
+
+def quote_names(names: Sequence[str], last: str) -> str:
+    """“A”, “B” or “C”: names for a sentence, joined by ``last`` before the final one."""
+    quoted = [f"“{n}”" for n in names]
+    return ", ".join(quoted[:-1]) + (f" {last} " if len(quoted) > 1 else "") + quoted[-1]
+
+
+def with_caveat(answer: Answer, missing: Sequence[str]) -> Answer:
+    """An answer from passages that never name ``missing``, said so before it: the reader weighs it."""
+    if not missing or not answer.covered:
+        return answer
+    head = f"Your notes don't mention {quote_names(missing, 'or')} by name; this is what they say that comes closest:"
+    return replace(answer, text=f"{head} {answer.text}")
 
 
 def similar(a: str, b: str) -> bool:

@@ -8,8 +8,9 @@ It needs no language model. The question's one walk: parsed (:mod:`hwqa.question
   the chunks the best hits hand over (their section's next chunk, the rest of a split table) and,
   for a price superlative, every row of the price table.
 - **Score**: one fitted model (:mod:`hwqa.scorer`) gives each candidate a confidence from a few
-  features, the question-to-span similarity first. When the best confidence is under the fitted
-  threshold, the notes do not cover the question.
+  features, the question-to-span similarity first. When the best confidence, lowered by the share
+  of the question's names that no passage holds (fitted too), is under the fitted threshold, the
+  notes do not cover the question; answered all the same, the answer names what they never mention.
 - **Compose**: superlatives ("which GPU has the most memory?") are answered by
   :mod:`hwqa.superlatives`, comparisons ("X vs Y") quote the best span for each side, anything else
   the best spans (within the fitted margin of the best); :mod:`hwqa.quotes` makes a chosen span read
@@ -22,7 +23,16 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .answer import Answer, CitationList, compose_price_answer, compose_price_gap, make_citation, not_covered, similar
+from .answer import (
+    Answer,
+    CitationList,
+    compose_price_answer,
+    compose_price_gap,
+    make_citation,
+    not_covered,
+    similar,
+    with_caveat,
+)
 from .base import Hit, Tool, ToolCall
 from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold
@@ -133,17 +143,21 @@ class BuiltinAnswerer:
         A price superlative also reads every row of the price table.
         """
         relevant, pool = self.candidates(q, hits, price)
+        absent = q.missing or q.unknown  # what a not-covered answer says the notes never mention
         if not relevant:
-            return not_covered(hits)
-        if not pool:
-            return _passages_only(relevant)
+            return not_covered(hits, missing=absent)
         calibrated = not self.embedder or self.embedder == self.model.embedder
-        if calibrated and max(c.score for c in pool) < self.model.threshold:
-            return not_covered(hits)
+        if not calibrated and absent:
+            # Another embedder's similarities have no calibrated decision: a name no passage holds is the evidence left.
+            return not_covered(hits, missing=absent)
+        if not pool:
+            return with_caveat(_passages_only(relevant), q.missing)
+        if calibrated and self.model.declines(max(c.score for c in pool), q.missing_share):
+            return not_covered(hits, missing=absent)
         chosen = superlative(q, pool, self.model.threshold) or _comparison(q, pool) or self._best(q, pool)
         if not chosen:
-            return _passages_only(relevant)
-        return _compose(chosen)
+            return with_caveat(_passages_only(relevant), q.missing)
+        return with_caveat(_compose(chosen), q.missing)
 
     def candidates(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None) -> tuple[list[Hit], list[Candidate]]:
         """The hits above the relevance floor (``min_score``), and their spans as candidates, scored."""

@@ -22,11 +22,10 @@ from .errors import ConfigError, HwqaError
 from .grounded import GroundedAnswerer
 from .llm import OpenAIAnswerer
 from .prices import HARDWARE_TYPES, PriceTable
-from .prices.render import render_unpriced
 from .prices.table import OTHER_TYPE
 from .prices.tool import PriceTool, computable
 from .question import Question, parse_question
-from .retrieve import Filter, admitted, missing_terms, retrieve, with_surroundings
+from .retrieve import Filter, admitted, name_evidence, retrieve, with_surroundings
 from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
 from .status import IndexStatus
@@ -195,22 +194,19 @@ class Engine:
         # and the rest of a table split across chunks that they hold rows of.
         return [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]
 
-    def names_missing(
+    def name_evidence(
         self, gen: store.Generation, q: Question, tools: Sequence[Tool], history: Sequence[Message] = ()
-    ) -> tuple[list[str], str]:
-        """The names ``q`` asks about that no passage holds (then it is not covered), and what the notes
-        do price when those names are hardware; empty when the calculator can answer ``q``."""
-        # A price question is planned into the calculator first: one it can compute (or a budget over
-        # notes with no prices, which the answer must say) is never turned away for a word the passages lack.
+    ) -> Question:
+        """``q`` with the names it asks about that no passage holds (see :func:`hwqa.retrieve.name_evidence`):
+        evidence for the answerer's "not covered" decision. None for a price question the calculator can
+        answer (or a budget over notes with no prices, which the answer must say): it is never turned away
+        for a word the passages lack."""
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
         asked = price.ask(q, history) if price is not None else None
         if price is not None and asked is not None and (not price.table.rows or computable(asked.request)):
-            return [], ""
-        missing = missing_terms(gen, q)
-        also = ""
-        if missing and price is not None and asked is not None and asked.unpriced and price.table.rows:
-            also = render_unpriced(asked.unpriced, price.table)  # and what the notes do price
-        return missing, also
+            return q
+        evidence = name_evidence(gen, q)
+        return replace(q, missing=tuple(evidence.missing), missing_share=evidence.share, unknown=tuple(evidence.unknown))
 
     def ask(
         self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None, preemptible: bool = False
@@ -240,9 +236,10 @@ class Engine:
         t_answer = time.perf_counter()
         answer: Answer | None = None
         tools = self.tools(gen, flt, question, preemptible=preemptible)
-        missing, also = self.names_missing(gen, q, tools, history)
-        if missing:
-            answer = not_covered(hits, missing=missing, also=also)
+        q = self.name_evidence(gen, q, tools, history)
+        if (q.missing or q.unknown) and not isinstance(self.answerer, BuiltinAnswerer):
+            # A chat model is not asked about a thing no passage names; the builtin answerer weighs the evidence.
+            answer = not_covered(hits, missing=q.missing or q.unknown)
         else:
             for item in self.answerer.stream(q, hits, history, tools):
                 if isinstance(item, Answer):

@@ -30,6 +30,11 @@ L2S = (0.001, 0.01, 0.1, 1.0)  # ridge on the standardised weights: chosen by cr
 FOLDS = 5  # cross-validation folds of the training part (a question and its rewordings in one fold)
 MARGINS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 MAX_FALSE_NOT_COVERED = 0.02  # the threshold is the highest that keeps this share of covered training questions answered
+# How much a name no passage holds lowers the "not covered" decision's confidence (logit units per share of the asked
+# names missing): chosen on the training part with the threshold. 0 ignores the names; the largest acts as the old veto.
+MISSING_WEIGHTS = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 60.0)
+VETO = MISSING_WEIGHTS[-1]  # the features and the ridge are chosen under it: the ranker does not learn to rescue what a
+# missing name turns away; the decision's own weight is fitted over them afterwards
 
 Progress = Callable[[str], None]
 
@@ -45,16 +50,12 @@ class Asked:
     y: np.ndarray
     rank: int | None  # of the first passage from an expected source, in the top HIT_K
     parsed: Any  # the question's one parse (hwqa.question.Question)
-    named_missing: bool  # turned away before scoring: it names something no passage holds
+    missing_share: float  # the share of the names it asks about that no passage holds (evidence for "not covered")
     hits: list[Any]  # what retrieval handed the answerer (kept: answering again with another model reuses it)
     tools: list[Any]
 
     def answer(self, model: Any) -> Any:
         """The engine's answer with ``model`` scoring the candidates (retrieval reused)."""
-        from .answer import not_covered
-
-        if self.named_missing:
-            return not_covered(self.hits)
         self.engine.answerer.model = model
         return self.engine.answerer.answer(self.parsed, self.hits, (), self.tools)
 
@@ -63,16 +64,17 @@ class Asked:
         return self.question.split
 
 
-def _walk(engine: Any, text: str) -> tuple[Any, list[Any], list[Any], list[Any], bool]:
-    """The engine's walk for ``text`` up to the scored candidates: (question, hits, tools, pool, a name missing)."""
+def _walk(engine: Any, text: str) -> tuple[Any, list[Any], list[Any], list[Any]]:
+    """The engine's walk for ``text`` up to the scored candidates: (question with its name evidence, hits, tools, pool)."""
     from .question import parse_question
 
     gen = engine.generation()
     q = parse_question(text)
     hits = engine.hits(gen, q)
     tools = engine.tools(gen, question=text)
+    q = engine.name_evidence(gen, q, tools)
     _, pool = engine.answerer.candidates(q, hits, next(iter(tools), None))
-    return q, hits, tools, pool, bool(engine.names_missing(gen, q, tools)[0])
+    return q, hits, tools, pool
 
 
 def collect(sets: Sequence[QuestionSet], base: Settings, cache: Path, progress: Progress) -> list[Asked]:
@@ -86,11 +88,11 @@ def collect(sets: Sequence[QuestionSet], base: Settings, cache: Path, progress: 
         with open_set(qs, base.replace(retriever="hybrid"), cache, progress) as opened:
             engine = Engine(opened.settings, embedder=opened.embedder)
         for question in qs.questions:
-            q, hits, tools, pool, missing = _walk(engine, question.question)
+            q, hits, tools, pool = _walk(engine, question.question)
             x = features(q, pool)
             y = np.array([any(fact_found(quote(c, pool), alt) for alt in question.facts) for c in pool], dtype=float)
             rank = first_rank(hits[:HIT_K], question.sources) if question.covered else None
-            out.append(Asked(qs.name, question, engine, x, y, rank, q, missing, hits, tools))
+            out.append(Asked(qs.name, question, engine, x, y, rank, q, q.missing_share, hits, tools))
         progress(f"[{qs.name}] {len(qs.questions)} questions walked")
     return out
 
@@ -104,11 +106,12 @@ def _training(asked: Sequence[Asked]) -> list[Asked]:
     return [a for a in asked if a.split == "train" and a.question.covered and len(a.y)]
 
 
-def cross_validated(asked: Sequence[Asked], features: Sequence[str], l2: float) -> tuple[int, int]:
+def cross_validated(asked: Sequence[Asked], features: Sequence[str], l2: float, weight: float = 0.0) -> tuple[int, int]:
     """How many training questions the model gets right when fitted, and its not-covered threshold
     calibrated, on the other folds of the training part: an answerable question is right when it is
     answered and its top candidate states an expected fact (then: one of its top three does), an
-    unanswerable one when it is turned away. Summed over the folds."""
+    unanswerable one when it is turned away. Summed over the folds. ``weight``: the model's
+    ``missing_weight``."""
     from .scorer import FEATURES
 
     cols = [FEATURES.index(f) for f in features]
@@ -119,12 +122,12 @@ def cross_validated(asked: Sequence[Asked], features: Sequence[str], l2: float) 
         fitted = _training(learn)
         if not any(a.y.any() for a in fitted):
             continue
-        model = _model(fitted, cols, features, l2, 0.0, "")
-        threshold = calibrate(learn, _always(model))
+        model = replace(_model(fitted, cols, features, l2, 0.0, ""), missing_weight=weight)
+        model = replace(model, threshold=calibrate(learn, _always(model)))
         for a in train:
             if _fold(a) != k:
                 continue
-            turned_away = a.named_missing or best_confidence(a, model) < threshold
+            turned_away = declined(a, model)
             if not a.question.covered:
                 right1 += turned_away
                 right3 += turned_away
@@ -147,19 +150,29 @@ def _always(model: Any) -> Callable[[Asked], Any]:
 
 def choose_l2(asked: Sequence[Asked], features: Sequence[str]) -> float:
     """The ridge whose cross-validated figures on the training part are best (ties: the larger ridge)."""
-    results = {l2: cross_validated(asked, features, l2) for l2 in L2S}
+    results = {l2: cross_validated(asked, features, l2, VETO) for l2 in L2S}
     return max(L2S, key=lambda l2: (*results[l2], l2))
+
+
+def choose_missing_weight(
+    asked: Sequence[Asked], features: Sequence[str], l2: float
+) -> tuple[float, dict[float, tuple[int, int]]]:
+    """How much a missing name lowers the decision (:data:`MISSING_WEIGHTS`): the weight whose
+    cross-validated figures on the training part are best (ties: the smaller weight, the weaker rule)."""
+    results = {w: cross_validated(asked, features, l2, w) for w in MISSING_WEIGHTS}
+    return max(MISSING_WEIGHTS, key=lambda w: (*results[w], -w)), results
 
 
 def choose_features(asked: Sequence[Asked], features: Sequence[str], l2: float) -> tuple[list[str], list[dict[str, Any]]]:
     """Backward elimination on the training part: while leaving one feature out does at least as well
-    under cross-validation (:func:`cross_validated`: top one, then top three), the one whose loss costs
+    under cross-validation (:func:`cross_validated`, a missing name turning a question away: top one, then
+    top three), the one whose loss costs
     least goes (ties: the later one). Returns the features kept and each step taken."""
     kept = list(features)
-    best = cross_validated(asked, kept, l2)
+    best = cross_validated(asked, kept, l2, VETO)
     steps: list[dict[str, Any]] = [{"dropped": None, "cv": best}]
     while len(kept) > 1:
-        trials = {f: cross_validated(asked, [g for g in kept if g != f], l2) for f in kept}
+        trials = {f: cross_validated(asked, [g for g in kept if g != f], l2, VETO) for f in kept}
         drop = max(reversed(kept), key=lambda f: trials[f])
         if trials[drop] < best:
             break
@@ -169,22 +182,25 @@ def choose_features(asked: Sequence[Asked], features: Sequence[str], l2: float) 
     return kept, steps
 
 
-def fit_model(asked: Sequence[Asked], features: Sequence[str], margin: float = 0.8, l2: float | None = None) -> Any:
-    """The logistic model over ``features``, fitted on the training part; its threshold calibrated there."""
+def fit_model(
+    asked: Sequence[Asked], features: Sequence[str], margin: float = 0.8, l2: float | None = None, weight: float = 0.0
+) -> Any:
+    """The logistic model over ``features``, fitted on the training part; its threshold calibrated there
+    (with ``weight``, the model's ``missing_weight``)."""
     from .scorer import FEATURES
 
     train = _training(asked)
     cols = [FEATURES.index(f) for f in features]
     l2 = choose_l2(asked, features) if l2 is None else l2
     embedder = asked[0].engine.answerer.embedder if asked else ""
-    model = _model(train, cols, features, l2, margin, embedder)
+    model = replace(_model(train, cols, features, l2, margin, embedder), missing_weight=weight)
     # The threshold is calibrated on confidences the model had for questions it was not fitted on: each
     # training question scored by the model fitted on the other folds (in-sample ones are too sure).
     held_out = {}
     for k in range(FOLDS):
         learn = [a for a in train if _fold(a) != k]
         if any(a.y.any() for a in learn):
-            fold_model = _model(learn, cols, features, l2, margin, embedder)
+            fold_model = replace(_model(learn, cols, features, l2, margin, embedder), missing_weight=weight)
             held_out.update({id(a): fold_model for a in asked if a.split == "train" and _fold(a) == k})
     return replace(model, threshold=calibrate(asked, lambda a: held_out.get(id(a), model)))
 
@@ -211,18 +227,26 @@ def best_confidence(a: Asked, model: Any) -> float:
     return float(model.confidence(a.x).max()) if len(a.x) else 0.0
 
 
+def answering(a: Asked, model: Any) -> float:
+    """The "not covered" decision's confidence for ``a``: its best candidate's, lowered for missing names."""
+    return float(model.answering(best_confidence(a, model), a.missing_share))
+
+
+def declined(a: Asked, model: Any) -> bool:
+    return not len(a.x) or answering(a, model) < model.threshold
+
+
 def calibrate(asked: Sequence[Asked], model_for: Callable[[Asked], Any]) -> float:
     """The not-covered threshold, from the training part: as many unanswerable questions turned away as
-    possible while at most MAX_FALSE_NOT_COVERED of the answerable ones are, counting those a missing
-    name already turns away; midway in the gap it leaves. ``model_for`` gives the model scoring a question."""
+    possible while at most MAX_FALSE_NOT_COVERED of the answerable ones are; midway in the gap it
+    leaves. ``model_for`` gives the model scoring a question (its ``missing_weight`` included)."""
     train = [a for a in asked if a.split == "train"]
     covered_total = sum(1 for a in train if a.question.covered)
-    turned_away = sum(1 for a in train if a.question.covered and a.named_missing)
-    scored = [(a, best_confidence(a, model_for(a))) for a in train if not a.named_missing]
+    scored = [(a, answering(a, model_for(a))) for a in train if len(a.x)]
     covered = sorted(c for a, c in scored if a.question.covered)
     if not covered:
         return 0.0
-    allowed = max(0, min(len(covered) - 1, int(MAX_FALSE_NOT_COVERED * covered_total) - turned_away))
+    allowed = max(0, min(len(covered) - 1, int(MAX_FALSE_NOT_COVERED * covered_total)))
     highest = covered[allowed]  # a threshold at or below it turns away at most `allowed` answerable ones
     below = [c for c in covered[:allowed] if c < highest] + [c for a, c in scored if not a.question.covered and c < highest]
     return (highest + max(below)) / 2 if below else highest / 2
@@ -296,11 +320,14 @@ def run_fit(files: Sequence[Path], base: Settings, *, cache: Path, out: Path, re
 
     sets = [load_question_set(Path(f)) for f in files]
     asked = collect(sets, base, cache, progress)
+    # The span features and the ridge are chosen as they always were (a missing name turning a question away);
+    # the "not covered" decision over the best candidate (missing-name weight, threshold) is fitted on top of them.
     kept, steps = choose_features(asked, FEATURES, choose_l2(asked, FEATURES))
     progress(f"features kept by cross-validation: {', '.join(kept)}")
     l2 = choose_l2(asked, kept)
-    fitted = fit_model(asked, kept, l2=l2)
-    progress(f"ridge {l2}; not-covered threshold {fitted.threshold:.4f}")
+    weight, weights = choose_missing_weight(asked, kept, l2)
+    fitted = fit_model(asked, kept, l2=l2, weight=weight)
+    progress(f"ridge {l2}; missing-name weight {weight}; not-covered threshold {fitted.threshold:.4f}")
     scores = {}
     for margin in MARGINS:  # the margin: the training part's fact recall decides (ties: the larger)
         scores[margin] = figures(asked, replace(fitted, margin=margin), "train")["fact_recall"] or 0.0
@@ -317,7 +344,7 @@ def run_fit(files: Sequence[Path], base: Settings, *, cache: Path, out: Path, re
     ablations = {}
     for feature in FEATURES:  # each kept feature left out, each dropped one put back: the test part's figures
         changed = [f for f in kept if f != feature] if feature in kept else [f for f in FEATURES if f in kept or f == feature]
-        ablations[feature] = {"test": figures(asked, fit_model(asked, changed, margin, l2), "test")}
+        ablations[feature] = {"test": figures(asked, fit_model(asked, changed, margin, l2, weight), "test")}
         progress(f"{'without' if feature in kept else 'with'} {feature}: test facts {ablations[feature]['test']['fact_recall']}")
     result["ablations"] = ablations
     sim = FEATURES.index("sim")
@@ -338,6 +365,7 @@ def run_fit(files: Sequence[Path], base: Settings, *, cache: Path, out: Path, re
         "positives": int(sum(a.y.sum() for a in train_covered)),
     }
     result["margins"], result["folds"] = scores, FOLDS
+    result["missing_weights"] = {w: list(cv) for w, cv in weights.items()}
     out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     report.write_text(render_report(result), encoding="utf-8")
     return result

@@ -124,6 +124,13 @@ class Question:
     coined: tuple[str, ...] = ()  # lower-case words no dictionary knows ("pytest"): names too
     keys: tuple[str, ...] = ()  # short codes a table row may be keyed by: 'H', "!", `%j`
     price: PriceWords = field(default_factory=lambda: read_price_words(""))  # budget, hours, devices, hardware
+    # Set by the engine against the index (hwqa.retrieve.name_evidence), not by the parse: the names asked
+    # about that no passage holds, and the share of the asked names they are (evidence for the fitted "not
+    # covered" decision and the caveat of an answer, never a reason on their own to turn a question away);
+    # the words no dictionary knows that no passage holds, named when the question is not covered.
+    missing: tuple[str, ...] = ()
+    missing_share: float = 0.0
+    unknown: tuple[str, ...] = ()
 
 
 def parse_question(text: str) -> Question:

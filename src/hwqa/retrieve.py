@@ -175,20 +175,38 @@ def retrieve(
     return _collapse(hits)[:k]
 
 
-def missing_terms(generation: Generation, q: Question) -> list[str]:
-    """The names a question asks about (model names, identifiers, capitalised names) that no passage holds.
+@dataclass(frozen=True)
+class NameEvidence:
+    """What a question names that no passage holds (see :func:`name_evidence`)."""
+
+    missing: list[str]  # names and identifiers ("RTX 5090", "sm_100", "Jetson")
+    asked: int  # how many names and identifiers the question asks about
+    unknown: list[str]  # lower-case words no dictionary knows ("tenstorrent"), asked when it names nothing else
+    coined: int  # how many such words it asks about then
+
+    @property
+    def share(self) -> float:
+        """The share of the asked names that no passage holds."""
+        return len(self.missing) / self.asked if self.asked else 0.0
+
+
+def name_evidence(generation: Generation, q: Question) -> NameEvidence:
+    """The names a question asks about (model names, identifiers, capitalised names) that no passage
+    holds; and, for a question that names nothing else, its words no dictionary knows that no passage holds.
 
     An identifier counts as present when a passage holds it whole (see :mod:`hwqa.keywords`); one
     written with spaces or hyphens also when a passage holds the same words in a row ("RTX 5090");
     a name with a version ("Rivulet 1.8") also when one passage holds the name near the version.
-    A capitalised name counts as present when any passage holds the word. A question that names
-    something the index never mentions cannot be answered from it.
+    A capitalised name counts as present when any passage holds the word.
 
     Only names count, never a word the passages may phrase differently: not a number format or
-    memory type ("fp16", "HBM2e", see :func:`hwqa.question.is_kind`), and a lower-case word no
-    dictionary knows ("pytest", but also "runtime" or an everyday verb the dictionary lacks) only
-    when it is all the question names: beside a name the notes hold ("Which Colab runtime has a
-    P100?") it is more likely an ordinary word than a second name.
+    memory type ("fp16", "HBM2e", see :func:`hwqa.question.is_kind`). A lower-case word no
+    dictionary knows ("pytest", but also "wattage" or "redid", which the dictionary lacks) is kept
+    apart: it names the thing in a not-covered answer, never weighs on the decision.
+
+    This is evidence, not a verdict: a missing name lowers the fitted "not covered" decision's
+    confidence (:meth:`hwqa.scorer.Model.declines`) and, when the question is answered all the same,
+    the answer names it in a caveat.
     """
     missing: list[str] = []
     terms = [t for t in q.terms if not is_kind(t.written)]
@@ -203,9 +221,16 @@ def missing_terms(generation: Generation, q: Question) -> list[str]:
             continue
         missing.append(term.written)
     missing.extend(name for name in names if not generation.has_phrase(name))
-    if not terms and not names:
-        missing.extend(word for word in q.coined if not generation.has_term(word))
-    return missing
+    coined = [] if terms or names else list(q.coined)
+    unknown = [word for word in coined if not generation.has_term(word)]
+    return NameEvidence(missing, len(terms) + len(names), unknown, len(coined))
 
 
-__all__ = ["RETRIEVERS", "Filter", "missing_terms", "retrieve", "rrf"]
+def missing_terms(generation: Generation, q: Question) -> list[str]:
+    """What a question names that no passage holds: its names and identifiers, else its unknown words
+    (see :func:`name_evidence`)."""
+    evidence = name_evidence(generation, q)
+    return evidence.missing + evidence.unknown
+
+
+__all__ = ["RETRIEVERS", "Filter", "NameEvidence", "missing_terms", "name_evidence", "retrieve", "rrf"]

@@ -69,6 +69,19 @@ class Model:
     threshold: float  # the best candidate's confidence below which the notes do not cover the question
     margin: float  # a further span is quoted when its confidence is at least margin x the best one's
     embedder: str = ""  # "backend:model" whose similarities the threshold was calibrated on
+    # How much a name of the question that no passage holds lowers the best confidence (logit units per
+    # share of the asked names missing), fitted with the threshold on the training part: evidence, no veto.
+    missing_weight: float = 0.0
+
+    def answering(self, best: float, missing_share: float) -> float:
+        """The "not covered" decision's confidence: the best candidate's, lowered by the share of the
+        question's names that no passage holds."""
+        logit = math.log(max(best, 1e-12) / max(1.0 - best, 1e-12)) - self.missing_weight * missing_share
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
+
+    def declines(self, best: float, missing_share: float) -> bool:
+        """Whether no candidate answers: the decision's confidence is under the calibrated threshold."""
+        return self.answering(best, missing_share) < self.threshold
 
     def confidence(self, x: np.ndarray) -> np.ndarray:
         """Confidence in [0, 1] that each row's span states what the question asks."""
@@ -88,6 +101,7 @@ class Model:
             "threshold": round(self.threshold, 6),
             "margin": round(self.margin, 6),
             "embedder": self.embedder,
+            "missing_weight": round(self.missing_weight, 6),
         }
 
     @classmethod
@@ -101,6 +115,7 @@ class Model:
             float(data["threshold"]),
             float(data["margin"]),
             str(data.get("embedder", "")),
+            float(data.get("missing_weight", 0.0)),
         )
 
 
