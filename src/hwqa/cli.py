@@ -194,12 +194,14 @@ def ask(
 ) -> None:
     """Answer a question from the notes, with numbered sources (streamed in a terminal)."""
     from .answer import Answer, render_sources
+    from .budget import check_length
     from .claims import MARK
     from .engine import Engine
     from .retrieve import Filter
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir)
+        check_length(question.strip(), settings.question_max_chars)  # before the model loads
         engine = Engine.load(settings)
         flt = Filter.of(tag, note)
         if as_json:

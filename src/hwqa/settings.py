@@ -57,6 +57,10 @@ class Settings:
     # (hwqa.scorer, fitted by `hwqa eval --fit`); a floor here only narrows what it may quote.
     min_score: float = _f(0.0, "Cosine similarity below which a passage is not considered to cover the question.")
     answer_sentences: int = _f(3, "Most sentences the builtin answerer puts in an answer.")
+    question_max_chars: int = _f(2_000, "Longest question read, in characters; a longer one is refused with one line.")
+    question_budget_s: float = _f(
+        10.0, "Seconds allowed to read one question (its parse); past it the question is stopped with one line."
+    )
     offline: bool = _f(False, "Do not fetch linked web articles; use only cached copies.")
     fetch_links: bool = _f(True, "Fetch and index the web articles that notes link to.")
     allow_private_hosts: bool = _f(False, "Allow fetching links to loopback/private-network hosts (intranet users, tests).")
@@ -170,6 +174,8 @@ def _validate(s: Settings) -> Settings:
         (s.retriever in {"hybrid", "dense", "keyword"}, "retriever must be 'hybrid', 'dense' or 'keyword'"),
         (-1.0 <= s.min_score <= 1.0, "min_score must be between -1 and 1"),
         (1 <= s.answer_sentences <= 20, "answer_sentences must be between 1 and 20"),
+        (1 <= s.question_max_chars <= 10_000_000, "question_max_chars must be between 1 and 10000000"),
+        (0 < s.question_budget_s <= 3600, "question_budget_s must be more than 0 and at most 3600"),
         (1 <= s.embed_batch_size <= 4096, "embed_batch_size must be between 1 and 4096"),
         (0 < s.port < 65536, "port must be between 1 and 65535"),
         (10 <= s.watch_debounce_ms <= 60_000, "watch_debounce_ms must be between 10 and 60000"),

@@ -160,7 +160,10 @@ def create_server_app(engine: Engine, settings: Settings) -> Any:
 
 
 def warm(engine: Engine) -> None:
-    """Load what the first question needs, so it is as quick as the next."""
+    """Load what the first question needs, so it is as quick as the next; start a question reader."""
+    from ..budget import warm_workers
+
+    warm_workers()  # answers run in worker threads, which read their question in a worker process
     engine.warm()
 
 
