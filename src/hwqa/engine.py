@@ -132,6 +132,9 @@ class Engine:
         self._prices: tuple[str, PriceTable] | None = None
         self.answerer = make_answerer(settings)
         self.caveats = BuiltinAnswerer(min_score=settings.min_score, max_sentences=2, embedder=embedder_id(settings))
+        # lines about the server for the web chat's index summary, '' when there is nothing to say
+        # (the notes watcher registers one: whether it stopped and was restarted)
+        self.notices: list[Callable[[], str]] = []
 
     @classmethod
     def load(cls, settings: Settings | None = None, **overrides: Any) -> Engine:

@@ -81,7 +81,12 @@ def build_app(engine: Engine) -> Any:
             return full_answer(engine, message, history, search_filter(tags, notes))
 
         events.api(answer, api_name="chat", concurrency_limit=CONCURRENCY, concurrency_id="answers")
-        events.api(lambda: panels.index_summary(engine), api_name="status", api_visibility="undocumented")
+
+        def status() -> str:
+            """What the index holds, and whether the notes watcher had to be restarted (Markdown)."""
+            return panels.index_summary(engine)
+
+        events.api(status, api_name="status", api_visibility="undocumented")
     demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     return demo
 
@@ -204,13 +209,16 @@ def launch(settings: Settings, *, engine: Engine | None = None) -> None:
     print("hwqa: loading the model and the index …", file=sys.stderr, flush=True)
     engine = engine or Engine.load(settings)
     if settings.watch:
-        from ..watch import start_watcher
+        from ..watch import WatchState, start_watcher
 
+        state = WatchState()
+        engine.notices.append(state.summary)  # the index tab says when the watcher stopped and was restarted
         start_watcher(
             settings,
             engine.embedder,
             on_report=lambda r: print(f"hwqa: index rebuilt ({r.chunks_embedded} chunks embedded)", file=sys.stderr),
-            on_error=lambda m: print(f"hwqa: rebuild failed: {m}", file=sys.stderr),
+            on_error=lambda m: print(f"hwqa: {m}", file=sys.stderr, flush=True),
+            state=state,
         )
     running = start(settings, engine)
     print(f"hwqa: ready at {running.url}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)

@@ -212,12 +212,13 @@ def index_summary(engine: Engine) -> str:
     except HwqaError as exc:
         return f"⚠️ {html.escape(str(exc))}"
     emb = s.embedder
+    notices = "".join(f"\n\n⚠️ {html.escape(line)}" for line in (notice() for notice in engine.notices) if line)
     return (
         f"**{reports.plural(s.notes, 'note')}**, **{reports.plural(s.chunks, 'passage')}**, "
         f"{reports.plural(s.price_rows, 'price row')} · "
         f"model `{emb.get('model')}` ({emb.get('dim')} dims) · answers: {s.backend} · "
         f"last build {s.built_at} (generation `{s.generation}`) · links: {s.links.summary()}"
-    )
+    ) + notices
 
 
 def link_rows(engine: Engine, problems_only: bool = False) -> list[list[str]]:
