@@ -88,6 +88,10 @@ def index(
         bool, typer.Option("--full-check", help="Read every note and page again, and verify every index file.")
     ] = False,
     compact: Annotated[bool, typer.Option("--compact", help="Merge the index's segments into one after the build.")] = False,
+    retry_links: Annotated[
+        bool,
+        typer.Option("--retry-links", help="Fetch again now the links that failed before (otherwise after 1, 2, 4 … hours)."),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build or update the index from the notes and the articles they link to."""
@@ -95,7 +99,7 @@ def index(
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir, offline=offline or None)
-        report = run_build(settings, quiet=as_json, full_check=full_check)
+        report = run_build(settings, quiet=as_json, full_check=full_check, retry_links=retry_links)
         if as_json:
             print_json(report.to_json())
         else:
@@ -114,7 +118,7 @@ def index(
             )
 
 
-def run_build(settings: Settings, *, quiet: bool = False, full_check: bool = False) -> Any:
+def run_build(settings: Settings, *, quiet: bool = False, full_check: bool = False, retry_links: bool = False) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .build import build_index
@@ -139,7 +143,12 @@ def run_build(settings: Settings, *, quiet: bool = False, full_check: bool = Fal
         if not quiet:
             err.print(f"Indexing {settings.notes} into {settings.index} …")
         report = build_index(
-            settings, progress=on_progress, lock_wait=600.0, on_wait=lambda m: err.print(escape(m)), full_check=full_check
+            settings,
+            progress=on_progress,
+            lock_wait=600.0,
+            on_wait=lambda m: err.print(escape(m)),
+            full_check=full_check,
+            retry_links=retry_links,
         )
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
@@ -261,6 +270,8 @@ def links(
             for link in entry["links"]:
                 detail = f" — {link['reason']}" if link["reason"] else f" ({plural(link['chunks'], 'passage')})"
                 out.print(f"  {link['outcome']:<8} {escape(link['url'])}{escape(detail)}")
+                if "retry_at" in link:
+                    out.print(f"           {escape(reports.retry_text(link))}")
         if not by_note:
             out.print("No links that were not fetched." if failed else "The notes link to no web pages.")
         totals = reports.failure_totals(reports.links(manifest))

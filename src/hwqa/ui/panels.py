@@ -223,7 +223,13 @@ def index_summary(engine: Engine) -> str:
 
 def link_rows(engine: Engine, problems_only: bool = False) -> list[list[str]]:
     return [
-        [r["url"], r["outcome"], r["reason"], ", ".join(r["linked_from"]), str(r["chunks"])]
+        [
+            r["url"],
+            r["outcome"],
+            "; ".join(filter(None, [r["reason"], reports.retry_text(r)])),
+            ", ".join(r["linked_from"]),
+            str(r["chunks"]),
+        ]
         for r in reports.links(engine.generation().manifest, failed_only=problems_only)
     ]
 
