@@ -118,7 +118,9 @@ def index(
             )
 
 
-def run_build(settings: Settings, *, quiet: bool = False, full_check: bool = False, retry_links: bool = False) -> Any:
+def run_build(
+    settings: Settings, *, quiet: bool = False, full_check: bool = False, retry_links: bool = False, embedder: Any = None
+) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .build import build_index
@@ -149,6 +151,7 @@ def run_build(settings: Settings, *, quiet: bool = False, full_check: bool = Fal
             on_wait=lambda m: err.print(escape(m)),
             full_check=full_check,
             retry_links=retry_links,
+            embedder=embedder,
         )
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
@@ -302,16 +305,33 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port to listen on (default 7860).")] = None,
     notes: NotesOpt = None,
     index_dir: IndexOpt = None,
+    build: Annotated[
+        bool, typer.Option("--build", help="Build or update the index first, once the port is known to be free (make run).")
+    ] = False,
 ) -> None:
     """Run the web chat."""
     with user_errors():
         settings = settings_from(host=host, port=port, notes=notes, index=index_dir)
-        from .ui.security import check_bind
+        from .ui.security import check_bind, check_port
 
         check_bind(settings)  # before loading anything: refuse a public address without a login
+        check_port(settings)  # ... and a port another program holds, in one line
+        engine = None
+        if build:
+            from .build import compact_index
+            from .embed import make_embedder
+            from .engine import Engine
+
+            embedder = make_embedder(settings)  # one model for the build and the chat
+            report = run_build(settings, embedder=embedder)
+            print_build_summary(report)
+            if report.compaction:
+                compact_index(settings, lock_wait=600.0)
+            engine = Engine(settings, embedder=embedder)
+            engine.generation()
         from .ui import launch
 
-        launch(settings)
+        launch(settings, engine=engine)
 
 
 @app.command()

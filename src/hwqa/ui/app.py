@@ -30,7 +30,7 @@ from .chat import ChatController, full_answer
 from .filters import filter_choices, search_filter
 from .noteview import CSP, note_page
 from .render import NOTE_ROUTE
-from .security import Guard, check_bind, queue_full
+from .security import Guard, check_bind, check_port, port_in_use, queue_full
 
 QUEUE_SIZE = 64  # questions waiting at most; more get "queue full" at once instead of waiting forever
 CONCURRENCY = 4  # answers computed at the same time
@@ -197,7 +197,7 @@ def start(settings: Settings, engine: Engine | None = None, *, log_level: str = 
     thread.start()
     while not server.started:
         if not thread.is_alive():
-            raise HwqaError(f"could not serve on {settings.host}:{settings.port}; is the port in use? try --port")
+            raise HwqaError(port_in_use(settings))
         time.sleep(0.05)
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     return RunningServer(f"http://{host}:{settings.port}", server, thread)
@@ -206,6 +206,7 @@ def start(settings: Settings, engine: Engine | None = None, *, log_level: str = 
 def launch(settings: Settings, *, engine: Engine | None = None) -> None:
     """Run the web chat until interrupted (``hwqa serve``, ``python app.py``)."""
     check_bind(settings)
+    check_port(settings)  # a busy port in one line, before the model loads
     print("hwqa: loading the model and the index …", file=sys.stderr, flush=True)
     engine = engine or Engine.load(settings)
     if settings.watch:

@@ -6,10 +6,12 @@ refuses file uploads (the chat takes none) and checks logins exactly, throttled 
 
 from __future__ import annotations
 
+import errno
 import hmac
 import ipaddress
 import json
 import math
+import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -53,6 +55,39 @@ def check_bind(settings: Settings) -> tuple[str, str] | None:
             f"refusing to serve on {settings.host} without a login; set HWQA_AUTH=user:password or use --host 127.0.0.1"
         )
     return auth
+
+
+def check_port(settings: Settings) -> None:
+    """Refuse, in one line and before anything loads, a port another program listens on.
+
+    The address is bound (as uvicorn will, with ``SO_REUSEADDR``) and let go at once; a program that
+    takes the port in the moment between is still reported when the server starts.
+    """
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((settings.host, settings.port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(port_in_use(settings)) from None
+        if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(exc, socket.gaierror):
+            raise ConfigError(
+                f"cannot listen on {settings.host}: it is not an address of this machine; use --host 127.0.0.1 (make run HOST=…)"
+            ) from None
+        if exc.errno == errno.EACCES:
+            raise ConfigError(
+                f"port {settings.port} needs administrator rights; pick one above 1023: --port 7860 (make run PORT=7860)"
+            ) from None
+        why = exc.strerror or exc
+        raise ConfigError(f"cannot listen on {settings.host}:{settings.port} ({why}); pick another --port") from None
+
+
+def port_in_use(settings: Settings) -> str:
+    return (
+        f"port {settings.port} on {settings.host} is in use by another program (another hwqa serve?); "
+        f"stop it, or pick another port: make run PORT={settings.port + 1} (hwqa serve --port {settings.port + 1})"
+    )
 
 
 # --- what reaches the app: no uploads; an exact, throttled login ------------------------------
