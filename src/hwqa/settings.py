@@ -96,6 +96,11 @@ class Settings:
         repr=False,
         metadata={"help": "Web chat login as 'user:password' (HWQA_AUTH); needed to serve on an address other than loopback."},
     )
+    trusted_proxies: str = _f(
+        "",
+        "Comma-separated addresses or networks of reverse proxies in front of the web chat whose X-Forwarded-For "
+        "names the client (the login throttle keys on it); empty: every client is its socket's peer address.",
+    )
     fetch_user_agent: str = _f(DEFAULT_USER_AGENT, "User-Agent header sent with every web request (names hwqa and its version).")
     fetch_allow_hosts: str = _f(
         "",
@@ -195,6 +200,7 @@ def _validate(s: Settings) -> Settings:
             "fetch_max_crawl_delay, fetch_backoff and fetch_max_retry_after must be 0 or more",
         ),
         (_networks_ok(s.fetch_allow_networks), "fetch_allow_networks must list networks like 10.20.0.0/16, comma-separated"),
+        (_networks_ok(s.trusted_proxies), "trusted_proxies must list addresses or networks like 10.0.0.5, comma-separated"),
     ]
     for ok, message in checks:
         if not ok:
@@ -212,7 +218,8 @@ def _networks_ok(text: str) -> bool:
     return True
 
 
-LIST_SETTINGS = frozenset({"fetch_allow_hosts", "fetch_allow_networks"})  # comma-separated; a TOML list works too
+# comma-separated; a TOML list works too
+LIST_SETTINGS = frozenset({"fetch_allow_hosts", "fetch_allow_networks", "trusted_proxies"})
 
 
 def _from_toml(path: Path) -> dict[str, Any]:

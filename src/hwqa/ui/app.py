@@ -191,7 +191,18 @@ def start(settings: Settings, engine: Engine | None = None, *, log_level: str = 
     engine = engine or Engine.load(settings)
     warm(engine)
     app = create_server_app(engine, settings)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=log_level, ws="none")
+    # X-Forwarded-For is believed only from the proxies trusted_proxies names (uvicorn's default
+    # believed it from 127.0.0.1: anyone could name another client per try and the throttle never held)
+    trusted = [p.strip() for p in settings.trusted_proxies.split(",") if p.strip()]
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        ws="none",
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or None,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="hwqa-server", daemon=True)
     thread.start()
