@@ -234,6 +234,9 @@ def _build(
 
     with build_lock(settings.index, wait=lock_wait, on_wait=on_wait):
         store.remove_litter(settings.index)  # what a build killed mid-write or mid-switch left behind
+        cleared = store.clear_pointer(settings.index)  # a folder or FIFO as CURRENT: moved aside now, not after the work
+        if cleared:
+            report.warnings.append(cleared)
         previous = _previous_generation(settings.index, embedder, chunking, report, verify=full_check)
         try:
             _build_locked(settings, embedder, chunking, previous, report, progress, full_check, paths, retry_links)
