@@ -32,7 +32,7 @@ from .articles import KEPT, LinkReport, chunking_settings, linked_urls, refresh_
 from .atomic import disk_error
 from .chunk import CHUNKER_VERSION, Chunk, chunk_markdown
 from .embed import Embedder, embed_with_pieces, make_embedder
-from .errors import HwqaError, IndexCorruptError, IndexLockedError
+from .errors import HwqaError, IndexCorruptError, IndexLockedError, IndexWriteError
 from .links import find_all_urls
 from .notes import LoadReport, Note, load_notes
 from .pricebuild import new_price_table
@@ -499,6 +499,10 @@ def _link_changed(old: dict[str, Any] | None, now: dict[str, list[str]], setting
     return time.time() - float(old.get("fetched_at") or 0) >= settings.fetch_max_age
 
 
+class CompactionError(IndexWriteError):
+    """Merging the segments of a live index failed for lack of disk: the index itself is whole and answers."""
+
+
 def compact_index(
     settings: Settings, *, force: bool = False, lock_wait: float = 0.0, progress: Callable[[int], None] | None = None
 ) -> str | None:
@@ -515,10 +519,21 @@ def compact_index(
             if how is None or gen.manifest.get("format") != store.FORMAT:
                 return None
             same_reader = gen.manifest.get("prices_reader") == PRICES_READER  # facts this code can file by key
-            new = writer.compact(settings.index, gen, how, step=progress, note_index=index_entries if same_reader else None)
+            try:
+                new = writer.compact(settings.index, gen, how, step=progress, note_index=index_entries if same_reader else None)
+                store.switch_to(settings.index, new)
+            except (OSError, sqlite3.Error, RuntimeError, IndexWriteError) as exc:
+                # the index is whole and live: only the merge did not happen; say exactly that
+                still = f"the index itself is built and answers (generation {gen.name}); only merging its segments waits"
+                original = exc.__context__ if isinstance(exc, IndexWriteError) and exc.__context__ is not None else exc
+                error = disk_error(original, settings.index, then="run 'hwqa index --compact'", still=still)
+                if error is not None:
+                    raise CompactionError(str(error)) from None
+                if isinstance(exc, IndexWriteError):
+                    raise CompactionError(str(exc).replace("the previous index still answers", still)) from None
+                raise
         finally:
             gen.close()
-        store.switch_to(settings.index, new)
         return how
 
 

@@ -95,7 +95,7 @@ def index(
     as_json: JsonOpt = False,
 ) -> None:
     """Build or update the index from the notes and the articles they link to."""
-    from .build import compact_index
+    from .build import CompactionError, compact_index
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir, offline=offline or None)
@@ -104,7 +104,15 @@ def index(
             print_json(report.to_json())
         else:
             print_build_summary(report)
-        merged = compact_index(settings, force=compact, lock_wait=600.0) if compact or report.compaction else None
+        merged = None
+        if compact or report.compaction:
+            try:
+                merged = compact_index(settings, force=compact, lock_wait=600.0)
+            except CompactionError as exc:
+                if compact:  # asked for: its failure is the command's
+                    raise
+                # the build asked for is done and live; only the housekeeping after it waits
+                err.print(f"[yellow]warning:[/] {escape(str(exc))}")
         if merged and not as_json:
             out.print(f"Compacted the index ({'every segment' if merged == 'all' else 'the small segments'} merged).")
         if watch:
@@ -326,7 +334,10 @@ def serve(
             report = run_build(settings, embedder=embedder)
             print_build_summary(report)
             if report.compaction:
-                compact_index(settings, lock_wait=600.0)
+                try:
+                    compact_index(settings, lock_wait=600.0)
+                except HwqaError as exc:  # the index is built and live; only the merge waits
+                    err.print(f"[yellow]warning:[/] {escape(str(exc))}")
             engine = Engine(settings, embedder=embedder)
             engine.generation()
         from .ui import launch

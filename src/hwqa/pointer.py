@@ -175,6 +175,16 @@ def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
         clear_pointer(index_dir)  # a folder (or FIFO, socket …) where CURRENT belongs cannot be renamed over
         write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
     except BaseException as exc:
+        try:
+            now = current_generation_dir(index_dir)
+        except IndexCorruptError:
+            now = None
+        if now is not None and now.name == gen_dir.name:  # renamed, then the folder's fsync failed: it is live
+            live = f"the new index is live (generation {gen_dir.name}) but may not survive a crash"
+            error = disk_error(exc, index_dir, still=live)
+            if error is not None:
+                raise error from None
+            raise
         if before is None or before.name != gen_dir.name:
             shutil.rmtree(gen_dir, ignore_errors=True)  # never live: it only takes room
         error = disk_error(exc, index_dir)

@@ -96,10 +96,14 @@ def watch_and_rebuild(
         try:
             report = build_index(settings, embedder=embedder, lock_wait=600.0, paths=paths)
             on_report(report)
-            if report.compaction:  # after the new generation is live, never on its way
-                compact_index(settings, lock_wait=600.0)
         except HwqaError as exc:  # a bad edit must not stop the watcher; say it and keep watching
             said(f"rebuild failed: {exc}")
+            return
+        if report.compaction:  # after the new generation is live, never on its way
+            try:
+                compact_index(settings, lock_wait=600.0)
+            except HwqaError as exc:  # the rebuild stands; only the merge waits (the message says so)
+                said(str(exc))
 
     pause = RESTART_PAUSE_S
     while True:

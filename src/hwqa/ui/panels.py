@@ -245,10 +245,14 @@ def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
         report = build_index(
             engine.settings, embedder=engine.embedder, progress=lambda st, d, t: progress(labels.get(st, st), d, t)
         )
-        if report.compaction:  # after the new generation is live, never on its way
-            compact_index(engine.settings, lock_wait=600.0)
     except HwqaError as exc:
         return f"⚠️ Rebuild failed at {time.strftime('%H:%M:%S')}: {html.escape(str(exc))}"
+    merge = ""
+    if report.compaction:  # after the new generation is live, never on its way
+        try:
+            compact_index(engine.settings, lock_wait=600.0)
+        except HwqaError as exc:  # the rebuild itself stands: said as what it is
+            merge = f" ⚠️ {html.escape(str(exc))}"
     engine.generation()
     when = time.strftime("%H:%M:%S")
     if not report.changed:
@@ -259,4 +263,5 @@ def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
     return (
         f"✓ Rebuilt at {when} in {report.seconds:.1f} s: {reports.plural(report.notes_seen, 'note')}, "
         f"{reports.plural(report.chunks_total, 'passage')} ({', '.join(changes)}); links: {report.link_counts().summary()}."
+        + merge
     )
