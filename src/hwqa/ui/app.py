@@ -106,11 +106,17 @@ def _note_route(app: Any, gradio_app_ref: Callable[[], Any], engine: Engine, aut
                 return PlainTextResponse("log in first", status_code=401, headers=headers)
         rel = unquote(rel)
         notes = engine.generation().manifest.get("notes") or {}
+        missing = PlainTextResponse("not an indexed note", status_code=404, headers=headers)
+        if rel not in notes:  # only names the index holds go near the file system (never a NUL, never '..')
+            return missing
         root = engine.settings.notes.resolve()
-        path = (root / rel).resolve()
-        if rel not in notes or not path.is_relative_to(root) or not path.is_file():
-            return PlainTextResponse("not an indexed note", status_code=404, headers=headers)
-        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            path = (root / rel).resolve()
+            if not path.is_relative_to(root) or not path.is_file():
+                return missing
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):  # gone since the build, or a name the file system refuses
+            return missing
         return HTMLResponse(note_page(text, rel, quote=q[:4000], section=s[:300]), headers=headers)
 
     app.add_api_route(NOTE_ROUTE + "{rel:path}", note, methods=["GET"])
