@@ -60,9 +60,12 @@ lock: $(STAMP)
 index: install
 	$(HWQA) index
 
+# make run PORT=7861 HOST=0.0.0.0 (another address needs HWQA_AUTH=user:password); a busy port is one line,
+# said before the index is built or the model loaded.
+PORT ?=
+HOST ?=
 run: install
-	$(HWQA) index
-	$(HWQA) serve
+	$(HWQA) serve --build$(if $(PORT), --port $(PORT))$(if $(HOST), --host $(HOST))
 
 # pytest exits 5 when it collects no tests; that is not a failure of the code.
 test: install

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Audit the installed Python environment for known vulnerabilities with pip-audit, honestly.
 
-    python .ci/audit.py [--allow-unreachable] [--waivers audit-waivers.toml] [--input report.json]
+    python .ci/audit.py [--allow-unreachable] [--waivers audit-waivers.toml] [--input report.json [--installed-from list]]
 
 Runs ``pip-audit`` over the environment of the Python that runs this script (the project's venv)
 and reads its JSON report instead of trusting its summary line: pip-audit prints "No known
@@ -9,8 +9,11 @@ vulnerabilities found" even when it could not check a single package (its vulner
 the PyPI JSON API or OSV, unreachable).
 
 Every installed package must have been checked: a report that lists no package, skips one, or
-(when this script ran pip-audit itself) leaves out a package installed in this environment is an
-audit not done, never a clean one.
+leaves out a package installed in this environment is an audit not done, never a clean one. A
+report given with ``--input`` is checked against this environment too, or against the package list
+``--installed-from`` names (``pip freeze`` / ``uv pip freeze`` output of the environment it was
+made in). A report that is not pip-audit's JSON (not JSON, not an object, ``vulns`` not a list …)
+is one line and exit 2, never a traceback (which read as exit 1, "vulnerable").
 
 Exit codes:
   0  every installed package was checked and none has a known vulnerability that is not waived
@@ -98,6 +101,46 @@ def _first_error(stderr: str) -> str:
         if "Error" in line or "error" in line:
             return line[:300]
     return lines[-1][:300] if lines else "no output"
+
+
+class BadReport(Exception):
+    """The report is not pip-audit's JSON: the message says where."""
+
+
+def check_report(report: object) -> dict[str, Any]:
+    """``report`` if it has pip-audit's JSON shape, else :class:`BadReport` saying what is wrong."""
+    if not isinstance(report, dict):
+        raise BadReport(f"it is a JSON {type(report).__name__}, not an object with a 'dependencies' list")
+    deps = report.get("dependencies")
+    if not isinstance(deps, list):
+        raise BadReport("its 'dependencies' is missing or not a list")
+    for i, dep in enumerate(deps):
+        if not isinstance(dep, dict) or not isinstance(dep.get("name"), str) or not dep["name"]:
+            raise BadReport(f"dependency {i + 1} is not an object with a 'name'")
+        if "skip_reason" in dep and not isinstance(dep["skip_reason"], str):
+            raise BadReport(f"dependency {dep['name']}: 'skip_reason' is not text")
+        if "skip_reason" not in dep and not isinstance(dep.get("vulns"), list):
+            raise BadReport(f"dependency {dep['name']}: 'vulns' is missing or not a list")
+        for vuln in dep.get("vulns") or []:
+            if not isinstance(vuln, dict) or not isinstance(vuln.get("id"), str):
+                raise BadReport(f"dependency {dep['name']}: a vulnerability without an 'id'")
+            for key in ("aliases", "fix_versions"):
+                if not isinstance(vuln.get(key, []), list) or not all(isinstance(x, str) for x in vuln.get(key, [])):
+                    raise BadReport(f"dependency {dep['name']}: '{key}' of {vuln['id']} is not a list of text")
+    return report
+
+
+def read_installed(path: Path) -> set[str]:
+    """Canonical package names from a ``pip freeze``-style list (``name==version``, ``name @ url``, comments)."""
+    names = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line or line.startswith("-"):
+            continue
+        match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", line)
+        if match:
+            names.add(canonical(match.group(0)))
+    return names
 
 
 def evaluate(
@@ -191,16 +234,41 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--waivers", type=Path, default=ROOT / "audit-waivers.toml")
     parser.add_argument("--input", type=Path, help="read this pip-audit JSON report instead of running pip-audit")
+    parser.add_argument(
+        "--installed-from",
+        type=Path,
+        help="with --input: the package list (pip freeze) of the environment the report is about (default: this one)",
+    )
     parser.add_argument("--today", type=dt.date.fromisoformat, default=dt.date.today(), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     waivers = load_waivers(args.waivers)
+    report: dict[str, Any] | None
+    try:
+        installed = read_installed(args.installed_from) if args.installed_from else installed_packages()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"AUDIT NOT DONE: cannot read the package list {args.installed_from} ({exc}); give a pip freeze list")
+        return 2
     if args.input:
-        report: dict[str, Any] | None = json.loads(args.input.read_text(encoding="utf-8"))
         stderr = ""
-        installed = None  # a report made elsewhere: its own list is all that can be compared
+        try:
+            report = check_report(json.loads(args.input.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"AUDIT NOT DONE: cannot read the report {args.input} ({exc}); give pip-audit's --format json output")
+            return 2
+        except json.JSONDecodeError as exc:
+            print(f"AUDIT NOT DONE: the report {args.input} is not JSON ({exc}); give pip-audit's --format json output")
+            return 2
+        except BadReport as exc:
+            print(f"AUDIT NOT DONE: the report {args.input} is not pip-audit's JSON report: {exc}")
+            return 2
     else:
         report, stderr = run_pip_audit()
-        installed = installed_packages()
+        if report is not None:
+            try:
+                report = check_report(report)
+            except BadReport as exc:
+                print(f"AUDIT NOT DONE: pip-audit's output is not the JSON report expected: {exc}")
+                return 2
     if report is None:
         print(BANNER)
         print(f"AUDIT NOT DONE: pip-audit produced no report ({_first_error(stderr)}).")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -48,10 +49,23 @@ CLEAN = {"dependencies": [{"name": "gradio", "version": "6.31.0", "vulns": []}],
 
 
 def run(tmp_path: Path, report: dict[str, Any], *args: str, waivers: str = "", today: str = "2026-11-22") -> int:
+    """The audit over ``report``, about an environment holding exactly the packages it lists."""
     (tmp_path / "report.json").write_text(json.dumps(report))
     (tmp_path / "waivers.toml").write_text(waivers)
+    names = [str(d["name"]) for d in report.get("dependencies", []) if "editable" not in str(d.get("skip_reason", ""))]
+    (tmp_path / "installed.txt").write_text("".join(f"{n}==1.0\n" for n in names))
     code: int = AUDIT.main(
-        ["--input", str(tmp_path / "report.json"), "--waivers", str(tmp_path / "waivers.toml"), "--today", today, *args]
+        [
+            "--input",
+            str(tmp_path / "report.json"),
+            "--installed-from",
+            str(tmp_path / "installed.txt"),
+            "--waivers",
+            str(tmp_path / "waivers.toml"),
+            "--today",
+            today,
+            *args,
+        ]
     )
     return code
 
@@ -144,3 +158,28 @@ def test_allow_unreachable_still_reports_vulnerabilities_in_what_was_checked(
 def test_this_environment_is_known_to_the_audit() -> None:
     installed = AUDIT.installed_packages()
     assert {"pytest", "numpy", "gradio"} <= installed
+
+
+def _audit(*args: str) -> tuple[int, list[str]]:
+    done = subprocess.run([sys.executable, str(ROOT / ".ci" / "audit.py"), *args], capture_output=True, text=True, timeout=120)
+    return done.returncode, (done.stdout + done.stderr).strip().splitlines()
+
+
+def test_a_given_report_is_checked_against_the_installed_packages(tmp_path: Path) -> None:
+    """Issue 35, finding 7: a report naming 1 of the 123 installed packages passed ("1 packages checked")."""
+    (tmp_path / "r.json").write_text(json.dumps(CLEAN))
+    code, lines = _audit("--input", str(tmp_path / "r.json"), "--waivers", str(tmp_path / "none.toml"))
+    assert code == 2, lines
+    assert any("AUDIT NOT DONE" in line and "not every installed package was checked" in line for line in lines), lines
+    assert any(line.startswith("installed but missing from the report:") for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[]", '{"dependencies": [{"name": "gradio", "version": "6.31.0", "vulns": null}]}', "not json {", '"text"', "{}", ""],
+)
+def test_a_malformed_report_is_one_line_and_exit_2(tmp_path: Path, text: str) -> None:
+    (tmp_path / "r.json").write_text(text)
+    code, lines = _audit("--input", str(tmp_path / "r.json"), "--waivers", str(tmp_path / "none.toml"))
+    assert code == 2, lines
+    assert len(lines) == 1 and lines[0].startswith("AUDIT NOT DONE:") and "Traceback" not in lines[0], lines

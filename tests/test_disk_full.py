@@ -10,14 +10,17 @@ from __future__ import annotations
 import errno
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from hwqa import index as store
 from hwqa.atomic import disk_error
 from hwqa.build import build_index
 from hwqa.cli import app
@@ -108,3 +111,63 @@ def test_each_disk_error_is_told_as_one_line(tmp_path: Path, exc: BaseException,
 def test_other_errors_are_not_called_a_full_disk(tmp_path: Path) -> None:
     assert disk_error(OSError(errno.EACCES, "Permission denied"), tmp_path) is None
     assert disk_error(sqlite3.OperationalError("no such table: chunks"), tmp_path) is None
+
+
+def _mount(folder: Path, size: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    folder.mkdir()
+    command = ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "hwqa-test", str(folder)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode}")
+
+
+def _version(folder: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    words = [f"v{seed}w{rng.randrange(10**6)}" for _ in range(3000)]
+    paragraphs = [" ".join(rng.choice(words) for _ in range(40)) + "." for _ in range(700)]
+    write_note(folder, "big.md", "# Big\n\n" + "\n\n".join(paragraphs))
+
+
+def test_a_disk_that_fills_after_the_switch_says_the_new_index_is_live(settings: Settings, tmp_path: Path) -> None:
+    """With room for the build but not for the merge of segments after it, 'hwqa index' printed
+    "Indexed … generation gen-X", then "… the previous index still answers", exit 1, while
+    CURRENT already named gen-X. Now the build stands and the merge's failure is said as that."""
+    disk = tmp_path / "disk"
+    _mount(disk, "48m")
+    try:
+        settings = load_settings(
+            {"notes": settings.notes, "index": disk / "index", "embed_backend": "hash", "fetch_links": False},
+            env={},
+            cwd=tmp_path,
+        )
+        _version(settings.notes, 1)
+        build_index(settings)
+        _version(settings.notes, 2)
+        before = shutil.disk_usage(disk).free
+        second = build_index(settings)  # a delta: every chunk of big.md again, so merging is due
+        assert second.compaction == "all"
+        delta = before - shutil.disk_usage(disk).free
+        _version(settings.notes, 3)
+        filler = shutil.disk_usage(disk).free - int(delta * 1.5)
+        with (disk / "filler").open("wb") as fh:
+            fh.truncate(0)
+            fh.write(b"\0" * max(0, filler))
+        environ = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
+        environ |= {"HWQA_NOTES": str(settings.notes), "HWQA_INDEX": str(settings.index), "HWQA_EMBED_BACKEND": "hash"}
+        environ |= {"HWQA_FETCH_LINKS": "false"}
+        done = subprocess.run(
+            [sys.executable, "-m", "hwqa.cli", "index"], env=environ, capture_output=True, text=True, timeout=300, check=False
+        )
+        live = store.current_generation_dir(settings.index)
+        assert live is not None and live.name != second.generation, done.stderr
+        assert f"generation {live.name}" in done.stdout, done.stdout
+        assert "previous index still answers" not in done.stderr, done.stderr
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        warning = [line for line in done.stderr.splitlines() if "disk is full" in line]
+        assert len(warning) == 1 and "answers (generation" in warning[0] and "hwqa index --compact" in warning[0], done.stderr
+        assert not list(settings.index.glob(".gen-*.partial"))
+        assert Engine.load(settings).generation().name == live.name
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True, check=False)

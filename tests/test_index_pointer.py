@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -55,11 +56,33 @@ def _symlinked_generation(settings: Settings) -> None:
     gen.symlink_to(outside, target_is_directory=True)
 
 
+def _folder(settings: Settings) -> None:
+    # rm index/CURRENT; mkdir index/CURRENT: the build embedded everything, then died (IsADirectoryError)
+    (settings.index / "CURRENT").unlink()
+    (settings.index / "CURRENT").mkdir()
+    (settings.index / "CURRENT" / "kept.txt").write_text("whatever was put here is moved aside, not deleted\n")
+
+
+def _socket(settings: Settings) -> None:
+    (settings.index / "CURRENT").unlink()
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(settings.index / "CURRENT"))
+
+
+def _symlink_to_folder(settings: Settings) -> None:
+    live = _live(settings)
+    (settings.index / "CURRENT").unlink()
+    (settings.index / "CURRENT").symlink_to(live, target_is_directory=True)
+
+
 DAMAGE: dict[str, Callable[[Settings], None]] = {
     "not-utf8": _not_utf8,
     "huge": _huge,
     "symlink": _symlink,
     "symlinked-generation": _symlinked_generation,
+    "folder": _folder,
+    "socket": _socket,
+    "symlink-to-folder": _symlink_to_folder,
 }
 
 
@@ -80,7 +103,9 @@ def test_a_damaged_pointer_is_one_line_and_the_next_index_recovers(hash_env: Set
         _one_line_error(runner.invoke(app, command), f"{form}: {command[0]}")
     result = runner.invoke(app, ["index"])
     assert result.exit_code == 0, f"{form}: {result.output}{result.exception!r}"
-    assert not (hash_env.index / "CURRENT").is_symlink()
+    assert (hash_env.index / "CURRENT").is_file() and not (hash_env.index / "CURRENT").is_symlink()
+    if form == "folder":
+        assert [p.name for p in hash_env.index.glob("damaged-CURRENT-*/kept.txt")] == ["kept.txt"]
     assert not any(p.is_symlink() for p in hash_env.index.glob("gen-*")), "the symlink out of the index is dropped"
     answer = runner.invoke(app, ["ask", "How much does a TPU v3 cost per hour?"])
     assert answer.exit_code == 0 and "8.00" in answer.stdout

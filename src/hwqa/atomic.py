@@ -62,8 +62,17 @@ _DISK_MESSAGES = (  # how SQLite and FAISS say the same errors
 )
 
 
-def disk_error(exc: BaseException, folder: Path, need_bytes: int = 0) -> IndexWriteError | None:
+def disk_error(
+    exc: BaseException,
+    folder: Path,
+    need_bytes: int = 0,
+    *,
+    then: str = "run 'hwqa index' again",
+    still: str = "the previous index still answers",
+) -> IndexWriteError | None:
     """The one-line error for a write into ``folder`` that failed for lack of disk (ENOSPC, EDQUOT, EIO), else None.
+
+    ``then`` is what to run once there is room, ``still`` what answers meanwhile (the message's end).
 
     Recognises the ``OSError`` itself and the way SQLite (``database or disk is full``, ``disk I/O
     error``) and FAISS (``write error ... No space left on device``) report it. ``need_bytes``, when
@@ -82,12 +91,10 @@ def disk_error(exc: BaseException, folder: Path, need_bytes: int = 0) -> IndexWr
     room = f" ({free / 1e6:,.1f} MB free)" if free is not None else ""
     amount = f"at least {max(1.0, need_bytes / 1e6):,.0f} MB" if need_bytes else "some space"
     if code == errno.EIO:
-        todo = "check that disk (dmesg) or point HWQA_INDEX at another one, then run 'hwqa index' again"
+        todo = f"check that disk (dmesg) or point HWQA_INDEX at another one, then {then}"
     else:
         todo = (
             f"free {amount} on that disk (old files; damaged-gen-* folders in {folder} can go) "
-            "or point HWQA_INDEX at a disk with room, then run 'hwqa index' again"
+            f"or point HWQA_INDEX at a disk with room, then {then}"
         )
-    return IndexWriteError(
-        f"cannot write the index in {folder}: {_DISK_ERRNOS[code]}{room}; {todo}; the previous index still answers"
-    )
+    return IndexWriteError(f"cannot write the index in {folder}: {_DISK_ERRNOS[code]}{room}; {todo}; {still}")

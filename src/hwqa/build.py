@@ -32,7 +32,7 @@ from .articles import KEPT, LinkReport, chunking_settings, linked_urls, refresh_
 from .atomic import disk_error
 from .chunk import CHUNKER_VERSION, Chunk, chunk_markdown
 from .embed import Embedder, embed_with_pieces, make_embedder
-from .errors import HwqaError, IndexCorruptError, IndexLockedError
+from .errors import HwqaError, IndexCorruptError, IndexLockedError, IndexWriteError
 from .links import find_all_urls
 from .notes import LoadReport, Note, load_notes
 from .pricebuild import new_price_table
@@ -46,6 +46,22 @@ __all__ = ["LOCK", "BuildReport", "LinkReport", "build_index", "build_lock", "ch
 
 LOCK = "build.lock"
 FULL_CHECK_EVERY = 24 * 3600.0  # seconds between full builds that read every note and page again
+# A link that failed is remembered with its reason and fetched again only after a pause that doubles
+# with each failure in a row: 1, 2, 4 … hours, at most a week (or at once: hwqa index --retry-links).
+LINK_RETRY_FIRST_S = 3600.0
+LINK_RETRY_MAX_S = 7 * 24 * 3600.0
+
+
+def link_retry_pause(failures: int) -> float:
+    """Seconds before a link that failed ``failures`` times in a row is fetched again."""
+    return float(min(LINK_RETRY_FIRST_S * 2 ** max(0, min(failures, 30) - 1), LINK_RETRY_MAX_S))
+
+
+def _retry_waits(old: dict[str, Any] | None, now: float) -> bool:
+    """Whether a link the previous build failed to fetch is still in its pause before the next try."""
+    return old is not None and old.get("status") == "failed" and now < float(old.get("retry_at") or 0)
+
+
 FETCH_POLICY = (  # the settings deciding which pages are admitted and how: when one changes, every page is fetched again
     "offline",
     "fetch_links",
@@ -163,8 +179,12 @@ def build_index(
     on_wait: Callable[[str], None] | None = None,
     full_check: bool = False,
     paths: Collection[str] | None = None,
+    retry_links: bool = False,
 ) -> BuildReport:
     """Build or update the index in ``settings.index`` from ``settings.notes``.
+
+    ``retry_links``: fetch again at once the links that failed before, whose pause before the next
+    try (:func:`link_retry_pause`) has not ended (a full check does too).
 
     ``paths``: the note files (relative to the notes folder) that changed, when the caller knows
     (a watcher): the folder is not walked. Ignored by a full build.
@@ -185,6 +205,7 @@ def build_index(
             on_wait=on_wait,
             full_check=full_check,
             paths=paths,
+            retry_links=retry_links,
         )
     except (OSError, sqlite3.Error, RuntimeError) as exc:
         error = disk_error(exc, settings.index)
@@ -202,6 +223,7 @@ def _build(
     on_wait: Callable[[str], None] | None,
     full_check: bool,
     paths: Collection[str] | None,
+    retry_links: bool = False,
 ) -> BuildReport:
     started = time.monotonic()
     report = BuildReport()
@@ -212,9 +234,12 @@ def _build(
 
     with build_lock(settings.index, wait=lock_wait, on_wait=on_wait):
         store.remove_litter(settings.index)  # what a build killed mid-write or mid-switch left behind
+        cleared = store.clear_pointer(settings.index)  # a folder or FIFO as CURRENT: moved aside now, not after the work
+        if cleared:
+            report.warnings.append(cleared)
         previous = _previous_generation(settings.index, embedder, chunking, report, verify=full_check)
         try:
-            _build_locked(settings, embedder, chunking, previous, report, progress, full_check, paths)
+            _build_locked(settings, embedder, chunking, previous, report, progress, full_check, paths, retry_links)
         finally:
             if previous is not None:
                 previous.close()
@@ -231,6 +256,7 @@ def _build_locked(
     progress: ProgressFn,
     full_check: bool,
     paths: Collection[str] | None,
+    retry_links: bool = False,
 ) -> None:
     old_notes: dict[str, dict[str, Any]] = previous.manifest.get("notes", {}) if previous is not None else {}
     delta = (
@@ -287,9 +313,24 @@ def _build_locked(
     linked = linked_urls((r["title"], r.get("links", [])) for r in records.values())
     before: dict[str, dict[str, Any]] = previous.manifest.get("links", {}) if previous is not None else {}
     policy = {k: str(getattr(settings, k)) for k in FETCH_POLICY}
-    every = not delta or previous is None or previous.manifest.get("fetch_policy") != policy  # a new policy reads every page
-    fetch = [u for u in linked if every or _link_changed(before.get(u), linked[u], settings)]
+    new_policy = previous is None or previous.manifest.get("fetch_policy") != policy  # a new policy reads every page
+    every = not delta or new_policy
+    now = time.time()
+    # a link that failed waits out its pause, even in a full build (nothing else changed for it)
+    waits = not (retry_links or full_check or new_policy or settings.offline)
+    fetch = [
+        u
+        for u in linked
+        if (every or _link_changed(before.get(u), linked[u], settings)) and not (waits and _retry_waits(before.get(u), now))
+    ]
     fetched, updates, recorded = refresh_articles(settings, embedder, linked, fetch, previous, progress)
+    if not settings.offline:  # offline, a link is not tried: its pause is not counted
+        for link in fetched:
+            if link.status == "failed":
+                old = before.get(link.url) or {}
+                failures = int(old.get("failures") or 0) + 1 if old.get("status") == "failed" else 1
+                retry = {"failed_at": round(now, 3), "failures": failures, "retry_at": round(now + link_retry_pause(failures), 3)}
+                recorded[link.url] = {**recorded.get(link.url, {"chunks": 0}), **retry}
     by_url = {r.url: r for r in fetched}
     for url in linked:
         if url not in by_url:  # kept as the previous generation has it
@@ -458,6 +499,10 @@ def _link_changed(old: dict[str, Any] | None, now: dict[str, list[str]], setting
     return time.time() - float(old.get("fetched_at") or 0) >= settings.fetch_max_age
 
 
+class CompactionError(IndexWriteError):
+    """Merging the segments of a live index failed for lack of disk: the index itself is whole and answers."""
+
+
 def compact_index(
     settings: Settings, *, force: bool = False, lock_wait: float = 0.0, progress: Callable[[int], None] | None = None
 ) -> str | None:
@@ -474,10 +519,21 @@ def compact_index(
             if how is None or gen.manifest.get("format") != store.FORMAT:
                 return None
             same_reader = gen.manifest.get("prices_reader") == PRICES_READER  # facts this code can file by key
-            new = writer.compact(settings.index, gen, how, step=progress, note_index=index_entries if same_reader else None)
+            try:
+                new = writer.compact(settings.index, gen, how, step=progress, note_index=index_entries if same_reader else None)
+                store.switch_to(settings.index, new)
+            except (OSError, sqlite3.Error, RuntimeError, IndexWriteError) as exc:
+                # the index is whole and live: only the merge did not happen; say exactly that
+                still = f"the index itself is built and answers (generation {gen.name}); only merging its segments waits"
+                original = exc.__context__ if isinstance(exc, IndexWriteError) and exc.__context__ is not None else exc
+                error = disk_error(original, settings.index, then="run 'hwqa index --compact'", still=still)
+                if error is not None:
+                    raise CompactionError(str(error)) from None
+                if isinstance(exc, IndexWriteError):
+                    raise CompactionError(str(exc).replace("the previous index still answers", still)) from None
+                raise
         finally:
             gen.close()
-        store.switch_to(settings.index, new)
         return how
 
 

@@ -88,19 +88,31 @@ def index(
         bool, typer.Option("--full-check", help="Read every note and page again, and verify every index file.")
     ] = False,
     compact: Annotated[bool, typer.Option("--compact", help="Merge the index's segments into one after the build.")] = False,
+    retry_links: Annotated[
+        bool,
+        typer.Option("--retry-links", help="Fetch again now the links that failed before (otherwise after 1, 2, 4 … hours)."),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build or update the index from the notes and the articles they link to."""
-    from .build import compact_index
+    from .build import CompactionError, compact_index
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir, offline=offline or None)
-        report = run_build(settings, quiet=as_json, full_check=full_check)
+        report = run_build(settings, quiet=as_json, full_check=full_check, retry_links=retry_links)
         if as_json:
             print_json(report.to_json())
         else:
             print_build_summary(report)
-        merged = compact_index(settings, force=compact, lock_wait=600.0) if compact or report.compaction else None
+        merged = None
+        if compact or report.compaction:
+            try:
+                merged = compact_index(settings, force=compact, lock_wait=600.0)
+            except CompactionError as exc:
+                if compact:  # asked for: its failure is the command's
+                    raise
+                # the build asked for is done and live; only the housekeeping after it waits
+                err.print(f"[yellow]warning:[/] {escape(str(exc))}")
         if merged and not as_json:
             out.print(f"Compacted the index ({'every segment' if merged == 'all' else 'the small segments'} merged).")
         if watch:
@@ -114,7 +126,9 @@ def index(
             )
 
 
-def run_build(settings: Settings, *, quiet: bool = False, full_check: bool = False) -> Any:
+def run_build(
+    settings: Settings, *, quiet: bool = False, full_check: bool = False, retry_links: bool = False, embedder: Any = None
+) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .build import build_index
@@ -139,7 +153,13 @@ def run_build(settings: Settings, *, quiet: bool = False, full_check: bool = Fal
         if not quiet:
             err.print(f"Indexing {settings.notes} into {settings.index} …")
         report = build_index(
-            settings, progress=on_progress, lock_wait=600.0, on_wait=lambda m: err.print(escape(m)), full_check=full_check
+            settings,
+            progress=on_progress,
+            lock_wait=600.0,
+            on_wait=lambda m: err.print(escape(m)),
+            full_check=full_check,
+            retry_links=retry_links,
+            embedder=embedder,
         )
     for warning in report.warnings:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
@@ -194,12 +214,14 @@ def ask(
 ) -> None:
     """Answer a question from the notes, with numbered sources (streamed in a terminal)."""
     from .answer import Answer, render_sources
+    from .budget import check_length
     from .claims import MARK
     from .engine import Engine
     from .retrieve import Filter
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir)
+        check_length(question.strip(), settings.question_max_chars)  # before the model loads
         engine = Engine.load(settings)
         flt = Filter.of(tag, note)
         if as_json:
@@ -259,6 +281,8 @@ def links(
             for link in entry["links"]:
                 detail = f" — {link['reason']}" if link["reason"] else f" ({plural(link['chunks'], 'passage')})"
                 out.print(f"  {link['outcome']:<8} {escape(link['url'])}{escape(detail)}")
+                if "retry_at" in link:
+                    out.print(f"           {escape(reports.retry_text(link))}")
         if not by_note:
             out.print("No links that were not fetched." if failed else "The notes link to no web pages.")
         totals = reports.failure_totals(reports.links(manifest))
@@ -289,16 +313,36 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port to listen on (default 7860).")] = None,
     notes: NotesOpt = None,
     index_dir: IndexOpt = None,
+    build: Annotated[
+        bool, typer.Option("--build", help="Build or update the index first, once the port is known to be free (make run).")
+    ] = False,
 ) -> None:
     """Run the web chat."""
     with user_errors():
         settings = settings_from(host=host, port=port, notes=notes, index=index_dir)
-        from .ui.security import check_bind
+        from .ui.security import check_bind, check_port
 
         check_bind(settings)  # before loading anything: refuse a public address without a login
+        check_port(settings)  # ... and a port another program holds, in one line
+        engine = None
+        if build:
+            from .build import compact_index
+            from .embed import make_embedder
+            from .engine import Engine
+
+            embedder = make_embedder(settings)  # one model for the build and the chat
+            report = run_build(settings, embedder=embedder)
+            print_build_summary(report)
+            if report.compaction:
+                try:
+                    compact_index(settings, lock_wait=600.0)
+                except HwqaError as exc:  # the index is built and live; only the merge waits
+                    err.print(f"[yellow]warning:[/] {escape(str(exc))}")
+            engine = Engine(settings, embedder=embedder)
+            engine.generation()
         from .ui import launch
 
-        launch(settings)
+        launch(settings, engine=engine)
 
 
 @app.command()

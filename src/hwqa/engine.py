@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import index as store
 from .answer import Answer, Answerer, not_covered
 from .base import Hit, Tool
+from .budget import read_question
 from .builtin import BuiltinAnswerer
 from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError
@@ -55,6 +56,20 @@ FOLLOWED = 3  # the best hits whose next chunk the answerer may read too
 CAVEAT_HITS = 8  # passages searched for what the notes advise about the hardware a price answer compares
 
 SUPERLATIVE_REACH = 3  # a superlative retrieves this many times top_k passages, to compare every candidate
+
+HISTORY_MESSAGES = 40  # earlier messages a question is read with at most (the newest); each user turn is re-read
+
+
+def bounded_history(history: Sequence[Message] | None, max_chars: int) -> list[Message]:
+    """The newest earlier turns, each user turn cut to the question length cap: a follow-up re-reads
+    them ("and with $1000?"), so what an API client sends as history costs no more than questions."""
+    turns = list(history or [])[-HISTORY_MESSAGES:]
+    return [
+        {**m, "content": m["content"][:max_chars]}
+        if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), str)
+        else m
+        for m in turns
+    ]
 
 
 def _pages_linked_from(manifest: dict[str, Any], notes: frozenset[str]) -> set[str]:
@@ -116,6 +131,9 @@ class Engine:
         self._prices: tuple[str, PriceTable] | None = None
         self.answerer = make_answerer(settings)
         self.caveats = BuiltinAnswerer(min_score=settings.min_score, max_sentences=2, embedder=embedder_id(settings))
+        # lines about the server for the web chat's index summary, '' when there is nothing to say
+        # (the notes watcher registers one: whether it stopped and was restarted)
+        self.notices: list[Callable[[], str]] = []
 
     @classmethod
     def load(cls, settings: Settings | None = None, **overrides: Any) -> Engine:
@@ -227,8 +245,10 @@ class Engine:
         question = (question or "").strip()
         if not question:
             raise HwqaError("the question is empty; type a question about your hardware notes")
-        q = parse_question(question)  # the one parse: retrieval, "not covered", the answerer and the price planner read it
-        history = list(history or [])
+        # the one parse (retrieval, "not covered", the answerer and the price planner read it), within
+        # the length cap and the time budget: in a worker process unless this is the main thread
+        q = read_question(question, max_chars=self.settings.question_max_chars, budget=self.settings.question_budget_s)
+        history = bounded_history(history, self.settings.question_max_chars)
         started = time.perf_counter()
         gen = self.generation()
         t_retrieve = time.perf_counter()

@@ -39,6 +39,7 @@ from .keywords import fts_terms
 # The live pointer lives in pointer.py; its names are re-exported, callers use them as index.*
 from .pointer import CURRENT as CURRENT
 from .pointer import REBUILD_HINT as REBUILD_HINT
+from .pointer import clear_pointer as clear_pointer
 from .pointer import current_generation_dir as current_generation_dir
 from .pointer import quarantine as quarantine
 from .pointer import remove_litter as remove_litter

@@ -88,6 +88,27 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | os.O_NO
 FileId = tuple[int, int]  # (device, inode) of a file as the walk listed it
 
 
+BAD_NAME = "its name is not valid UTF-8 (shown with \\x escapes); rename it to index it"
+
+
+def shown_name(name: str) -> str:
+    """A file name for people: bytes that are not UTF-8 (kept as surrogates by Python) as ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace") if _undecodable(name) else name
+
+
+def _undecodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def name_is_text(name: str) -> bool:
+    """Whether a file name (or path) is valid UTF-8, so it can be stored, shown and looked up as text."""
+    return not _undecodable(name)
+
+
 def _is_note(name: str) -> bool:
     return os.path.splitext(name)[1].lower() in NOTE_SUFFIXES
 

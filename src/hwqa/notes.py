@@ -27,7 +27,19 @@ from typing import Any
 
 from .errors import HwqaError, NotesError
 from .markdown import first_heading
-from .notefiles import NOTE_MAX_BYTES, NOTE_SUFFIXES, FileId, decode_note, iter_note_files, read_note_bytes, scan_ids, stamp_of
+from .notefiles import (
+    BAD_NAME,
+    NOTE_MAX_BYTES,
+    NOTE_SUFFIXES,
+    FileId,
+    decode_note,
+    iter_note_files,
+    name_is_text,
+    read_note_bytes,
+    scan_ids,
+    shown_name,
+    stamp_of,
+)
 
 __all__ = [
     "NOTE_MAX_BYTES",
@@ -410,12 +422,15 @@ def load_notes(
     stamped: dict[str, list[int]] = {}
     key = lambda p: p.relative_to(notes_dir).parts  # noqa: E731
     for folder in sorted(linked_dirs, key=key):
-        skipped.append((folder.relative_to(notes_dir).as_posix(), "symlinked folder, not followed"))
+        skipped.append((shown_name(folder.relative_to(notes_dir).as_posix()), "symlinked folder, not followed"))
     # every listed path is notes_dir / ...: its relative path is a slice (Path(".") / "a" is "a")
     cut = 0 if str(notes_dir) == "." else len(str(notes_dir).rstrip(os.sep)) + 1
     rels = {path: str(path)[cut:].replace(os.sep, "/") for path in found}
     for path in sorted(found, key=lambda p: rels[p].split("/")):
         rel = rels[path]
+        if not name_is_text(rel):  # bytes that are not UTF-8 in its name (or its folder's): skipped, said with escapes
+            skipped.append((shown_name(rel), BAD_NAME))
+            continue
         if path in stamps:
             stamped[rel] = list(stamps[path])
             if known is not None and list(known.get(rel) or ()) == stamped[rel]:

@@ -26,6 +26,7 @@ __all__ = [
     "GEN_NAME",
     "POINTER_MAX_BYTES",
     "REBUILD_HINT",
+    "clear_pointer",
     "current_generation_dir",
     "quarantine",
     "read_pointer",
@@ -57,13 +58,49 @@ def read_pointer(pointer: Path, hint: str) -> bytes | None:
             raise IndexCorruptError(f"{pointer} is a symlink, not the index's own pointer file; {hint}") from None
         raise IndexCorruptError(f"cannot read {pointer} ({exc.strerror}); {hint}") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise IndexCorruptError(f"{pointer} is not a regular file (a FIFO or a device?); {hint}")
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise IndexCorruptError(f"{pointer} is {_kind(mode)}, not a regular file; {hint}")
         return os.read(fd, POINTER_MAX_BYTES + 1)
     except OSError as exc:
         raise IndexCorruptError(f"cannot read {pointer} ({exc.strerror}); {hint}") from None
     finally:
         os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    """What a file that should be a regular file is, in words."""
+    for test, what in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISLNK, "a symlink"),
+    ):
+        if test(mode):
+            return what
+    return "something else"
+
+
+def clear_pointer(index_dir: Path) -> str | None:
+    """Make room for a new ``CURRENT`` when what holds its place is no regular file: a folder is
+    moved aside (``damaged-CURRENT-<time>``, never deleted), anything else but a regular file
+    (FIFO, socket, device, symlink) is removed. Returns what was done, for the build's warnings."""
+    pointer = index_dir / CURRENT
+    try:
+        mode = os.lstat(pointer).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%S")
+        target = index_dir / f"damaged-{CURRENT}-{stamp}"
+        os.replace(pointer, target)
+        return f"{pointer} was a folder, not the index's pointer file; it was moved aside to {target}"
+    pointer.unlink()
+    return f"{pointer} was {_kind(mode)}, not the index's pointer file; it was removed"
 
 
 def current_generation_dir(index_dir: Path) -> Path | None:
@@ -135,8 +172,19 @@ def switch_to(index_dir: Path, gen_dir: Path, *, keep: int = 2) -> None:
     except IndexCorruptError:
         before = None
     try:
+        clear_pointer(index_dir)  # a folder (or FIFO, socket …) where CURRENT belongs cannot be renamed over
         write_atomic(index_dir / CURRENT, (gen_dir.name + "\n").encode("utf-8"))
     except BaseException as exc:
+        try:
+            now = current_generation_dir(index_dir)
+        except IndexCorruptError:
+            now = None
+        if now is not None and now.name == gen_dir.name:  # renamed, then the folder's fsync failed: it is live
+            live = f"the new index is live (generation {gen_dir.name}) but may not survive a crash"
+            error = disk_error(exc, index_dir, still=live)
+            if error is not None:
+                raise error from None
+            raise
         if before is None or before.name != gen_dir.name:
             shutil.rmtree(gen_dir, ignore_errors=True)  # never live: it only takes room
         error = disk_error(exc, index_dir)

@@ -57,6 +57,10 @@ class Settings:
     # (hwqa.scorer, fitted by `hwqa eval --fit`); a floor here only narrows what it may quote.
     min_score: float = _f(0.0, "Cosine similarity below which a passage is not considered to cover the question.")
     answer_sentences: int = _f(3, "Most sentences the builtin answerer puts in an answer.")
+    question_max_chars: int = _f(2_000, "Longest question read, in characters; a longer one is refused with one line.")
+    question_budget_s: float = _f(
+        10.0, "Seconds allowed to read one question (its parse); past it the question is stopped with one line."
+    )
     offline: bool = _f(False, "Do not fetch linked web articles; use only cached copies.")
     fetch_links: bool = _f(True, "Fetch and index the web articles that notes link to.")
     allow_private_hosts: bool = _f(False, "Allow fetching links to loopback/private-network hosts (intranet users, tests).")
@@ -91,6 +95,11 @@ class Settings:
         default="",
         repr=False,
         metadata={"help": "Web chat login as 'user:password' (HWQA_AUTH); needed to serve on an address other than loopback."},
+    )
+    trusted_proxies: str = _f(
+        "",
+        "Comma-separated addresses or networks of reverse proxies in front of the web chat whose X-Forwarded-For "
+        "names the client (the login throttle keys on it); empty: every client is its socket's peer address.",
     )
     fetch_user_agent: str = _f(DEFAULT_USER_AGENT, "User-Agent header sent with every web request (names hwqa and its version).")
     fetch_allow_hosts: str = _f(
@@ -170,6 +179,8 @@ def _validate(s: Settings) -> Settings:
         (s.retriever in {"hybrid", "dense", "keyword"}, "retriever must be 'hybrid', 'dense' or 'keyword'"),
         (-1.0 <= s.min_score <= 1.0, "min_score must be between -1 and 1"),
         (1 <= s.answer_sentences <= 20, "answer_sentences must be between 1 and 20"),
+        (1 <= s.question_max_chars <= 10_000_000, "question_max_chars must be between 1 and 10000000"),
+        (0 < s.question_budget_s <= 3600, "question_budget_s must be more than 0 and at most 3600"),
         (1 <= s.embed_batch_size <= 4096, "embed_batch_size must be between 1 and 4096"),
         (0 < s.port < 65536, "port must be between 1 and 65535"),
         (10 <= s.watch_debounce_ms <= 60_000, "watch_debounce_ms must be between 10 and 60000"),
@@ -189,6 +200,7 @@ def _validate(s: Settings) -> Settings:
             "fetch_max_crawl_delay, fetch_backoff and fetch_max_retry_after must be 0 or more",
         ),
         (_networks_ok(s.fetch_allow_networks), "fetch_allow_networks must list networks like 10.20.0.0/16, comma-separated"),
+        (_networks_ok(s.trusted_proxies), "trusted_proxies must list addresses or networks like 10.0.0.5, comma-separated"),
     ]
     for ok, message in checks:
         if not ok:
@@ -206,7 +218,8 @@ def _networks_ok(text: str) -> bool:
     return True
 
 
-LIST_SETTINGS = frozenset({"fetch_allow_hosts", "fetch_allow_networks"})  # comma-separated; a TOML list works too
+# comma-separated; a TOML list works too
+LIST_SETTINGS = frozenset({"fetch_allow_hosts", "fetch_allow_networks", "trusted_proxies"})
 
 
 def _from_toml(path: Path) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from .chat import ChatController, full_answer
 from .filters import filter_choices, search_filter
 from .noteview import CSP, note_page
 from .render import NOTE_ROUTE
-from .security import Guard, check_bind, queue_full
+from .security import Guard, check_bind, check_port, port_in_use, queue_full
 
 QUEUE_SIZE = 64  # questions waiting at most; more get "queue full" at once instead of waiting forever
 CONCURRENCY = 4  # answers computed at the same time
@@ -81,7 +81,12 @@ def build_app(engine: Engine) -> Any:
             return full_answer(engine, message, history, search_filter(tags, notes))
 
         events.api(answer, api_name="chat", concurrency_limit=CONCURRENCY, concurrency_id="answers")
-        events.api(lambda: panels.index_summary(engine), api_name="status", api_visibility="undocumented")
+
+        def status() -> str:
+            """What the index holds, and whether the notes watcher had to be restarted (Markdown)."""
+            return panels.index_summary(engine)
+
+        events.api(status, api_name="status", api_visibility="undocumented")
     demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     return demo
 
@@ -101,11 +106,17 @@ def _note_route(app: Any, gradio_app_ref: Callable[[], Any], engine: Engine, aut
                 return PlainTextResponse("log in first", status_code=401, headers=headers)
         rel = unquote(rel)
         notes = engine.generation().manifest.get("notes") or {}
+        missing = PlainTextResponse("not an indexed note", status_code=404, headers=headers)
+        if rel not in notes:  # only names the index holds go near the file system (never a NUL, never '..')
+            return missing
         root = engine.settings.notes.resolve()
-        path = (root / rel).resolve()
-        if rel not in notes or not path.is_relative_to(root) or not path.is_file():
-            return PlainTextResponse("not an indexed note", status_code=404, headers=headers)
-        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            path = (root / rel).resolve()
+            if not path.is_relative_to(root) or not path.is_file():
+                return missing
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):  # gone since the build, or a name the file system refuses
+            return missing
         return HTMLResponse(note_page(text, rel, quote=q[:4000], section=s[:300]), headers=headers)
 
     app.add_api_route(NOTE_ROUTE + "{rel:path}", note, methods=["GET"])
@@ -160,7 +171,10 @@ def create_server_app(engine: Engine, settings: Settings) -> Any:
 
 
 def warm(engine: Engine) -> None:
-    """Load what the first question needs, so it is as quick as the next."""
+    """Load what the first question needs, so it is as quick as the next; start a question reader."""
+    from ..budget import warm_workers
+
+    warm_workers()  # answers run in worker threads, which read their question in a worker process
     engine.warm()
 
 
@@ -183,13 +197,24 @@ def start(settings: Settings, engine: Engine | None = None, *, log_level: str = 
     engine = engine or Engine.load(settings)
     warm(engine)
     app = create_server_app(engine, settings)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=log_level, ws="none")
+    # X-Forwarded-For is believed only from the proxies trusted_proxies names (uvicorn's default
+    # believed it from 127.0.0.1: anyone could name another client per try and the throttle never held)
+    trusted = [p.strip() for p in settings.trusted_proxies.split(",") if p.strip()]
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        ws="none",
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or None,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="hwqa-server", daemon=True)
     thread.start()
     while not server.started:
         if not thread.is_alive():
-            raise HwqaError(f"could not serve on {settings.host}:{settings.port}; is the port in use? try --port")
+            raise HwqaError(port_in_use(settings))
         time.sleep(0.05)
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     return RunningServer(f"http://{host}:{settings.port}", server, thread)
@@ -198,16 +223,20 @@ def start(settings: Settings, engine: Engine | None = None, *, log_level: str = 
 def launch(settings: Settings, *, engine: Engine | None = None) -> None:
     """Run the web chat until interrupted (``hwqa serve``, ``python app.py``)."""
     check_bind(settings)
+    check_port(settings)  # a busy port in one line, before the model loads
     print("hwqa: loading the model and the index …", file=sys.stderr, flush=True)
     engine = engine or Engine.load(settings)
     if settings.watch:
-        from ..watch import start_watcher
+        from ..watch import WatchState, start_watcher
 
+        state = WatchState()
+        engine.notices.append(state.summary)  # the index tab says when the watcher stopped and was restarted
         start_watcher(
             settings,
             engine.embedder,
             on_report=lambda r: print(f"hwqa: index rebuilt ({r.chunks_embedded} chunks embedded)", file=sys.stderr),
-            on_error=lambda m: print(f"hwqa: rebuild failed: {m}", file=sys.stderr),
+            on_error=lambda m: print(f"hwqa: {m}", file=sys.stderr, flush=True),
+            state=state,
         )
     running = start(settings, engine)
     print(f"hwqa: ready at {running.url}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)

@@ -212,17 +212,24 @@ def index_summary(engine: Engine) -> str:
     except HwqaError as exc:
         return f"⚠️ {html.escape(str(exc))}"
     emb = s.embedder
+    notices = "".join(f"\n\n⚠️ {html.escape(line)}" for line in (notice() for notice in engine.notices) if line)
     return (
         f"**{reports.plural(s.notes, 'note')}**, **{reports.plural(s.chunks, 'passage')}**, "
         f"{reports.plural(s.price_rows, 'price row')} · "
         f"model `{emb.get('model')}` ({emb.get('dim')} dims) · answers: {s.backend} · "
         f"last build {s.built_at} (generation `{s.generation}`) · links: {s.links.summary()}"
-    )
+    ) + notices
 
 
 def link_rows(engine: Engine, problems_only: bool = False) -> list[list[str]]:
     return [
-        [r["url"], r["outcome"], r["reason"], ", ".join(r["linked_from"]), str(r["chunks"])]
+        [
+            r["url"],
+            r["outcome"],
+            "; ".join(filter(None, [r["reason"], reports.retry_text(r)])),
+            ", ".join(r["linked_from"]),
+            str(r["chunks"]),
+        ]
         for r in reports.links(engine.generation().manifest, failed_only=problems_only)
     ]
 
@@ -238,10 +245,14 @@ def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
         report = build_index(
             engine.settings, embedder=engine.embedder, progress=lambda st, d, t: progress(labels.get(st, st), d, t)
         )
-        if report.compaction:  # after the new generation is live, never on its way
-            compact_index(engine.settings, lock_wait=600.0)
     except HwqaError as exc:
         return f"⚠️ Rebuild failed at {time.strftime('%H:%M:%S')}: {html.escape(str(exc))}"
+    merge = ""
+    if report.compaction:  # after the new generation is live, never on its way
+        try:
+            compact_index(engine.settings, lock_wait=600.0)
+        except HwqaError as exc:  # the rebuild itself stands: said as what it is
+            merge = f" ⚠️ {html.escape(str(exc))}"
     engine.generation()
     when = time.strftime("%H:%M:%S")
     if not report.changed:
@@ -252,4 +263,5 @@ def rebuild(engine: Engine, progress: Callable[[str, int, int], None]) -> str:
     return (
         f"✓ Rebuilt at {when} in {report.seconds:.1f} s: {reports.plural(report.notes_seen, 'note')}, "
         f"{reports.plural(report.chunks_total, 'passage')} ({', '.join(changes)}); links: {report.link_counts().summary()}."
+        + merge
     )

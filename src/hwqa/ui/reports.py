@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -43,10 +44,40 @@ def links(manifest: Mapping[str, Any], *, failed_only: bool = False) -> list[dic
                 "reason": info.get("reason") or "",
                 "linked_from": list(info.get("linked_from") or info.get("notes") or []),
                 "chunks": int(info.get("chunks") or 0),
+                **_retry(info),
             }
         )
     order = {"failed": 0, "skipped": 1, "cached": 2, "fetched": 3}
     return sorted(out, key=lambda r: (order.get(r["outcome"], 9), r["url"]))
+
+
+def _retry(info: Mapping[str, Any]) -> dict[str, Any]:
+    """When a link that failed is fetched again (a build before then keeps it as failed), and how
+    many times in a row it failed; empty for a link that did not fail."""
+    if info.get("status") != "failed" or not info.get("retry_at"):
+        return {}
+    at = float(info["retry_at"])
+    return {
+        "failures": int(info.get("failures") or 1),
+        "retry_at": dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "retry_in_s": max(0, round(at - time.time())),
+    }
+
+
+def retry_text(link: Mapping[str, Any]) -> str:
+    """'tried 2 times in a row; next try in 1 h 59 min (2026-11-27 11:02 UTC), or now with hwqa index --retry-links'."""
+    if "retry_at" not in link:
+        return ""
+    left = int(link["retry_in_s"])
+    if left <= 0:
+        when = "at the next build"
+    elif left >= 3600:
+        when = f"in {left // 3600} h {left % 3600 // 60} min"
+    else:
+        when = f"in {max(1, left // 60)} min"
+    times = "once" if link["failures"] == 1 else f"{link['failures']} times in a row"
+    stamp = str(link["retry_at"]).replace("T", " ")[:16] + " UTC"
+    return f"failed {times}; next try {when} ({stamp}), or now with 'hwqa index --retry-links'"
 
 
 def links_by_note(manifest: Mapping[str, Any], *, failed_only: bool = False) -> list[dict[str, Any]]:
@@ -54,7 +85,8 @@ def links_by_note(manifest: Mapping[str, Any], *, failed_only: bool = False) -> 
     notes: dict[str, list[dict[str, Any]]] = {}
     for link in links(manifest, failed_only=failed_only):
         for note in link["linked_from"] or ["(unknown note)"]:
-            notes.setdefault(note, []).append({k: link[k] for k in ("url", "status", "outcome", "reason", "chunks")})
+            keys = ("url", "status", "outcome", "reason", "chunks", "failures", "retry_at", "retry_in_s")
+            notes.setdefault(note, []).append({k: link[k] for k in keys if k in link})
     return [{"note": note, "links": items} for note, items in sorted(notes.items())]
 
 
