@@ -595,10 +595,13 @@ def measure(args: argparse.Namespace) -> None:
     for name, features in (("without judge", list(plain_features)), ("with judge", list(scorer.FEATURES))):
         kept, steps = fit.choose_features(asked, features, fit.choose_l2(asked, features))
         l2 = fit.choose_l2(asked, kept)
-        model = fit.fit_model(asked, kept, l2=l2)
+        extra: dict[str, Any] = {}
+        if hasattr(fit, "choose_missing_weight"):  # the fit of later mains: a missing name weighs in the decision
+            extra["weight"] = fit.choose_missing_weight(asked, kept, l2)[0]
+        model = fit.fit_model(asked, kept, l2=l2, **extra)
         best = max(fit.MARGINS, key=lambda m: (fit.figures(asked, fit.replace(model, margin=m), "train")["fact_recall"] or 0, m))
         model = fit.replace(model, margin=best)
-        row: dict[str, Any] = {"kept": kept, "cv": steps[-1]["cv"], "l2": l2, "margin": best}
+        row: dict[str, Any] = {"kept": kept, "cv": steps[-1]["cv"], "l2": l2, "margin": best, **extra}
         for part in ("train", "test"):
             f = fit.figures(asked, model, part)
             row[part] = {k: f[k] for k in ("fact_recall", "not_covered", "false_not_covered", "rewordings_facts")}
