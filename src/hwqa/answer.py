@@ -121,9 +121,9 @@ def make_citation(n: int, hit: Hit) -> Citation:
     )
 
 
-def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = ()) -> Answer:
+def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = (), also: str = "") -> Answer:
     """Say plainly that the notes do not cover the question (naming what they never mention), and list the
-    closest notes."""
+    closest notes; ``also`` is said before them (what the notes do price, for a price question)."""
     seen: dict[str, Hit] = {}
     for hit in hits:
         seen.setdefault(hit.chunk.source, hit)
@@ -136,7 +136,8 @@ def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = ()
     if missing:
         named = quote_names(missing, "or")
         return Answer(
-            f"My notes don't mention {named}, so they don't cover that question. The closest notes are: {closest}.",
+            f"My notes don't mention {named}, so they don't cover that question. {also + ' ' if also else ''}"
+            f"The closest notes are: {closest}.",
             citations,
             covered=False,
         )

@@ -87,6 +87,8 @@ class BuiltinAnswerer:
             # Only hardware without an hourly price was asked about: what the notes say of it comes first.
             if from_notes.covered:
                 return Answer(f"{from_notes.text}\n\n{preface}", from_notes.citations, covered=True)
+            if question.missing or question.unknown:  # turned away naming what the notes never mention, and what they price
+                return not_covered(hits, missing=question.missing or question.unknown, also=preface)
             return compose_price_gap(preface, from_notes)
         request = asked.request
         arguments = request.to_arguments()
