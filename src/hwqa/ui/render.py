@@ -42,7 +42,18 @@ def _safe_target(target: str) -> str:
     return "#blocked-link"
 
 
+# The one Markdown setting for text from notes, articles and answers: a lone "~" ("~5x as expensive")
+# is a tilde, never strikethrough (GFM renderers, Gradio's among them, strike "~a~"). Addresses keep theirs.
+_LONE_TILDE = re.compile(r"((?:https?|mailto):[^\s<>()\[\]]*)|(?<![~\\])~(?!~)", re.IGNORECASE)
+
+
+def literal_tildes(text: str) -> str:
+    """``text`` with every lone ``~`` escaped (``\\~``), so Markdown shows it as written."""
+    return _LONE_TILDE.sub(lambda m: m.group(1) or "\\~", text)
+
+
 def _escape_prose(text: str) -> str:
+    text = literal_tildes(text)
     text = _AUTOLINK.sub(lambda m: f"[{m.group(1)}]({m.group(1)})", text)
     text = text.replace("&", "&amp;").replace("<", "&lt;")
     text = _IMAGE.sub("[image: ", text)
@@ -139,20 +150,36 @@ def link_markers(text: str, turn: int, numbers: set[int]) -> str:
     )
 
 
-def source_href(citation: Citation) -> str | None:
-    """Where a source opens: the article's URL, or the note viewer at the cited lines."""
+_QUOTED = re.compile(r"(.+?)\s\[(\d+)\](?=[\s.,;]|$)", re.S)  # a quote of the answer and its marker
+_LEAD = re.compile(r"^\s*(?:\*\*[^*\n]{1,40}:\*\*|[^\n]{0,40}:\s*$)\s*", re.M)  # "**From your notes:**"
+
+
+def quotes_by_source(text: str) -> dict[int, list[str]]:
+    """What the answer ``text`` says with each marker: source n -> the pieces quoted from it."""
+    out: dict[int, list[str]] = {}
+    for m in _QUOTED.finditer(text or ""):
+        piece = _LEAD.sub("", _MARKER.sub("", m.group(1))).strip(" .\n")
+        if len(piece.split()) >= 2:
+            out.setdefault(int(m.group(2)), []).append(piece)
+    return out
+
+
+def source_href(citation: Citation, quoted: Sequence[str] = ()) -> str | None:
+    """Where a source opens: the article's URL, or the note viewer at the cited lines (what the
+    answer ``quoted`` from it, else the whole passage)."""
     if citation.url and re.match(r"^https?://", citation.url, re.IGNORECASE):
         return citation.url
     if citation.kind == "note" and citation.source:
         section = citation.heading.split("›")[-1].strip()
-        cited = urlencode({"s": section, "q": citation.text[:1500]})
+        pieces = "\n\n".join(" ".join(p.split()) for p in quoted) if quoted else citation.text
+        cited = urlencode({"s": section, "q": pieces[:1500]})
         return f"{NOTE_ROUTE}{quote(citation.source)}?{cited}#hwqa-cited"
     return None
 
 
-def render_source(citation: Citation, turn: int) -> str:
+def render_source(citation: Citation, turn: int, quoted: Sequence[str] = ()) -> str:
     """One source as a collapsible block: '[n] title › heading', its link, and the cited passage."""
-    href = source_href(citation)
+    href = source_href(citation, quoted)
     where = citation.url or citation.source
     link = (
         f'<a class="hwqa-src-link" href="{_attr(href)}" target="_blank" rel="{REL}">{html.escape(where)}</a>'
@@ -173,7 +200,8 @@ def render_source(citation: Citation, turn: int) -> str:
 def render_sources(answer: Answer, turn: int) -> str:
     if not answer.citations:
         return ""
-    blocks = "\n\n".join(render_source(c, turn) for c in answer.citations)
+    quoted = quotes_by_source(answer.text)
+    blocks = "\n\n".join(render_source(c, turn, quoted.get(c.n, ())) for c in answer.citations)
     return f"**Sources**\n\n{blocks}"
 
 
