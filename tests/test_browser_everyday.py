@@ -133,3 +133,202 @@ def test_the_note_viewer_opens_the_owners_note_at_the_cited_list_item(owner_page
     assert box[2] > 0 and 0 <= box[0] < box[1], box  # scrolled down to the item, which is in view
     screenshot(viewer, "note-viewer-owner")
     viewer.close()
+
+
+VISIBLE_CLEAR_ICONS = """() => [...document.querySelectorAll('#hwqa-chatbot button')]
+    .filter((b) => /clear/i.test(b.getAttribute('aria-label') || b.title || '') && b.offsetParent !== null).length"""
+
+
+def test_one_clear_control_with_undo_and_the_clear_kept_after_a_reload(page: Page) -> None:  # noqa: F811
+    pg = page.page
+    page.ask("What is PyTorch/XLA?")
+    assert pg.evaluate(VISIBLE_CLEAR_ICONS) == 0  # Gradio's own trash icon is not there to clear without Undo
+    pg.focus("#hwqa-clear")
+    pg.keyboard.press("Tab")
+    focused = pg.evaluate("() => (document.activeElement.getAttribute('aria-label') || document.activeElement.innerText || '')")
+    assert "clear" not in focused.lower(), focused  # the next Tab stop is not a second clear
+    pg.click("#hwqa-clear")
+    pg.wait_for_function("() => !document.querySelector('#hwqa-chatbot').innerText.includes('PyTorch/XLA')")
+    pg.click("#hwqa-undo")
+    pg.wait_for_function("() => document.querySelector('#hwqa-chatbot').innerText.includes('PyTorch/XLA')")
+    pg.click("#hwqa-clear")
+    pg.wait_for_selector("#hwqa-undo", state="visible")
+    pg.wait_for_timeout(500)
+    pg.reload()
+    pg.wait_for_selector("#hwqa-input textarea")
+    pg.wait_for_timeout(1000)
+    assert "PyTorch/XLA" not in pg.inner_text("#hwqa-chatbot")
+
+
+def test_a_second_question_typed_within_100_ms_is_answered(page: Page) -> None:  # noqa: F811
+    pg = page.page
+    cdp = page.context.new_cdp_session(pg)
+    cdp.send("Network.enable")  # a real network's round trip: the server's reply comes while the next question is typed
+    cdp.send(
+        "Network.emulateNetworkConditions", {"offline": False, "latency": 40, "downloadThroughput": -1, "uploadThroughput": -1}
+    )
+    first, second = "How much does a V100 cost per hour?", "What is PyTorch/XLA?"
+    pg.fill("#hwqa-input textarea", first)
+    pg.press("#hwqa-input textarea", "Enter")
+    pg.keyboard.type(second, delay=4)  # typed and sent within about 100 ms
+    pg.keyboard.press("Enter")
+    page.wait_answers(2)
+    pg.wait_for_function("() => document.querySelectorAll('#hwqa-chatbot .user').length === 2", timeout=30_000)
+    page.wait_answers(2)
+    users = [u.inner_text() for u in pg.locator("#hwqa-chatbot .user").all()]
+    assert users == [first, second]
+    assert "PyTorch/XLA compiles" in pg.locator(ANSWER).last.inner_text()
+
+
+def test_the_builtin_answer_appears_sentence_by_sentence(owner_page: Page) -> None:
+    pg = owner_page.page
+    pg.evaluate(
+        """() => { window.__drafts = [];
+                   new MutationObserver(() => { const b = document.querySelectorAll('#hwqa-chatbot .bot');
+                     if (b.length) window.__drafts.push(b[b.length - 1].innerText); })
+                   .observe(document.querySelector('#hwqa-chatbot'), {subtree: true, childList: true, characterData: true}); }"""
+    )
+    owner_page.ask("Can PyTorch run on a TPU?")
+    drafts = pg.evaluate("() => window.__drafts")
+    partial = [d for d in drafts if d.startswith("Turning TPU into GPU") and d.endswith("…") and "TPUs are ~5x" not in d]
+    assert partial, drafts[:20]  # the first sentence was shown before the last one was
+
+
+def test_the_page_says_which_notes_folder_and_index_it_answers_from(owner_page: Page) -> None:
+    text = owner_page.page.inner_text("#hwqa-loaded")
+    owner = owner_page.app
+    assert str(owner.notes.resolve()) in text and str(owner.settings.index.resolve()) in text, text
+
+
+def test_regenerate_edit_and_arrow_up_recall_the_last_question(owner_page: Page) -> None:
+    pg = owner_page.page
+    owner_page.ask("Can PyTorch run on a TPU?")
+    pg.locator("#hwqa-input textarea").focus()
+    pg.keyboard.press("ArrowUp")  # the last question, back in the empty box
+    assert pg.input_value("#hwqa-input textarea") == "Can PyTorch run on a TPU?"
+    pg.fill("#hwqa-input textarea", "")
+    pg.locator("#hwqa-chatbot button[aria-label='Retry']").last.click()  # regenerate
+    pg.wait_for_selector("#hwqa-chatbot >> text=Working…", timeout=10_000)
+    owner_page.wait_answers(1)
+    assert pg.locator("#hwqa-chatbot .user").count() == 1 and pg.locator(ANSWER).count() == 1
+    assert "Turning TPU into GPU" in pg.locator(ANSWER).last.inner_text()
+    user = pg.locator("#hwqa-chatbot .user").last
+    user.hover()
+    pg.locator("#hwqa-chatbot button[aria-label='Edit']").last.click()  # edit the question
+    editor = pg.locator("#hwqa-chatbot textarea").last
+    editor.fill("What did Colab GPUs have?")
+    pg.locator("#hwqa-chatbot button[aria-label='Submit']").last.click()
+    pg.wait_for_function(
+        "() => document.querySelector('#hwqa-chatbot').innerText.includes('GPUs were NVIDIA P100')", timeout=30_000
+    )
+    owner_page.wait_answers(1)
+    users = [u.inner_text() for u in pg.locator("#hwqa-chatbot .user").all()]
+    assert users == ["What did Colab GPUs have?"]
+    assert "Turning TPU into GPU" not in pg.inner_text("#hwqa-chatbot")
+    screenshot(pg, "chat-edited")
+
+
+def test_conversations_are_renamed_and_deleted_and_a_reload_keeps_both(owner_page: Page) -> None:
+    pg = owner_page.page
+    owner_page.ask("Can PyTorch run on a TPU?")
+    pg.click("#hwqa-rename")
+    pg.fill("#hwqa-rename-box textarea, #hwqa-rename-box input", "TPU and PyTorch")
+    pg.click("#hwqa-save-name")
+    pg.wait_for_function("() => document.querySelector('#hwqa-conversations input').value === 'TPU and PyTorch'")
+    pg.click("#hwqa-new-chat")
+    pg.wait_for_function("() => !document.querySelector('#hwqa-chatbot').innerText.includes('Can PyTorch')")
+    owner_page.ask("What did Colab GPUs have?")
+    pg.wait_for_timeout(500)
+    pg.click("#hwqa-delete")
+    pg.wait_for_selector("#hwqa-notice >> text=Deleted")
+    pg.wait_for_function("() => document.querySelector('#hwqa-chatbot').innerText.includes('Can PyTorch')")
+    pg.wait_for_timeout(500)
+    pg.reload()
+    pg.wait_for_selector("#hwqa-chatbot .bot")
+    assert pg.input_value("#hwqa-conversations input") == "TPU and PyTorch"
+    pg.click("#hwqa-conversations input")
+    options = [o.inner_text() for o in pg.get_by_role("option").all()]
+    assert any("TPU and PyTorch" in o for o in options) and not any("Colab GPUs" in o for o in options), options
+    pg.keyboard.press("Escape")
+
+
+def test_escape_stops_the_answer_being_written(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+    from tests.fake_openai import FakeOpenAI, text
+
+    with FakeOpenAI([text("A slow answer about TPUs.", delay=30)]) as fake:
+        slow = App(tmp_path, llm_backend="openai", llm_base_url=fake.base_url, llm_timeout=60)
+        p = Page(browser, slow)
+        try:
+            pg = p.page
+            pg.fill("#hwqa-input textarea", "What did the Colab TPU runtime have?")
+            pg.press("#hwqa-input textarea", "Enter")
+            pg.wait_for_selector("#hwqa-stop", state="visible")
+            pg.keyboard.press("Escape")
+            pg.wait_for_selector("#hwqa-chatbot >> text=Stopped.", timeout=10_000)
+            pg.wait_for_selector("#hwqa-send", state="visible")
+            assert p.outside_requests() == []
+        finally:
+            p.close()
+            slow.stop()
+
+
+def test_an_empty_question_and_half_a_device_are_said_in_words(page: Page) -> None:  # noqa: F811
+    pg = page.page
+    pg.press("#hwqa-input textarea", "Enter")
+    pg.wait_for_selector("#hwqa-notice >> text=Type a question")
+    pg.get_by_role("tab", name="Prices").click()
+    pg.fill("#hwqa-hours input", "10")
+    pg.fill("#hwqa-devices input", "2.5")
+    pg.click("#hwqa-calculate")
+    pg.wait_for_function("() => document.querySelector('#hwqa-calc-error').innerText.includes('whole number')")
+    assert "2.5" in pg.inner_text("#hwqa-calc-error")
+
+
+def test_the_api_names_its_parameters_and_the_index_tab_shows_no_empty_table(owner_page: Page) -> None:
+    pg = owner_page.page
+    info = pg.request.get(owner_page.app.url + "/gradio_api/info").json()
+    names = [p["parameter_name"] for p in info["named_endpoints"]["/calculate"]["parameters"]]
+    assert names == ["providers", "hardware_types", "budget_usd", "hours", "min_memory_gb", "devices", "include_preemptible"]
+    assert all(len(n) > 2 for e in info["named_endpoints"].values() for n in [p["parameter_name"] for p in e["parameters"]])
+    pg.get_by_role("tab", name="Index").click()
+    pg.wait_for_selector("#hwqa-none-skipped >> text=every note in the folder was read")
+    assert not pg.locator("#hwqa-skipped").is_visible()  # no table of headers only
+
+
+NARROW_TABLE_JS = """
+() => {
+  const tables = [...document.querySelectorAll('#hwqa-chatbot .bot .message-content table')];
+  const table = tables[tables.length - 1];
+  const heads = () => [...table.querySelectorAll('th')].map((th) => th.getBoundingClientRect());
+  const box = table.getBoundingClientRect();
+  table.scrollLeft = table.scrollWidth;
+  const end = heads();
+  const names = [...table.querySelectorAll('th')].map((th) => th.innerText.trim());
+  return {
+    names, scrolls: table.scrollWidth > table.clientWidth, bar: table.offsetHeight - table.clientHeight,
+    lastInView: end[end.length - 1].right <= box.right + 1,
+    firstInView: end[0].left >= box.left - 1 && end[0].left <= box.left + 40,
+  };
+}
+"""
+
+
+def test_at_400_px_every_answer_column_is_reachable_and_the_name_stays_in_view(browser: Any, app: App) -> None:  # noqa: F811
+    p = Page(browser, app, width=400, height=860)
+    try:
+        pg = p.page
+        for _ in range(3):  # the page opens at its title and tabs, not scrolled down to the box
+            pg.reload()
+            pg.wait_for_selector("#hwqa-input textarea")
+            pg.wait_for_timeout(800)
+            assert pg.evaluate("() => window.scrollY") == 0
+            assert pg.evaluate("() => document.activeElement.closest('#hwqa-input') !== null")  # and ready to type
+        p.ask("TPU or GPU for my budget of $500?")
+        found = pg.evaluate(NARROW_TABLE_JS)
+        assert found["names"][0] == "Hardware" and "Provider" in found["names"], found
+        assert found["scrolls"] and found["bar"] > 0, found  # it scrolls, with a scrollbar to see
+        assert found["lastInView"] and found["firstInView"], found  # scrolled to the end: last column whole, name still there
+        screenshot(pg, "mobile-400-table-scrolled")
+        assert p.outside_requests() == [] and p.errors == []
+    finally:
+        p.close()

@@ -323,8 +323,9 @@ def _cells(line: str) -> list[str]:
 
 
 def useful_columns_first(markdown: str) -> str:
-    """Pipe tables with their figures (price, hours, V100-h) right after the name column, so a
-    phone shows them without scrolling; the other columns follow in their order."""
+    """Pipe tables with the name column first and its figures (price, hours, V100-h) right after it,
+    so a phone shows them without scrolling (the name stays in view: a sticky column); the other
+    columns follow in their order, the rank ("#") left out."""
     lines = markdown.split("\n")
     i = 0
     while i + 1 < len(lines):
@@ -338,14 +339,16 @@ def useful_columns_first(markdown: str) -> str:
         end = i + 2
         while end < len(lines) and lines[end].strip().startswith("|"):
             end += 1
-        if useful and anchor is not None:
-            order = [k for k in range(anchor + 1) if k not in useful] + useful
-            order += [k for k in range(len(names)) if k not in order]
+        if useful and anchor is not None:  # the rank ("#") goes: the rows are in rank order, and the name leads
+            order = [k for k in range(anchor + 1) if k not in useful and names[k] != "#"] + useful
+            order += [k for k in range(len(names)) if k not in order and names[k] != "#"]
             for j in [i, *range(i + 2, end)]:
                 cells = _cells(lines[j])
                 if len(cells) == len(names):
                     lines[j] = "| " + " | ".join(cells[k] for k in order) + " |"
-            lines[i + 1] = "|" + "|".join("---" for _ in names) + "|"
+                else:  # a row of another shape keeps its cells, fitted to the columns shown
+                    lines[j] = "| " + " | ".join((cells + [""] * len(order))[: len(order)]) + " |"
+            lines[i + 1] = "|" + "|".join("---" for _ in order) + "|"
         i = end
     return "\n".join(lines)
 
