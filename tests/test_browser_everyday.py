@@ -26,7 +26,9 @@ READING = "\n".join(
 )
 TPU_GPU = (
     "* Turning TPU into GPU (mean: it compiles Pytorch to work on a TPU). [PyTorchXLA](https://github.com/pytorch/xla) "
-    "converts the TPUv3-8 hardware into a GPU so you can use it with PyTorch as a normal GPU. TPUs are ~5x as expensive "
+    "converts the TPUv3-8 hardware into a GPU so you can use it with PyTorch as a normal GPU. TPUv3-8 which is part of "
+    "free access from Google Colab can give a computation power that is equivalent to 8 V100 Tesla GPU. "
+    "[info is here](https://venturebeat.example/tpu-pytorch). TPUs are ~5x as expensive "
     "as GPUs ($1.46/hr for a Nvidia Tesla P100 GPU vs $8.00/hr for a Google TPU v3 vs $4.50/hr for the TPUv2 with "
     "“on-demand” access on GCP). Spot TPUs cost ~$2.40/hr, 3~4x less.\n"
     "* We recommend CPUs for their versatility and for their large memory capacity. In Google Colab, CPU types vary "
@@ -192,6 +194,14 @@ def test_the_builtin_answer_appears_sentence_by_sentence(owner_page: Page) -> No
     drafts = pg.evaluate("() => window.__drafts")
     partial = [d for d in drafts if d.startswith("Turning TPU into GPU") and d.endswith("…") and "TPUs are ~5x" not in d]
     assert partial, drafts[:20]  # the first sentence was shown before the last one was
+
+
+def test_a_quoted_link_text_keeps_its_link(owner_page: Page) -> None:
+    answer = owner_page.ask("What computation power does the free Colab TPUv3-8 give?")
+    assert "info is here" in answer.inner_text()
+    link = answer.locator("a[href='https://venturebeat.example/tpu-pytorch']").first
+    assert link.inner_text() == "info is here"
+    assert link.get_attribute("rel") == "noopener noreferrer nofollow" and link.get_attribute("target") == "_blank"
 
 
 def test_the_page_says_which_notes_folder_and_index_it_answers_from(owner_page: Page) -> None:

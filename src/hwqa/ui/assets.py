@@ -61,7 +61,7 @@ CSS = (
 .hwqa-chat .message-content table::-webkit-scrollbar { height: 8px; }
 .hwqa-chat .message-content table::-webkit-scrollbar-thumb { background: var(--border-color-primary, #999); border-radius: 4px; }
 .hwqa-chat .message-content tr > :first-child { position: sticky; left: 0; z-index: 1;
-  background: var(--background-fill-secondary, #f4f4f5); }
+  background: var(--background-fill-secondary, #f4f4f5) !important; box-shadow: 1px 0 0 var(--border-color-primary); }
 .hwqa-chat .message-content tr > th:first-child { z-index: 2; }
 #hwqa-loaded p { margin: 0; font-size: 0.85em; color: var(--body-text-color-subdued, #6b7280); overflow-wrap: anywhere; }
 #hwqa-delete { border: 1px solid var(--border-color-primary); }

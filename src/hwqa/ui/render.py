@@ -358,10 +358,28 @@ def mark_unsupported(markdown: str) -> str:
     return markdown.replace(MARK, f"**{MARK.strip()}** ")
 
 
+_NOTE_LINK = re.compile(r"(?<!!)\[([^\[\]\n]{3,80})\]\((https?://[^\s()<>]+)\)")
+
+
+def relink(text: str, citations: Sequence[Citation]) -> str:
+    """A quote keeps the links its words had in the note: "[info is here](url)" was quoted as "info
+    is here"; each such link text of a cited passage, found in the answer, is a link again (once)."""
+    for c in citations:
+        for m in _NOTE_LINK.finditer(c.text or ""):
+            label, url = m.group(1).strip(), m.group(2)
+            if len(label.split()) < 2 or f"]({url})" in text:
+                continue
+            at = re.search(rf"(?<![\[\w]){re.escape(label)}(?![\]\w])", text)
+            if at:
+                text = f"{text[: at.start()]}[{label}]({url}){text[at.end() :]}"
+    return text
+
+
 def render_answer(answer: Answer, turn: int) -> str:
     """The answer message: the text with linked ``[n]`` markers (unsupported sentences marked), then the sources."""
     numbers = {c.n for c in answer.citations}
-    body = mark_unsupported(link_markers(useful_columns_first(safe_markdown(answer_text(answer))), turn, numbers))
+    text = relink(answer_text(answer), answer.citations)
+    body = mark_unsupported(link_markers(useful_columns_first(safe_markdown(text)), turn, numbers))
     sources = render_sources(answer, turn)
     return f"{body}\n\n{sources}" if sources else body
 
