@@ -363,15 +363,16 @@ _NOTE_LINK = re.compile(r"(?<!!)\[([^\[\]\n]{3,80})\]\((https?://[^\s()<>]+)\)")
 
 def relink(text: str, citations: Sequence[Citation]) -> str:
     """A quote keeps the links its words had in the note: "[info is here](url)" was quoted as "info
-    is here"; each such link text of a cited passage, found in the answer, is a link again (once)."""
+    is here"; each such link text of a cited passage, found in the answer, is followed by its address
+    again (once), as a link that shows the address, like every outside link on the page."""
     for c in citations:
         for m in _NOTE_LINK.finditer(c.text or ""):
             label, url = m.group(1).strip(), m.group(2)
-            if len(label.split()) < 2 or f"]({url})" in text:
+            if len(label.split()) < 2 or url in text:
                 continue
             at = re.search(rf"(?<![\[\w]){re.escape(label)}(?![\]\w])", text)
             if at:
-                text = f"{text[: at.start()]}[{label}]({url}){text[at.end() :]}"
+                text = f"{text[: at.end()]} (<{url}>){text[at.end() :]}"
     return text
 
 
