@@ -187,13 +187,21 @@ def test_the_builtin_answer_appears_sentence_by_sentence(owner_page: Page) -> No
     pg.evaluate(
         """() => { window.__drafts = [];
                    new MutationObserver(() => { const b = document.querySelectorAll('#hwqa-chatbot .bot');
-                     if (b.length) window.__drafts.push(b[b.length - 1].innerText); })
+                     const text = b.length ? b[b.length - 1].innerText : '';
+                     const seen = window.__drafts;
+                     if (!seen.length || seen[seen.length - 1][1] !== text) seen.push([performance.now(), text]); })
                    .observe(document.querySelector('#hwqa-chatbot'), {subtree: true, childList: true, characterData: true}); }"""
     )
     owner_page.ask("Can PyTorch run on a TPU?")
-    drafts = pg.evaluate("() => window.__drafts")
-    partial = [d for d in drafts if d.startswith("Turning TPU into GPU") and d.endswith("…") and "TPUs are ~5x" not in d]
-    assert partial, drafts[:20]  # the first sentence was shown before the last one was
+    seen = pg.evaluate("() => window.__drafts")
+    drafts = [
+        (text, seen[i + 1][0] - t)  # the draft, and how long it was on the page (ms)
+        for i, (t, text) in enumerate(seen[:-1])
+        if text.startswith("Turning TPU") and text.endswith("…")
+    ]
+    assert drafts, seen  # the first sentence before the whole answer
+    assert all(text.endswith("] …") for text, _ in drafts), drafts  # whole sentences, each with its source
+    assert drafts[0][1] >= 50, drafts  # on the page long enough to be read as written, not a flash
 
 
 def test_a_quoted_link_text_keeps_its_link(owner_page: Page) -> None:

@@ -40,7 +40,7 @@ log = logging.getLogger("hwqa.ui")
 
 WORKING = "_Working… searching your notes._"
 BUSY = "⏳ hwqa is busy answering other questions right now; try again in a moment (your question is still in the box)."
-SENTENCE_PAUSE = 0.06  # seconds between the sentences of an answer given whole
+SENTENCE_PAUSE = 0.08  # seconds at least between two sentences appearing (an answer written at once is still read as written)
 MAX_DRAFTS = 12
 EMPTY = "Type a question in the box first, then press Enter or Send."
 SOURCES_MARK = "\n\n**Sources**\n\n"
@@ -131,22 +131,31 @@ def answer_stream(
 ) -> Iterator[ChatHistory]:
     """Stream one answer into ``history`` (which ends with the question and a placeholder)."""
     turn = answers_so_far(history[:-1]) + 1
-    drafted = False
+    shown = ""  # the sentences of the answer on the page so far
+    last = 0.0
+
+    def sentences(text: str) -> Iterator[ChatHistory]:
+        """The complete sentences of ``text`` not shown yet, one more each time, a moment apart."""
+        nonlocal shown, last
+        if not text.startswith(shown):
+            return
+        for prefix in sentence_prefixes(text)[:-1]:
+            if len(prefix) > len(shown):
+                time.sleep(max(0.0, SENTENCE_PAUSE - (time.monotonic() - last)))
+                history[-1] = {"role": "assistant", "content": safe_markdown(prefix) + " …"}
+                shown, last = prefix, time.monotonic()
+                yield list(history)
+
     try:
         for item in engine.stream(question, engine_history(history[:-2]), **ask_options(flt, spot)):
-            if isinstance(item, Answer):
-                if not drafted:  # an answer given whole (the builtin one) still appears as it is written
-                    for prefix in sentence_prefixes(item.text)[:-1]:
-                        history[-1] = {"role": "assistant", "content": safe_markdown(prefix) + " …"}
-                        yield list(history)
-                        time.sleep(SENTENCE_PAUSE)
+            if isinstance(item, Answer):  # its sentences not shown yet appear one by one, then the whole answer
+                yield from sentences(item.text)
+                if shown:  # the last sentence stays its moment too
+                    time.sleep(max(0.0, SENTENCE_PAUSE - (time.monotonic() - last)))
                 history[-1:] = answer_messages(item, turn)
                 yield list(history)
-            else:
-                drafted = True
-                for prefix in stream_text(item)[:-1]:
-                    history[-1] = {"role": "assistant", "content": safe_markdown(prefix) + " …"}
-                    yield list(history)
+            else:  # a draft (the builtin answer's text at once, or a model's text so far)
+                yield from sentences(item)
     except HwqaError as exc:
         history[-1] = {"role": "assistant", "content": f"⚠️ {safe_markdown(str(exc))}"}
         yield list(history)
