@@ -62,6 +62,7 @@ class Page:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.goto(app.url + "/")
         self.page.wait_for_selector("#hwqa-input textarea")
+        self.page.wait_for_selector("#hwqa-chatbot")  # mounted after the box on a busy machine: ask() reads it
 
     def outside_requests(self) -> list[str]:
         origin = urlsplit(self.app.url).netloc

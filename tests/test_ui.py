@@ -265,7 +265,7 @@ def test_failed_links_are_grouped_by_reason_without_their_hosts() -> None:
     assert reports.plural(1, "note") == "1 note" and reports.plural(2, "passage") == "2 passages"
 
 
-def test_answer_tables_put_price_hours_and_v100_hours_next_to_the_name() -> None:
+def test_answer_tables_lead_with_the_name_then_price_hours_and_v100_hours() -> None:
     from hwqa.ui.render import useful_columns_first
 
     table = (
@@ -273,8 +273,8 @@ def test_answer_tables_put_price_hours_and_v100_hours_next_to_the_name() -> None
         "| 1 | TPU v3 | GCP | on-demand | $8.00 | 62.5 | 500 |"
     )
     out = useful_columns_first(table).splitlines()
-    assert out[0] == "| # | Hardware | $/h | Hours | V100-h | Provider | Pricing |"
-    assert out[2] == "| 1 | TPU v3 | $8.00 | 62.5 | 500 | GCP | on-demand |"
+    assert out[0] == "| Hardware | $/h | Hours | V100-h | Provider | Pricing |"  # the name first: it stays in view (sticky)
+    assert out[2] == "| TPU v3 | $8.00 | 62.5 | 500 | GCP | on-demand |"
 
 
 def test_a_cited_passage_shows_every_address_as_a_link_to_itself() -> None:

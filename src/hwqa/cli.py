@@ -189,9 +189,9 @@ def print_build_summary(report: Any) -> None:
 def show_markdown(text: str) -> None:
     """Markdown rendered (bold, tables, links) in a terminal; the text as it is when piped."""
     if out.is_terminal:
-        from rich.markdown import Markdown
+        from .terminal import TerminalMarkdown
 
-        rendered.print(Markdown(text, hyperlinks=True))
+        rendered.print(TerminalMarkdown(text, hyperlinks=True))
     else:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
@@ -218,6 +218,7 @@ def ask(
     from .claims import MARK
     from .engine import Engine
     from .retrieve import Filter
+    from .terminal import more_options
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir)
@@ -235,8 +236,11 @@ def ask(
                 if isinstance(item, Answer):
                     answer = item
         assert answer is not None
-        show_markdown(answer.text.replace(MARK, f"**{MARK.strip()}** "))  # a model's unsupported sentences stand out
+        text = more_options(answer.text, "`hwqa prices` with the same figures and `--all`")
+        show_markdown(text.replace(MARK, f"**{MARK.strip()}** "))  # a model's unsupported sentences stand out
         if answer.citations:
+            if out.is_terminal:
+                rendered.print()  # a blank line before the sources (Markdown drops a leading one)
             show_markdown("\n**Sources**\n\n" + "\n".join(line + "  " for line in render_sources(answer).splitlines()))
 
 
@@ -244,9 +248,9 @@ def stream_markdown(items: Iterator[Any]) -> Any:
     """Show the growing answer rendered as Markdown while it is written; returns the final Answer
     (the caller prints it for good, so nothing of the draft stays on the screen)."""
     from rich.live import Live
-    from rich.markdown import Markdown
 
     from .answer import Answer
+    from .terminal import TerminalMarkdown
 
     answer = None
     with Live(console=rendered, transient=True, auto_refresh=False, vertical_overflow="visible") as live:
@@ -254,7 +258,7 @@ def stream_markdown(items: Iterator[Any]) -> Any:
             if isinstance(item, Answer):
                 answer = item
             else:
-                live.update(Markdown(item), refresh=True)
+                live.update(TerminalMarkdown(item), refresh=True)
     return answer
 
 
@@ -353,7 +357,7 @@ def prices(
         str | None, typer.Option("--hardware", help="With --hours: the hours are on this hardware (e.g. V100).")
     ] = None,
     memory: Annotated[float | None, typer.Option("--memory", help="Needs at least this many GB per device.")] = None,
-    devices: Annotated[int | None, typer.Option("--devices", help="Number of devices (default 1).")] = None,
+    devices: Annotated[float | None, typer.Option("--devices", help="Number of devices, a whole number (default 1).")] = None,
     preemptible: Annotated[bool, typer.Option("--preemptible/--no-preemptible", help="Include preemptible/spot prices.")] = False,
     show_all: Annotated[bool, typer.Option("--all", help="Show every option, not only the best 12.")] = False,
     notes: Annotated[
@@ -380,6 +384,8 @@ def prices(
     )
 
     with user_errors():
+        if devices is not None and (devices < 1 or devices != int(devices)):
+            raise HwqaError(f"--devices takes a whole number, 1 or more (you typed {devices:g})")
         settings = settings_from(notes=notes, index=index_dir)
         unread: list[str] = []  # pages the notes link to whose prices are not shown (not in the index)
         if notes is not None:
@@ -395,7 +401,7 @@ def prices(
             hours=hours,
             hardware=hardware,
             min_memory_gb=memory,
-            devices=devices if devices is not None else 1,
+            devices=int(devices) if devices is not None else 1,
             allow_preemptible=preemptible,
         )
         asked = preemptible or any(v is not None for v in (budget, hours, hardware, memory, devices))
@@ -412,10 +418,9 @@ def prices(
         if result is None:
             show_markdown(render_price_table(table, show_problems=False))
             return
-        shown = render_price_result(result, max_rows=len(result.options) if show_all else 12)
-        if not show_all and len(result.options) > 12:
-            shown += "\n\nAdd `--all` to see every option."
-        show_markdown(shown)
+        from .terminal import more_options
+
+        show_markdown(more_options(render_price_result(result, max_rows=len(result.options) if show_all else 12), "add `--all`"))
 
 
 def _unread_pages(urls: list[str], notes: Path, index: Path) -> str:

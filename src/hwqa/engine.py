@@ -117,7 +117,25 @@ def describe_filter(flt: Filter) -> str:
         parts.append(f"the notes tagged {quoted(flt.tags)}")
     if flt.notes:
         parts.append(f"the note{'s' if len(flt.notes) > 1 else ''} {quoted(flt.notes)}")
-    return " and ".join(parts) + (" and the articles they link to" if parts else "")
+    one = not flt.tags and len(flt.notes) == 1
+    return " and ".join(parts) + ((" and the articles it links to" if one else " and the articles they link to") if parts else "")
+
+
+def filter_problem(gen: store.Generation, flt: Filter) -> str | None:
+    """Why a filter admits no note at all, in one line saying what to do; None when it admits some."""
+    if admitted(gen, flt)[1]:
+        return None
+    tags = sorted({str(t) for c in gen.all_chunks() if c.kind == "note" for t in c.meta.get("tags", [])}, key=str.casefold)
+    known = {t.casefold().lstrip("#") for t in tags}
+    unknown = [t for t in flt.tags if t.casefold().lstrip("#") not in known]
+    listed = ", ".join(tags[:12]) + (f" and {len(tags) - 12} more" if len(tags) > 12 else "") if tags else "none"
+    if unknown:
+        which = "the tag" if len(unknown) == 1 else "the tags"
+        return f"no note has {which} {', '.join(f'“{t}”' for t in unknown)}; the tags in your notes are: {listed}"
+    if flt.notes and not admitted(gen, Filter(notes=flt.notes))[1]:
+        names = ", ".join(f"“{n}”" for n in flt.notes)
+        return f"no note is called {names}; name a note by its path, file name or title (hwqa status counts them)"
+    return f"no note matches {describe_filter(flt).removesuffix(' and the articles they link to')}; widen the filter"
 
 
 class Engine:
@@ -251,6 +269,9 @@ class Engine:
         history = bounded_history(history, self.settings.question_max_chars)
         started = time.perf_counter()
         gen = self.generation()
+        problem = filter_problem(gen, flt) if flt else None
+        if problem:
+            raise HwqaError(problem)
         t_retrieve = time.perf_counter()
         hits = self.hits(gen, q, flt)
         t_answer = time.perf_counter()

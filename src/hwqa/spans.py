@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
-SPANS_VERSION = 2  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
+SPANS_VERSION = 3  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -87,8 +87,18 @@ def row_text(cells: dict[str, str]) -> str:
     if not items:
         return ""
     head = clean_markdown(items[0][1])
-    rest = [f"{column_label(c)} {cell_text(c, v)}" for c, v in items[1:] if clean_markdown(v)]
+    rest = [cell_said(c, v) for c, v in items[1:] if clean_markdown(v)]
     return f"{head}: " + ", ".join(rest) if rest else head
+
+
+def cell_said(column: str, value: str) -> str:
+    """A cell with its column's name, the unit said once: 'memory 80 GB', 'price $0.35 per hour'
+    (not 'price per hour $0.35 per hour')."""
+    label, shown = column_label(column), cell_text(column, value)
+    unit = unit_of(column)[1].strip()
+    if unit and label.endswith(f" {unit}") and shown.endswith(unit):
+        label = label.removesuffix(f" {unit}")
+    return f"{label} {shown}"
 
 
 def is_term(line: str) -> bool:

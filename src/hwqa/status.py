@@ -99,8 +99,13 @@ class IndexStatus:
         """One line for people (``hwqa status``)."""
         links = self.links.summary() if self.links.total else "none"
         return (
-            f"Index {self.generation} (built {self.built_at}): {self.notes} notes, {self.chunks} passages, "
-            f"{self.price_rows} price rows ({self.price_rows_from_text} read from text, {self.price_left_out} statements "
-            f"left out); links: {links}; model {self.embedder.get('model')} "
-            f"({self.embedder.get('dim')} dims); answers: {self.backend}"
+            f"Index {self.generation} (built {self.built_at}): {_count(self.notes, 'note')}, "
+            f"{_count(self.chunks, 'passage')}, {_count(self.price_rows, 'price row')} ({self.price_rows_from_text} read "
+            f"from text, {_count(self.price_left_out, 'statement')} left out); links: {links}; "
+            f"model {self.embedder.get('model')} ({self.embedder.get('dim')} dims); answers: {self.backend}"
         )
+
+
+def _count(n: int, word: str) -> str:
+    """'1 note', '2 notes'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

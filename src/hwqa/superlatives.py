@@ -17,7 +17,7 @@ from .keywords import fold
 from .prices.tool import PriceTool
 from .question import Question, content_stems, stem
 from .quotes import Candidate, quote, span_idents
-from .spans import Span, cell_text, column_label, row_text, unit_of
+from .spans import Span, cell_said, column_label, row_text, unit_of
 
 _SCALE = {"kw": 1000.0, "tb": 1000.0, "mb": 0.001}  # to the base unit of the family (W, GB)
 _QUANTITY = re.compile(r"(?P<prefix>\$)?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<unit>[a-zA-Z%/]+)?")
@@ -179,9 +179,10 @@ def _row_matches_entity(q: Question, cells: dict[str, str]) -> bool:
 def _row_sentence(q: Question, cand: Candidate, column: str) -> str:
     cells = cand.span.cells
     first_col, first = next(iter(cells.items()))
-    others = [f"{column_label(k)} {cell_text(k, v)}" for k, v in cells.items() if k not in (first_col, column) and v.strip()]
+    others = [cell_said(k, v) for k, v in cells.items() if k not in (first_col, column) and v.strip()]
     extra = f" ({', '.join(others[:3])})" if others else ""
-    return f"{first}{extra} has {column_label(column)} {cell_text(column, cells[column])}"
+    said = cell_said(column, cells[column])
+    return f"{first}{extra} costs {said.removeprefix('price ')}" if said.startswith("price $") else f"{first}{extra} has {said}"
 
 
 def _extremes(q: Question, values: list[tuple[float, Candidate, str]]) -> list[tuple[Candidate, str]]:

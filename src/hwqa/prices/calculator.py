@@ -81,7 +81,10 @@ def _pricing_excluded(row: PriceRow, allow_preemptible: bool) -> str | None:
     if row.interruptible:
         if allow_preemptible:
             return None
-        return f"{row.pricing} pricing can be interrupted; allow preemptible capacity to include it"
+        return (
+            f"{row.pricing} pricing can be interrupted; include spot/preemptible prices to count it "
+            "(hwqa prices --preemptible; in the web chat, “Include spot/preemptible prices”)"
+        )
     return f"{row.pricing} pricing is not on-demand (needs a commitment)"
 
 

@@ -48,6 +48,7 @@ def build_app(engine: Engine) -> Any:
         with gr.Row(elem_classes=["hwqa-header"], equal_height=True):
             gr.Markdown("## hwqa — ask your ML hardware notes")
             theme = gr.Button("Light / dark", size="sm", scale=0, min_width=90, elem_id="hwqa-theme")
+        gr.Markdown(loaded_line(engine), elem_id="hwqa-loaded")
         with gr.Tabs():
             with gr.Tab("Chat", id="chat"):
                 chat_parts = layout.chat_tab(
@@ -89,6 +90,14 @@ def build_app(engine: Engine) -> Any:
         events.api(status, api_name="status", api_visibility="undocumented")
     demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=CONCURRENCY)
     return demo
+
+
+def loaded_line(engine: Engine) -> str:
+    """Which notes folder and index the page answers from (under the title)."""
+    from .render import safe_markdown
+
+    settings = engine.settings
+    return safe_markdown(f"Answering from the notes in {settings.notes.resolve()} · index {settings.index.resolve()}")
 
 
 def _note_route(app: Any, gradio_app_ref: Callable[[], Any], engine: Engine, auth: tuple[str, str] | None) -> None:

@@ -49,8 +49,22 @@ CSS = (
 .hwqa-filters { gap: 0.5em; }
 .hwqa-chatbar { align-items: center; gap: 0.5em; }
 .hwqa-examples button { font-weight: normal; }
-#hwqa-clear { margin-left: auto; border: 1px solid var(--border-color-primary); }
+#hwqa-clear { margin-left: auto; border: 1px solid currentColor; color: var(--error-text-color, #b91c1c);
+  background: transparent; }
+/* One clear control: "Clear chat" (with Undo, saved). Gradio's own trash icon in the chat is not drawn. */
+#hwqa-chatbot .icon-button-wrapper.top-panel, #hwqa-chatbot button[aria-label="Clear"] { display: none !important; }
 #hwqa-link-health p { font-size: 1.05em; }
+/* A wide answer table scrolls inside the message with a scrollbar you can see; its first column
+   (the hardware) stays in view while the others scroll. */
+.hwqa-chat .message-content table { scrollbar-width: thin; scrollbar-color: var(--border-color-primary, #999) transparent;
+  padding-bottom: 4px; }
+.hwqa-chat .message-content table::-webkit-scrollbar { height: 8px; }
+.hwqa-chat .message-content table::-webkit-scrollbar-thumb { background: var(--border-color-primary, #999); border-radius: 4px; }
+.hwqa-chat .message-content tr > :first-child { position: sticky; left: 0; z-index: 1;
+  background: var(--background-fill-secondary, #f4f4f5) !important; box-shadow: 1px 0 0 var(--border-color-primary); }
+.hwqa-chat .message-content tr > th:first-child { z-index: 2; }
+#hwqa-loaded p { margin: 0; font-size: 0.85em; color: var(--body-text-color-subdued, #6b7280); overflow-wrap: anywhere; }
+#hwqa-delete { border: 1px solid var(--border-color-primary); }
 @media (max-width: 480px) {
   .hwqa-chat .message-content table { font-size: 0.85em; }
   .hwqa-chat .message-content th, .hwqa-chat .message-content td { padding: 0.3em 0.4em !important; }
@@ -102,6 +116,35 @@ JS = """
     try { localStorage.setItem('hwqa-theme', dark ? 'dark' : 'light'); } catch (e) {}
   };
   try { if (localStorage.getItem('hwqa-theme') === 'dark') { document.body.classList.add('dark'); } } catch (e) {}
+  // Keys: ArrowUp in the empty box recalls the last question; Esc stops the answer being written.
+  document.addEventListener('keydown', (ev) => {
+    const box = ev.target && ev.target.closest && ev.target.closest('#hwqa-input textarea');
+    if (box && ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing && box.value.trim()) {
+      // The question is taken now, at the key press (the send queue, layout.TAKE_QUESTION, asks it):
+      // the box is empty before another key lands, so a question typed right after is kept whole.
+      (window.hwqaTaken = window.hwqaTaken || []).push(box.value);
+      box.value = ''; box.dispatchEvent(new Event('input', {bubbles: true}));
+    } else if (ev.key === 'ArrowUp' && box && !box.value && !ev.shiftKey && !ev.altKey && !ev.ctrlKey && !ev.metaKey) {
+      const asked = document.querySelectorAll('#hwqa-chatbot .user');
+      const last = asked.length ? asked[asked.length - 1].innerText.trim() : '';
+      if (last) {
+        ev.preventDefault();
+        box.value = last; box.dispatchEvent(new Event('input', {bubbles: true}));
+        box.setSelectionRange(last.length, last.length);
+      }
+    } else if (ev.key === 'Escape') {
+      const stop = document.querySelector('#hwqa-stop');
+      if (stop && stop.offsetParent !== null) { ev.preventDefault(); stop.click(); }
+    }
+  }, true);
+  // The box gets the focus without scrolling the page: a phone opens at the title and the tabs.
+  const focusBox = (tries) => {
+    const box = document.querySelector('#hwqa-input textarea');
+    if (box) { box.focus({preventScroll: true}); window.scrollTo(0, 0); }
+    else if (tries > 0) setTimeout(() => focusBox(tries - 1), 100);
+  };
+  if ('scrollRestoration' in history) history.scrollRestoration = 'manual';
+  focusBox(50);
 }
 """
 

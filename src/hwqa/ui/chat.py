@@ -15,8 +15,11 @@ value is read only for a session this server has not seen yet (e.g. after a rest
 
 from __future__ import annotations
 
+import html
 import logging
+import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +40,9 @@ log = logging.getLogger("hwqa.ui")
 
 WORKING = "_Working… searching your notes._"
 BUSY = "⏳ hwqa is busy answering other questions right now; try again in a moment (your question is still in the box)."
+SENTENCE_PAUSE = 0.08  # seconds at least between two sentences appearing (an answer written at once is still read as written)
+MAX_DRAFTS = 12
+EMPTY = "Type a question in the box first, then press Enter or Send."
 SOURCES_MARK = "\n\n**Sources**\n\n"
 ChatHistory = list[dict[str, Any]]
 
@@ -103,6 +109,18 @@ def clean_history(history: Any) -> ChatHistory:
     return out
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z*“\"(])|(?<=\])\s+(?=[A-Z*“\"(])|\n\n+")
+
+
+def sentence_prefixes(text: str) -> list[str]:
+    """Growing prefixes of ``text``, one more sentence each (a table or list stays whole), then ``text``."""
+    if "|" in text:  # a calculator table is shown whole, with what comes after it
+        head = text.split("\n|", 1)[0]
+        return [*sentence_prefixes(head)[:-1], text] if head != text else [text]
+    cuts = [m.start() for m in _SENTENCE_END.finditer(text)]
+    return [text[:c] for c in cuts[:MAX_DRAFTS]] + [text]
+
+
 def ask_options(flt: Filter | None = None, spot: bool = False) -> dict[str, Any]:
     """Extra options for Engine.stream: the tag / note filter, when one is chosen; spot/preemptible prices."""
     return ({"flt": flt} if flt else {}) | ({"preemptible": True} if spot else {})
@@ -113,15 +131,31 @@ def answer_stream(
 ) -> Iterator[ChatHistory]:
     """Stream one answer into ``history`` (which ends with the question and a placeholder)."""
     turn = answers_so_far(history[:-1]) + 1
+    shown = ""  # the sentences of the answer on the page so far
+    last = 0.0
+
+    def sentences(text: str) -> Iterator[ChatHistory]:
+        """The complete sentences of ``text`` not shown yet, one more each time, a moment apart."""
+        nonlocal shown, last
+        if not text.startswith(shown):
+            return
+        for prefix in sentence_prefixes(text)[:-1]:
+            if len(prefix) > len(shown):
+                time.sleep(max(0.0, SENTENCE_PAUSE - (time.monotonic() - last)))
+                history[-1] = {"role": "assistant", "content": safe_markdown(prefix) + " …"}
+                shown, last = prefix, time.monotonic()
+                yield list(history)
+
     try:
         for item in engine.stream(question, engine_history(history[:-2]), **ask_options(flt, spot)):
-            if isinstance(item, Answer):
+            if isinstance(item, Answer):  # its sentences not shown yet appear one by one, then the whole answer
+                yield from sentences(item.text)
+                if shown:  # the last sentence stays its moment too
+                    time.sleep(max(0.0, SENTENCE_PAUSE - (time.monotonic() - last)))
                 history[-1:] = answer_messages(item, turn)
                 yield list(history)
-            else:
-                for prefix in stream_text(item)[:-1]:
-                    history[-1] = {"role": "assistant", "content": safe_markdown(prefix) + " …"}
-                    yield list(history)
+            else:  # a draft (the builtin answer's text at once, or a model's text so far)
+                yield from sentences(item)
     except HwqaError as exc:
         history[-1] = {"role": "assistant", "content": f"⚠️ {safe_markdown(str(exc))}"}
         yield list(history)
@@ -155,8 +189,8 @@ class ChatController:
         spot/preemptible prices), kept with the question.
         """
         question = (text or "").strip()
-        if not question:
-            return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        if not question:  # said, not silently ignored
+            return gr.skip(), gr.skip(), EMPTY, gr.skip(), gr.skip()
         session = self._session(request)
         asked = {"role": "user", "content": safe_markdown(question)}
         with session.lock:
@@ -172,8 +206,38 @@ class ChatController:
                 shown = list(session.conversation)
         if busy:  # the answer being written shows it when its turn comes
             waits = "1 question waits" if waiting == 1 else f"{waiting} questions wait"
-            return "", gr.skip(), f"Queued: {waits}, asked when the current answer is done.", gr.skip(), gr.skip()
-        return "", shown, "", gr.update(visible=False), gr.update(visible=True)
+            return gr.skip(), gr.skip(), f"Queued: {waits}, asked when the current answer is done.", gr.skip(), gr.skip()
+        return gr.skip(), shown, "", gr.update(visible=False), gr.update(visible=True)  # the page emptied the box
+
+    def regenerate(self, history: Any, tags: Any, notes: Any, spot: Any, request: gr.Request) -> tuple[Any, ...]:
+        """Ask the last question again: its answer is replaced by a new one."""
+        return self._ask_again(history, None, None, tags, notes, spot, request)
+
+    def edit(self, history: Any, tags: Any, notes: Any, spot: Any, data: gr.EditData, request: gr.Request) -> tuple[Any, ...]:
+        """A question edited in the chat: the conversation from it on is replaced by the new question's answer."""
+        index = data.index if isinstance(data.index, int) else (data.index or [None])[0]
+        return self._ask_again(history, index, str(data.value or ""), tags, notes, spot, request)
+
+    def _ask_again(
+        self, history: Any, index: int | None, text: str | None, tags: Any, notes: Any, spot: Any, request: gr.Request
+    ) -> tuple[Any, ...]:
+        session = self._session(request)
+        with session.lock:
+            conversation = clean_history(_known(session, history))
+            if session.running or session.pending:
+                return gr.skip(), gr.skip(), "Wait for the answer being written, or press Stop (Esc) first.", gr.skip(), gr.skip()
+            asked = [i for i, m in enumerate(conversation) if m["role"] == "user" and (index is None or i <= index)]
+            if not asked:
+                return gr.skip(), gr.skip(), "There is no question to ask again yet.", gr.skip(), gr.skip()
+            at = asked[-1]
+            question = (text if text is not None else _as_typed(conversation[at]["content"])).strip()
+            if not question:
+                return gr.skip(), list(conversation), EMPTY, gr.skip(), gr.skip()
+            kept = [*conversation[:at], {"role": "user", "content": safe_markdown(question)}]
+            session.pending.append((question, search_filter(tags, notes), bool(spot)))
+            session.conversation = _newest([*kept, {"role": "assistant", "content": WORKING}])
+            shown = list(session.conversation)
+        return gr.skip(), shown, "", gr.update(visible=False), gr.update(visible=True)
 
     def drain(self, history: Any, request: gr.Request) -> Iterator[Any]:
         """Answer this session's queued questions in order, streaming each.
@@ -276,6 +340,11 @@ class ChatController:
         with session.lock:
             busy = session.running or bool(session.pending)
             return list(_known(session, messages)), busy
+
+
+def _as_typed(shown: Any) -> str:
+    """A question as the person typed it, from the safe Markdown the chat shows."""
+    return html.unescape(flatten_content(shown).replace("\\~", "~"))
 
 
 def _known(session: ChatSession, history: Any) -> ChatHistory:

@@ -15,6 +15,7 @@ from ..prompt import flatten_content
 FIRST = "c-first"  # the first conversation's id: the same however often an empty store is read
 MAX_CHATS = 30  # the oldest conversations beyond this are forgotten
 MAX_MESSAGES = 200  # per conversation, the newest kept
+MAX_NAME = 80  # a conversation's name, as given by Rename
 Store = dict[str, Any]
 Messages = list[dict[str, Any]]
 
@@ -43,7 +44,9 @@ def load(saved: Any) -> Store:
     out = []
     for c in chats[:MAX_CHATS]:
         messages = [m for m in c.get("messages") or [] if isinstance(m, dict)][-MAX_MESSAGES:]
-        out.append({"id": c["id"][:40], "title": title_of(messages), "messages": messages})
+        name = " ".join(str(c.get("name") or "").split())[:MAX_NAME]
+        chat = {"id": c["id"][:40], "title": name or title_of(messages), "messages": messages}
+        out.append(chat | ({"name": name} if name else {}))
     if not out:
         out = [{"id": FIRST, "title": "New chat", "messages": []}]
     ids = {c["id"] for c in out}
@@ -64,7 +67,7 @@ def with_messages(store: Any, messages: Messages) -> Store:
     """The store with the current conversation's messages replaced (it moves to the top of the list)."""
     store = load(store)
     chat = current(store)
-    updated = {**chat, "messages": messages[-MAX_MESSAGES:], "title": title_of(messages)}
+    updated = {**chat, "messages": messages[-MAX_MESSAGES:], "title": chat.get("name") or title_of(messages)}
     rest = [c for c in store["chats"] if c["id"] != chat["id"]]
     return {"current": chat["id"], "chats": [updated, *rest][:MAX_CHATS]}
 
@@ -83,3 +86,23 @@ def switch(store: Store, chat_id: Any) -> Store:
     if any(c["id"] == chat_id for c in store["chats"]):
         store["current"] = chat_id
     return store
+
+
+def rename(saved: Any, name: Any) -> Store:
+    """The current conversation named ``name`` (an empty name: titled by its first question again)."""
+    store = load(saved)
+    chat = current(store)
+    given = " ".join(str(name or "").split())[:MAX_NAME]
+    chat.pop("name", None)
+    if given:
+        chat["name"] = given
+    chat["title"] = given or title_of(chat["messages"])
+    return store
+
+
+def delete(store: Any) -> tuple[Store, dict[str, Any]]:
+    """The store without its current conversation (the next one is shown), and the one deleted."""
+    store = load(store)
+    gone = current(store)
+    rest = [c for c in store["chats"] if c["id"] != gone["id"]]
+    return load({"chats": rest, "current": rest[0]["id"] if rest else None}), gone

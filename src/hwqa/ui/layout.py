@@ -21,6 +21,18 @@ from .chat import ChatController
 from .filters import filter_choices, kept
 
 QUIET: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
+# Runs in the page as Enter or Send is pressed, before the server hears of it: the question is the
+# first one the page's script took at a key press (in order) (assets.JS empties the box then, so what is typed next
+# is never wiped nor glued to it); a click on Send takes the box's text and empties it the same way.
+TAKE_QUESTION = """(text, ...rest) => {
+  const taken = (window.hwqaTaken || []).shift();
+  if (taken) return [taken, ...rest];
+  const box = document.querySelector('#hwqa-input textarea');
+  if (box && (text || '').trim() && box.value === text) {
+    box.value = ''; box.dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  return [text, ...rest];
+}"""
 EXAMPLES = [
     "How much does a TPU v3 cost per hour?",
     "TPU or GPU for my budget of $500?",
@@ -45,8 +57,20 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
             interactive=True,
         )
         new = gr.Button("New chat", size="sm", scale=0, min_width=90, elem_id="hwqa-new-chat")
+        rename = gr.Button("Rename", size="sm", variant="secondary", scale=0, min_width=80, elem_id="hwqa-rename")
+        delete = gr.Button("Delete chat", size="sm", variant="secondary", scale=0, min_width=90, elem_id="hwqa-delete")
         clear = gr.Button("Clear chat", size="sm", variant="secondary", scale=0, min_width=90, elem_id="hwqa-clear")
-        undo = gr.Button("Undo clear", size="sm", variant="primary", scale=0, min_width=90, visible=False, elem_id="hwqa-undo")
+        undo = gr.Button("Undo", size="sm", variant="primary", scale=0, min_width=90, visible=False, elem_id="hwqa-undo")
+    with gr.Row(visible=False, elem_id="hwqa-rename-row", equal_height=True) as rename_row:
+        new_name = gr.Textbox(
+            label="New name for this conversation",
+            placeholder="A name for this conversation (empty: its first question)",
+            show_label=False,
+            scale=6,
+            max_lines=1,
+            elem_id="hwqa-rename-box",
+        )
+        save_name = gr.Button("Save name", size="sm", variant="primary", scale=0, min_width=100, elem_id="hwqa-save-name")
     chatbot = gr.Chatbot(
         height=520,
         label="Conversation with hwqa",
@@ -58,6 +82,7 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
         allow_tags=False,
         latex_delimiters=[],
         buttons=["copy"],
+        editable="user",  # a question can be edited: the conversation from it on is asked again
         feedback_options=None,
         group_consecutive_messages=False,
         placeholder="Ask about GPUs, TPUs, CPUs and prices: answers cite your notes and the articles they link to.",
@@ -71,7 +96,7 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
             scale=8,
             elem_id="hwqa-input",
             submit_btn=False,
-            autofocus=True,
+            autofocus=False,  # focused by the page's script without scrolling (a phone opens at the title)
         )
         send = gr.Button("Send", variant="primary", scale=1, min_width=80, elem_id="hwqa-send")
         stop = gr.Button("Stop", variant="stop", scale=1, min_width=80, visible=False, elem_id="hwqa-stop")
@@ -105,13 +130,14 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
 
     drains: list[Any] = []
 
-    def wire(trigger: Any) -> None:
+    def wire(trigger: Any, ask: Any = chat.enqueue, inputs: list[Any] | None = None, js: str | None = None) -> None:
         ev = trigger(
-            chat.enqueue,
-            [box, chatbot, f_tags, f_notes, spot],
+            ask,
+            inputs or [box, chatbot, f_tags, f_notes, spot],
             [box, chatbot, notice, send, stop],
             queue=False,
             trigger_mode="multiple",
+            js=js,
             **QUIET,
         )
         drained = ev.then(
@@ -126,11 +152,13 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
         drains.append(drained)
         drained.then(chat.save, [chatbot, store], [store, notice, picker, send, stop], queue=False, **QUIET)
 
-    wire(box.submit)
-    wire(send.click)
+    wire(box.submit, js=TAKE_QUESTION)  # the box is emptied at once, in the page: a question typed next is kept
+    wire(send.click, js=TAKE_QUESTION)
+    wire(chatbot.retry, chat.regenerate, [chatbot, f_tags, f_notes, spot])
+    wire(chatbot.edit, chat.edit, [chatbot, f_tags, f_notes, spot])
     for button, question in zip(example_buttons, EXAMPLES, strict=True):
         ev = button.click(lambda q=question: q, None, [box], queue=False, **QUIET)
-        wire(ev.then)
+        wire(ev.then, js=TAKE_QUESTION)
     stop.click(chat.stop, [chatbot, box], [chatbot, notice, box, send, stop], cancels=drains, queue=False, **QUIET).then(
         chat.save, [chatbot, store], [store, notice, picker, send, stop], queue=False, **QUIET
     )
@@ -142,14 +170,8 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
         return [], kept_store, "Chat cleared.", gr.update(visible=True), removed, _picker(kept_store), *_idle()
 
     after_clear = [chatbot, store, notice, undo, cleared, picker, send, stop]  # Clear chat and Undo write the same
-    clear.click(
-        cleared_view,
-        [chatbot, store],
-        after_clear,
-        cancels=drains,
-        queue=False,
-        **QUIET,
-    )
+    for clearing in (clear.click, chatbot.clear):  # Gradio's trash icon (not drawn) does what Clear chat does
+        clearing(cleared_view, [chatbot, store], after_clear, cancels=drains, queue=False, **QUIET)
 
     def undo_clear(removed: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
         messages = conversations.load({"chats": [{"id": "x", "messages": removed or []}]})["chats"][0]["messages"]
@@ -191,6 +213,31 @@ def chat_tab(engine: Engine, chat: ChatController, concurrency: int, secret: str
 
     swap = [chatbot, store, picker, undo, cleared, notice, send, stop]
     new.click(start_new, [chatbot, store], swap, cancels=drains, queue=False, **QUIET)
+
+    def ask_name(saved: Any) -> tuple[Any, Any]:
+        chat_now = conversations.current(conversations.load(saved))
+        return gr.update(visible=True), gr.update(value=chat_now.get("name") or chat_now["title"])
+
+    rename.click(ask_name, [store], [rename_row, new_name], queue=False, **QUIET).then(
+        None, js="() => document.querySelector('#hwqa-rename-box textarea, #hwqa-rename-box input')?.select()"
+    )
+
+    def named(name: Any, history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
+        s = conversations.rename(
+            conversations.with_messages(conversations.load(saved), chat.conversation(history, request)), name
+        )
+        return s, _picker(s), gr.update(visible=False), f"Renamed: “{conversations.current(s)['title']}”."
+
+    for naming in (save_name.click, new_name.submit):
+        naming(named, [new_name, chatbot, store], [store, picker, rename_row, notice], queue=False, **QUIET)
+
+    def deleted(history: Any, saved: Any, request: gr.Request) -> tuple[Any, ...]:
+        s = conversations.with_messages(conversations.load(saved), chat.conversation(history, request))
+        rest, gone = conversations.delete(s)
+        shown_now = shown(rest, request)
+        return (*shown_now[:5], f"Deleted “{gone['title']}”.", *shown_now[6:])
+
+    delete.click(deleted, [chatbot, store], swap, cancels=drains, queue=False, **QUIET)
     picker.input(pick, [picker, chatbot, store], swap, cancels=drains, queue=False, **QUIET)
     return {
         "store": store,
@@ -231,7 +278,7 @@ def prices_tab(demo: Any, engine: Engine) -> dict[str, Any]:
         budget = gr.Number(label="Budget (USD)", elem_id="hwqa-budget", min_width=120)
         hours = gr.Number(label="Hours", elem_id="hwqa-hours", min_width=120)
         memory = gr.Number(label="Memory per device (GB)", elem_id="hwqa-memory", min_width=120)
-        devices = gr.Number(label="Devices", value=1, precision=0, elem_id="hwqa-devices", min_width=120)
+        devices = gr.Number(label="Devices", value=1, elem_id="hwqa-devices", min_width=120)  # 2.5 is refused, not rounded
         preemptible = gr.Checkbox(label="Include spot/preemptible prices", elem_id="hwqa-preemptible", min_width=120)
     calc_error = gr.Markdown("", elem_id="hwqa-calc-error", elem_classes=["hwqa-error"])
     compute = gr.Button("Calculate", variant="primary", elem_id="hwqa-calculate")
@@ -245,11 +292,22 @@ def prices_tab(demo: Any, engine: Engine) -> dict[str, Any]:
     f_provider.change(refilter, [f_provider, f_type], [prices], **QUIET)
     f_type.change(refilter, [f_provider, f_type], [prices], **QUIET)
 
-    def run_calc(p: Any, t: Any, b: Any, h: Any, m: Any, d: Any, pre: bool) -> tuple[Any, ...]:
-        problem = panels.field_problem(b, h, m, d)
+    def run_calc(
+        providers: Any,
+        hardware_types: Any,
+        budget_usd: Any,
+        hours: Any,
+        min_memory_gb: Any,
+        devices: Any,
+        include_preemptible: bool,
+    ) -> tuple[Any, ...]:
+        """The calculator over the price table: hours for a budget, or the cost of hours, per option."""
+        problem = panels.field_problem(budget_usd, hours, min_memory_gb, devices)
         if problem:  # nothing stale stays on screen next to the error
             return gr.update(value=[], headers=panels.RESULT_COLUMNS["lookup"]), "", "", problem
-        rows, columns, svg, text = panels.calculate(engine, p, t, b, h, m, d, pre)
+        rows, columns, svg, text = panels.calculate(
+            engine, providers, hardware_types, budget_usd, hours, min_memory_gb, devices, include_preemptible
+        )
         if text.startswith("⚠️"):
             return gr.update(value=[], headers=columns), "", "", text
         return gr.update(value=rows, headers=columns), svg, text, ""
@@ -288,17 +346,22 @@ def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts
         max_height=480,
     )
     gr.Markdown("### Notes left out or with problems")
+    left_out = panels.skipped_rows(engine)
+    none_left_out = gr.Markdown(NONE_LEFT_OUT, visible=not left_out, elem_id="hwqa-none-skipped")
     skipped = _table(
         "hwqa-skipped",
         "Notes left out or with problems",
-        value=panels.skipped_rows(engine),
+        value=left_out,
         headers=["Note", "Reason"],
         column_widths=["200px", "420px"],
+        visible=bool(left_out),
     )
     f_tags, f_notes = chat_parts["f_tags"], chat_parts["f_notes"]
     f_provider, f_type = price_parts["f_provider"], price_parts["f_type"]
 
-    def do_rebuild(only: bool, tags: Any, notes: Any) -> Iterator[tuple[Any, ...]]:
+    def do_rebuild(only_links_not_fetched: bool, kept_tag_filter: Any, kept_note_filter: Any) -> Iterator[tuple[Any, ...]]:
+        """Rebuild the index from the notes folder, reporting progress; then every table of the page."""
+        only, tags, notes = only_links_not_fetched, kept_tag_filter, kept_note_filter
         steps: queue.Queue[str | None] = queue.Queue()
         done: dict[str, str] = {}
 
@@ -309,7 +372,7 @@ def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts
                 steps.put(None)
 
         threading.Thread(target=work, name="hwqa-rebuild", daemon=True).start()
-        skip = (gr.skip(),) * 10
+        skip = (gr.skip(),) * 11
         yield ("Rebuilding: reading notes…", *skip)
         last = 0.0
         while (step := steps.get()) is not None:
@@ -324,7 +387,7 @@ def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts
             panels.index_summary(engine),
             panels.reason_rows(engine),
             panels.link_rows(engine, only),
-            panels.skipped_rows(engine),
+            *_left_out(engine),
             panels.filtered_prices(engine, [], []),
             gr.update(choices=new_providers, value=[]),
             gr.update(choices=new_types, value=[]),
@@ -332,7 +395,7 @@ def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts
             gr.update(choices=new.notes, value=kept(notes, new.notes)),
         )
 
-    outputs = [rebuild_result, health, summary, by_reason, link_table, skipped, price_parts["prices"]]
+    outputs = [rebuild_result, health, summary, by_reason, link_table, skipped, none_left_out, price_parts["prices"]]
     rebuild.click(
         do_rebuild,
         [problems_only, f_tags, f_notes],
@@ -349,10 +412,20 @@ def index_tab(demo: Any, engine: Engine, chat_parts: dict[str, Any], price_parts
             panels.index_summary(engine),
             panels.reason_rows(engine),
             panels.link_rows(engine, only),
-            panels.skipped_rows(engine),
+            *_left_out(engine),
         )
 
-    demo.load(refresh_index, [problems_only], [health, summary, by_reason, link_table, skipped], queue=False, **QUIET)
+    refreshed = [health, summary, by_reason, link_table, skipped, none_left_out]
+    demo.load(refresh_index, [problems_only], refreshed, queue=False, **QUIET)
+
+
+NONE_LEFT_OUT = "None: every note in the folder was read."
+
+
+def _left_out(engine: Engine) -> tuple[Any, Any]:
+    """The table of notes left out, shown only when there is one; otherwise a line saying none was."""
+    rows = panels.skipped_rows(engine)
+    return gr.update(value=rows, visible=bool(rows)), gr.update(visible=not rows)
 
 
 def _table(elem_id: str, label: str, **options: Any) -> Any:

@@ -5,9 +5,11 @@ off, so a note's ``<script>`` or ``<img>`` is shown as text. Images become links
 loaded), every link is an ``<a>`` that opens in a new tab without a referrer, and the response
 carries a Content-Security-Policy that lets the page load nothing and run nothing.
 
-The cited lines are found from what the answer quoted: a line of the note is cited when its
-words appear, in order, in the cited passage (``q``), within the cited section (``s``) if there is
-one. The first cited block gets ``id="hwqa-cited"``, which the link's ``#hwqa-cited`` scrolls to.
+The cited lines are found from what the answer quoted (``q``: its quotes, or the passage,
+pieces apart by blank lines): each piece's offsets in the note's source are found word by word,
+within the cited section (``s``) first, and the innermost block on those lines (a list item's
+paragraph, a table row, a paragraph, a heading) is marked, whatever kind of block it is. The
+first one gets ``id="hwqa-cited"``, which the link's ``#hwqa-cited`` scrolls to.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,6 +33,8 @@ _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _MARKED = ("paragraph_open", "tr_open", "list_item_open", "heading_open", "blockquote_open")
 _MIN_WORDS = 2  # a line of one word ("Notes", "|---|") is not evidence of a citation
+_MAX_PIECES = 12
+_MAX_PIECE_WORDS = 400
 
 STYLE = (
     FONT_FACES
@@ -73,21 +78,59 @@ def _section_lines(lines: Sequence[str], section: str) -> range:
     return range(len(lines))
 
 
-def cited_lines(body: str, quote: str, section: str = "") -> set[int]:
-    """The 0-based lines of ``body`` whose words appear, in order, in ``quote`` (in ``section``, if found)."""
-    passage = " " + " ".join(_words(quote)) + " "
-    if not passage.strip():
-        return set()
-    lines = body.splitlines()
-    found = set()
-    for wanted in (_section_lines(lines, section), range(len(lines))):
-        for i in wanted:
-            words = _words(lines[i])
-            if len(words) >= _MIN_WORDS and f" {' '.join(words)} " in passage:
-                found.add(i)
-        if found:
-            break
+def cited_offsets(body: str, quotes: Sequence[str], section: str = "") -> list[tuple[int, int]]:
+    """Where each quoted piece stands in ``body``: (start, end) character offsets, found word by word.
+
+    Each piece (a quoted span, or a passage's paragraph) is aligned with the note's words, within
+    the cited section first: runs of at least four words in a row (fewer for a shorter piece) that
+    the piece and the note share, in order, are its offsets. A piece with no such run (a table row
+    quoted as "column: value") is the line of the section holding most of its words.
+    """
+    words = [(m.group().casefold(), m.start(), m.end()) for m in _WORDS.finditer(body)]
+    lines = body.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    scope = _section_lines([ln.rstrip("\r\n") for ln in lines], section) if section else range(len(lines))
+    ranges = [(starts[scope.start], starts[scope.stop]), (0, len(body))] if len(scope) < len(lines) else [(0, len(body))]
+    found: list[tuple[int, int]] = []
+    for piece in quotes[:_MAX_PIECES]:
+        want = _words(piece)[:_MAX_PIECE_WORDS]
+        if not want:
+            continue
+        least = min(4, len(want))
+        for lo, hi in ranges:
+            here = [w for w in words if lo <= w[1] < hi]
+            blocks = SequenceMatcher(None, want, [w[0] for w in here], autojunk=False).get_matching_blocks()
+            runs = [(here[b.b][1], here[b.b + b.size - 1][2]) for b in blocks if b.size >= least]
+            if runs:
+                found += runs
+                break
+        else:
+            best = _best_line(lines, starts, scope, set(want))
+            if best is not None:
+                found.append(best)
     return found
+
+
+def _best_line(lines: Sequence[str], starts: Sequence[int], scope: range, want: set[str]) -> tuple[int, int] | None:
+    """The line of ``scope`` holding most of ``want`` (at least half of it), as offsets."""
+    best, share = None, 0.5
+    for i in scope:
+        have = set(_words(lines[i]))
+        if len(have) >= _MIN_WORDS and len(want & have) / len(want) >= share:
+            best, share = i, len(want & have) / len(want) + 1e-9
+    return None if best is None else (starts[best], starts[best] + len(lines[best]))
+
+
+def cited_lines(body: str, quote: str, section: str = "") -> set[int]:
+    """The 0-based lines of ``body`` the quoted pieces of ``quote`` (split at blank lines) stand on."""
+    pieces = [p for p in re.split(r"\n\s*\n", quote) if p.strip()]
+    marked: set[int] = set()
+    for start, end in cited_offsets(body, pieces, section):
+        first = body.count("\n", 0, start)
+        marked.update(range(first, first + body.count("\n", start, end) + 1))
+    return marked
 
 
 def _domain(url: str) -> str:
@@ -176,17 +219,21 @@ def note_page(text: str, rel: str, quote: str = "", section: str = "") -> str:
     env: dict[str, Any] = {}
     tokens = md.parse(note.body, env)
     marked = cited_lines(note.body, quote, section) if quote else set()
-    first = True
-    for token in tokens:
-        if token.nesting != 1 or not token.map or not token.block:
-            continue
+    innermost: dict[int, int] = {}  # cited line -> the index of the smallest block holding it
+    for k, token in enumerate(tokens):
+        if token.type not in _MARKED or not token.map or not token.block or token.hidden:
+            continue  # a tight list's paragraphs are not drawn: their item is marked
         start, end = token.map
-        container = token.type in ("list_item_open", "blockquote_open") and end - start > 1  # its lines are marked
-        if token.type in _MARKED and not container and any(i in marked for i in range(start, end)):
-            token.attrJoin("class", "hwqa-cited")
-            if first:
-                token.attrSet("id", "hwqa-cited")
-                first = False
+        for i in marked.intersection(range(start, end)):
+            held = innermost.get(i)
+            if held is None or end - start <= tokens[held].map[1] - tokens[held].map[0]:
+                innermost[i] = k
+    first = True
+    for k in sorted(set(innermost.values())):
+        tokens[k].attrJoin("class", "hwqa-cited")
+        if first:
+            tokens[k].attrSet("id", "hwqa-cited")
+            first = False
     body = md.renderer.render(tokens, md.options, env)
     title = html.escape(note.title or rel)
     return (

@@ -10,6 +10,7 @@ from typing import Any
 from ..engine import Engine, build_index, compact_index
 from ..errors import HwqaError
 from ..prices import CalcRequest, PriceTable, check_and_calculate
+from ..prices.fmt import cell, number
 from . import reports
 from .render import describe_excluded, safe_markdown
 
@@ -45,9 +46,8 @@ def filtered_prices(engine: Engine, providers: Sequence[str] | None, types: Sequ
 
 
 def _fmt(value: Any, money: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"${float(value):,.2f}" if money else f"{float(value):,.4g}"
+    """A figure as the chat's answer table writes it (one rounding for both)."""
+    return cell(None if value is None else float(value), money)
 
 
 def result_rows(result: Mapping[str, Any]) -> list[list[str]]:
@@ -107,9 +107,9 @@ def bar_chart_svg(title: str, values: Sequence[tuple[str, float]]) -> str:
         parts.append(f'<text x="{left - 6}" y="{y + 16}" font-size="12" text-anchor="end" fill="currentColor">{label}</text>')
         parts.append(
             f'<rect x="{left}" y="{y}" width="{w:.1f}" height="{bar}" fill="#f97316" rx="3">'
-            f"<title>{html.escape(name)}: {value:,.4g}</title></rect>"
+            f"<title>{html.escape(name)}: {number(value)}</title></rect>"
         )
-        parts.append(f'<text x="{left + w + 6:.1f}" y="{y + 16}" font-size="12" fill="currentColor">{value:,.4g}</text>')
+        parts.append(f'<text x="{left + w + 6:.1f}" y="{y + 16}" font-size="12" fill="currentColor">{number(value)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 

@@ -42,7 +42,18 @@ def _safe_target(target: str) -> str:
     return "#blocked-link"
 
 
+# The one Markdown setting for text from notes, articles and answers: a lone "~" ("~5x as expensive")
+# is a tilde, never strikethrough (GFM renderers, Gradio's among them, strike "~a~"). Addresses keep theirs.
+_LONE_TILDE = re.compile(r"((?:https?|mailto):[^\s<>()\[\]]*)|(?<![~\\])~(?!~)", re.IGNORECASE)
+
+
+def literal_tildes(text: str) -> str:
+    """``text`` with every lone ``~`` escaped (``\\~``), so Markdown shows it as written."""
+    return _LONE_TILDE.sub(lambda m: m.group(1) or "\\~", text)
+
+
 def _escape_prose(text: str) -> str:
+    text = literal_tildes(text)
     text = _AUTOLINK.sub(lambda m: f"[{m.group(1)}]({m.group(1)})", text)
     text = text.replace("&", "&amp;").replace("<", "&lt;")
     text = _IMAGE.sub("[image: ", text)
@@ -139,20 +150,36 @@ def link_markers(text: str, turn: int, numbers: set[int]) -> str:
     )
 
 
-def source_href(citation: Citation) -> str | None:
-    """Where a source opens: the article's URL, or the note viewer at the cited lines."""
+_QUOTED = re.compile(r"(.+?)\s\[(\d+)\](?=[\s.,;]|$)", re.S)  # a quote of the answer and its marker
+_LEAD = re.compile(r"^\s*(?:\*\*[^*\n]{1,40}:\*\*|[^\n]{0,40}:\s*$)\s*", re.M)  # "**From your notes:**"
+
+
+def quotes_by_source(text: str) -> dict[int, list[str]]:
+    """What the answer ``text`` says with each marker: source n -> the pieces quoted from it."""
+    out: dict[int, list[str]] = {}
+    for m in _QUOTED.finditer(text or ""):
+        piece = _LEAD.sub("", _MARKER.sub("", m.group(1))).strip(" .\n")
+        if len(piece.split()) >= 2:
+            out.setdefault(int(m.group(2)), []).append(piece)
+    return out
+
+
+def source_href(citation: Citation, quoted: Sequence[str] = ()) -> str | None:
+    """Where a source opens: the article's URL, or the note viewer at the cited lines (what the
+    answer ``quoted`` from it, else the whole passage)."""
     if citation.url and re.match(r"^https?://", citation.url, re.IGNORECASE):
         return citation.url
     if citation.kind == "note" and citation.source:
         section = citation.heading.split("›")[-1].strip()
-        cited = urlencode({"s": section, "q": citation.text[:1500]})
+        pieces = "\n\n".join(" ".join(p.split()) for p in quoted) if quoted else citation.text
+        cited = urlencode({"s": section, "q": pieces[:1500]})
         return f"{NOTE_ROUTE}{quote(citation.source)}?{cited}#hwqa-cited"
     return None
 
 
-def render_source(citation: Citation, turn: int) -> str:
+def render_source(citation: Citation, turn: int, quoted: Sequence[str] = ()) -> str:
     """One source as a collapsible block: '[n] title › heading', its link, and the cited passage."""
-    href = source_href(citation)
+    href = source_href(citation, quoted)
     where = citation.url or citation.source
     link = (
         f'<a class="hwqa-src-link" href="{_attr(href)}" target="_blank" rel="{REL}">{html.escape(where)}</a>'
@@ -173,7 +200,8 @@ def render_source(citation: Citation, turn: int) -> str:
 def render_sources(answer: Answer, turn: int) -> str:
     if not answer.citations:
         return ""
-    blocks = "\n\n".join(render_source(c, turn) for c in answer.citations)
+    quoted = quotes_by_source(answer.text)
+    blocks = "\n\n".join(render_source(c, turn, quoted.get(c.n, ())) for c in answer.citations)
     return f"**Sources**\n\n{blocks}"
 
 
@@ -295,8 +323,9 @@ def _cells(line: str) -> list[str]:
 
 
 def useful_columns_first(markdown: str) -> str:
-    """Pipe tables with their figures (price, hours, V100-h) right after the name column, so a
-    phone shows them without scrolling; the other columns follow in their order."""
+    """Pipe tables with the name column first and its figures (price, hours, V100-h) right after it,
+    so a phone shows them without scrolling (the name stays in view: a sticky column); the other
+    columns follow in their order, the rank ("#") left out."""
     lines = markdown.split("\n")
     i = 0
     while i + 1 < len(lines):
@@ -310,14 +339,16 @@ def useful_columns_first(markdown: str) -> str:
         end = i + 2
         while end < len(lines) and lines[end].strip().startswith("|"):
             end += 1
-        if useful and anchor is not None:
-            order = [k for k in range(anchor + 1) if k not in useful] + useful
-            order += [k for k in range(len(names)) if k not in order]
+        if useful and anchor is not None:  # the rank ("#") goes: the rows are in rank order, and the name leads
+            order = [k for k in range(anchor + 1) if k not in useful and names[k] != "#"] + useful
+            order += [k for k in range(len(names)) if k not in order and names[k] != "#"]
             for j in [i, *range(i + 2, end)]:
                 cells = _cells(lines[j])
                 if len(cells) == len(names):
                     lines[j] = "| " + " | ".join(cells[k] for k in order) + " |"
-            lines[i + 1] = "|" + "|".join("---" for _ in names) + "|"
+                else:  # a row of another shape keeps its cells, fitted to the columns shown
+                    lines[j] = "| " + " | ".join((cells + [""] * len(order))[: len(order)]) + " |"
+            lines[i + 1] = "|" + "|".join("---" for _ in order) + "|"
         i = end
     return "\n".join(lines)
 
@@ -327,10 +358,29 @@ def mark_unsupported(markdown: str) -> str:
     return markdown.replace(MARK, f"**{MARK.strip()}** ")
 
 
+_NOTE_LINK = re.compile(r"(?<!!)\[([^\[\]\n]{3,80})\]\((https?://[^\s()<>]+)\)")
+
+
+def relink(text: str, citations: Sequence[Citation]) -> str:
+    """A quote keeps the links its words had in the note: "[info is here](url)" was quoted as "info
+    is here"; each such link text of a cited passage, found in the answer, is followed by its address
+    again (once), as a link that shows the address, like every outside link on the page."""
+    for c in citations:
+        for m in _NOTE_LINK.finditer(c.text or ""):
+            label, url = m.group(1).strip(), m.group(2)
+            if len(label.split()) < 2 or url in text:
+                continue
+            at = re.search(rf"(?<![\[\w]){re.escape(label)}(?![\]\w])", text)
+            if at:
+                text = f"{text[: at.end()]} (<{url}>){text[at.end() :]}"
+    return text
+
+
 def render_answer(answer: Answer, turn: int) -> str:
     """The answer message: the text with linked ``[n]`` markers (unsupported sentences marked), then the sources."""
     numbers = {c.n for c in answer.citations}
-    body = mark_unsupported(link_markers(useful_columns_first(safe_markdown(answer_text(answer))), turn, numbers))
+    text = relink(answer_text(answer), answer.citations)
+    body = mark_unsupported(link_markers(useful_columns_first(safe_markdown(text)), turn, numbers))
     sources = render_sources(answer, turn)
     return f"{body}\n\n{sources}" if sources else body
 
