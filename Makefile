@@ -45,8 +45,11 @@ browser: $(STAMP)
 # imports again: 0.8 s of a 1.4 s cold ask.
 $(STAMP): $(LOCK) $(UV_LOCK) pyproject.toml
 	@py='$(PYTHON)'; if [ -z "$$py" ]; then echo "$(NO_PYTHON)"; exit 1; fi; \
-	  "$$py" -c 'import sys; v = sys.version_info; sys.exit(0 if v >= (3, 11) else f"hwqa needs CPython 3.11, 3.12 or 3.13; {sys.executable} is {v[0]}.{v[1]}: install a newer one, or name it with make install PYTHON=/path/to/python3")' || exit 1; \
-	  want=$$("$$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])'); have=$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null); \
+	  want=$$("$$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) \
+	    || { echo "$$py does not run: name a CPython 3.11, 3.12 or 3.13 with make install PYTHON=/path/to/python3"; exit 1; }; \
+	  case "$$want" in 3.11|3.12|3.13) ;; 3.1[4-9]) echo "note: Python $$want is newer than hwqa is checked on (3.11-3.13)";; \
+	    *) echo "hwqa needs CPython 3.11, 3.12 or 3.13; $$py is Python $$want: install one, or name it with make install PYTHON=/path/to/python3"; exit 1;; esac; \
+	  have=$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null); \
 	  if [ -n "$$have" ] && [ "$$have" != "$$want" ]; then echo "$(VENV) has Python $$have; making it anew with $$py ($$want)"; rm -rf $(VENV); fi; \
 	  echo "installing into $(VENV) with $$py (Python $$want)"; "$$py" -m venv $(VENV)
 	$(PY) -m pip install --quiet --no-deps --require-hashes -r $(UV_LOCK)

@@ -59,6 +59,15 @@ def test_make_install_takes_the_newest_python_that_starts_or_the_one_named(tmp_p
     assert "py='/opt/python3.13/bin/python3'" in named.stdout
 
 
+def test_an_old_or_missing_python_named_by_python_is_refused_in_one_line(tmp_path: Path) -> None:
+    folder = bin_dir(tmp_path, python3_10="#!/bin/sh\necho 3.10\n")  # answers any question as a Python 3.10 would
+    for named, says in ((folder / "python3.10", "is Python 3.10"), (tmp_path / "missing" / "python3", "does not run")):
+        proc = make("install", f"VENV={tmp_path / 'venv'}", f"PYTHON={named}")
+        ours = [line for line in proc.stdout.splitlines() if line.strip()]
+        assert proc.returncode != 0 and len(ours) == 1 and says in ours[0] and "PYTHON=" in ours[0], proc.stdout
+    assert not (tmp_path / "venv").exists()
+
+
 def torch_plan(wheels: Path | str) -> str:
     return make("-n", "torch", f"VENV={sys.prefix}", f"WHEELS={wheels}").stdout
 
