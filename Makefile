@@ -131,7 +131,7 @@ $(VENV)/.torch-installed: requirements/torch.txt $(STAMP)
 
 # The tests that run sentence-transformers itself (make test skips them when the extra is missing).
 test-torch: torch
-	$(PY) -m pytest -q -p no:cacheprovider tests/test_light.py
+	$(PY) -m pytest -m torch -p no:cacheprovider tests/test_light.py
 
 # The benchmark's peer (txtai) and chart (matplotlib) come from the `bench` extra, installed here only.
 # BENCH_ARGS="--ref main" also times main's code in the same run (full builds, rebuilds, retrieval).

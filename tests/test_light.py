@@ -101,6 +101,7 @@ def test_light_vectors_match_the_stored_sentence_transformers_vectors_including_
 
 
 @pytest.mark.model
+@pytest.mark.torch
 @needs_torch
 def test_light_vectors_match_sentence_transformers_including_truncation() -> None:
     texts = varied_texts()
@@ -142,6 +143,7 @@ def test_the_sentences_of_a_passage_are_embedded_in_the_same_pass_and_told_apart
 
 
 @pytest.mark.model
+@pytest.mark.torch
 @needs_torch
 def test_a_model_the_light_path_cannot_run_falls_back_with_one_notice(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     folder = model_copy(tmp_path, hidden_act="relu")  # a different model: numpy must not pretend
@@ -175,6 +177,7 @@ def test_unsupported_folders_are_refused_before_reading_weights(tmp_path: Path) 
 
 
 @pytest.mark.model
+@pytest.mark.torch
 @needs_torch
 def test_an_index_built_on_torch_is_served_by_the_light_path_without_rebuilding(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
