@@ -1,26 +1,33 @@
 # The README's commands. `make run` and `make test` set everything up themselves.
-PYTHON ?= python3
+# Python: the newest supported CPython on PATH (python3.13, then python3.12, then python3.11; one that does not
+# start, such as a pyenv shim for a version not selected, is passed over), or the one named by PYTHON=….
+PYTHON ?= $(firstword $(foreach v,3.13 3.12 3.11,$(shell python$(v) -c 'import sys; print(sys.executable)' 2>/dev/null)))
+NO_PYTHON := hwqa needs CPython 3.11, 3.12 or 3.13 and found none on PATH (python3.13, python3.12, python3.11): \
+  install one (apt-get install python3, brew install python@3.13, or python.org), or name it: make install PYTHON=/path/to/python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 HWQA   := $(VENV)/bin/hwqa
 STAMP  := $(VENV)/.installed
-# Every package .venv gets, at an exact version with its hashes (Python 3.11, linux x86_64), lies in
-# the lock $(LOCK); `make lock` regenerates it. pyproject.toml keeps the floors for library users.
-# uv (from the lock, bootstrapped by pip from $(UV_LOCK)) installs it; hwqa itself goes in editable,
+# Every package .venv gets, at an exact version with its hashes, lies in the lock $(LOCK) (PEP 751), one
+# lock for CPython 3.11-3.13 on Linux x86_64 and aarch64 and on macOS arm64 (uv's universal resolution: each
+# package with its environment marker and every file of its release; tests/test_lock.py checks each platform
+# from the lock alone). `make lock` regenerates it; pyproject.toml keeps the floors for library users.
+# uv (pinned in the lock, bootstrapped by pip from $(UV_LOCK)) installs it; hwqa itself goes in editable,
 # without its dependencies and without build isolation, so nothing outside the lock is installed.
-# torch is the CPU wheel on this machine's disk ($(WHEELS), named in the lock): a bare torch pulls GBs of CUDA.
-LOCK    := requirements/main.txt
+# torch is not in it: the bundled model runs on numpy (src/hwqa/light.py); `make torch` adds the torch extra.
+LOCK    := requirements/pylock.toml
 UV_LOCK := requirements/uv.txt
-WHEELS  := /opt/wheels
 UV      := $(VENV)/bin/uv
 # An optional extra that a target installs on top gets its own lock, requirements/EXTRA.txt, written by
-# `make lock` (at $(LOCK)'s versions for what they share) once its name is listed here; the target
-# depends on $(VENV)/.EXTRA-installed, which installs it (see the bench target).
-LOCKED_EXTRAS := bench llm
-COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes --emit-find-links --find-links $(WHEELS) \
-	--python-version 3.11 --python-platform x86_64-unknown-linux-gnu --custom-compile-command "make lock"
+# `make lock` at $(LOCK)'s versions for what they share, for CPython 3.11 on Linux x86_64 (this machine's; with
+# torch from the wheel folder $(WHEELS)), once its name is listed here; the target depends on
+# $(VENV)/.EXTRA-installed, which installs it (see the bench target).
+LOCKED_EXTRAS := torch bench llm
+WHEELS  := /opt/wheels
+COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes --custom-compile-command "make lock"
+EXTRA_COMPILE := $(COMPILE) --emit-find-links --find-links $(WHEELS) --python-version 3.11 --python-platform x86_64-unknown-linux-gnu
 
-.PHONY: install browser run index test lint bench clean eval audit soak lock llm test-llm
+.PHONY: install browser run index test lint bench clean eval audit soak lock llm test-llm torch test-torch
 
 install: $(STAMP) browser
 
@@ -37,8 +44,14 @@ browser: $(STAMP)
 # project's machines) Python never writes its .pyc files, and each new process (`hwqa ask`) compiled all it
 # imports again: 0.8 s of a 1.4 s cold ask.
 $(STAMP): $(LOCK) $(UV_LOCK) pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "hwqa needs Python 3.11 or newer")'
-	$(PYTHON) -m venv $(VENV)
+	@py='$(PYTHON)'; if [ -z "$$py" ]; then echo "$(NO_PYTHON)"; exit 1; fi; \
+	  want=$$("$$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) \
+	    || { echo "$$py does not run: name a CPython 3.11, 3.12 or 3.13 with make install PYTHON=/path/to/python3"; exit 1; }; \
+	  case "$$want" in 3.11|3.12|3.13) ;; 3.1[4-9]) echo "note: Python $$want is newer than hwqa is checked on (3.11-3.13)";; \
+	    *) echo "hwqa needs CPython 3.11, 3.12 or 3.13; $$py is Python $$want: install one, or name it with make install PYTHON=/path/to/python3"; exit 1;; esac; \
+	  have=$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null); \
+	  if [ -n "$$have" ] && [ "$$have" != "$$want" ]; then echo "$(VENV) has Python $$have; making it anew with $$py ($$want)"; rm -rf $(VENV); fi; \
+	  echo "installing into $(VENV) with $$py (Python $$want)"; "$$py" -m venv $(VENV)
 	$(PY) -m pip install --quiet --no-deps --require-hashes -r $(UV_LOCK)
 	$(UV) pip sync --quiet --compile-bytecode --python $(PY) --require-hashes $(LOCK)
 	$(UV) pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
@@ -49,11 +62,12 @@ $(STAMP): $(LOCK) $(UV_LOCK) pyproject.toml
 # an upgrade is a deliberate commit of requirements/. Where the vulnerability database cannot be
 # reached: make lock AUDIT_ARGS=--allow-unreachable.
 lock: $(STAMP)
-	$(COMPILE) pyproject.toml requirements/build.in --extra test --extra dev -c requirements/constraints.txt -o $(LOCK)
-	awk '/^uv==/ {on=1; print; next} on && /^ / {print; next} {on=0}' $(LOCK) > $(UV_LOCK)
+	$(COMPILE) --universal --python-version 3.11 --format pylock.toml pyproject.toml requirements/build.in --extra test --extra dev -o $(LOCK)
+	$(PY) requirements/pins.py uv $(LOCK) > $(UV_LOCK)
+	$(PY) requirements/pins.py constraints $(LOCK) > $(VENV)/main-pins.txt
 	@for extra in $(LOCKED_EXTRAS); do \
 	  echo "locking the $$extra extra"; \
-	  $(COMPILE) pyproject.toml --extra $$extra -c $(LOCK) -o requirements/$$extra.txt || exit 1; done
+	  $(EXTRA_COMPILE) pyproject.toml --extra $$extra -c $(VENV)/main-pins.txt -c requirements/constraints.txt -o requirements/$$extra.txt || exit 1; done
 	$(MAKE) test
 	$(MAKE) audit
 
@@ -95,6 +109,29 @@ llm: install $(LLM_STAMP)
 # The tests against that real model and server (make test skips them when the extra is missing).
 test-llm: install $(LLM_STAMP)
 	$(PY) -m pytest -m llm -p no:cacheprovider tests/test_llm_real.py
+
+# The torch extra: sentence-transformers on torch, for an embedding model the light (numpy) path cannot run
+# (another architecture, a Dense layer, other pooling); the bundled model never needs it. torch is the CPU build:
+# where the wheel folder $(WHEELS) holds the locked wheel for this Python (CPython 3.11 on Linux x86_64), from
+# there with the hashes of requirements/torch.txt; elsewhere at that lock's versions from PyTorch's CPU index on
+# Linux (uv's --torch-backend cpu; a bare torch from PyPI pulls several GB of CUDA libraries) and from PyPI on
+# macOS, with everything already installed kept as it is.
+TORCH_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_PINS = $(shell sed -nE 's/^(torch|sentence-transformers|transformers)==([^ +]*).*/\1==\2/p' requirements/torch.txt)
+TORCH_FROM_LOCK = $(if $(wildcard $(WHEELS)/torch-*-cp311-*x86_64.whl),$(filter cp311-x86_64,$(shell $(PY) -c \
+	'import sys, platform; print(f"cp{sys.version_info[0]}{sys.version_info[1]}-{platform.machine()}")' 2>/dev/null)))
+TORCH_LOCKED = $(UV) pip install --quiet --compile-bytecode --python $(PY) --require-hashes --find-links $(WHEELS) -r requirements/torch.txt
+TORCH_FROM_INDEX = echo "torch: the CPU build from PyTorch's CPU index $(TORCH_INDEX) (Linux; PyPI's on macOS)" \
+	&& $(UV) pip freeze --python $(PY) --exclude-editable > $(VENV)/installed.txt \
+	&& $(UV) pip install --quiet --compile-bytecode --python $(PY) --torch-backend cpu -c $(VENV)/installed.txt $(TORCH_PINS)
+torch: install $(VENV)/.torch-installed
+$(VENV)/.torch-installed: requirements/torch.txt $(STAMP)
+	$(if $(TORCH_FROM_LOCK),$(TORCH_LOCKED),$(TORCH_FROM_INDEX))
+	@touch $@
+
+# The tests that run sentence-transformers itself (make test skips them when the extra is missing).
+test-torch: torch
+	$(PY) -m pytest -m torch -p no:cacheprovider tests/test_light.py
 
 # The benchmark's peer (txtai) and chart (matplotlib) come from the `bench` extra, installed here only.
 # BENCH_ARGS="--ref main" also times main's code in the same run (full builds, rebuilds, retrieval).

@@ -1,4 +1,9 @@
-"""The light (numpy) embedding path against the reference, sentence-transformers on torch."""
+"""The light (numpy) embedding path against the reference, sentence-transformers on torch.
+
+`make test` runs without torch (it is the torch extra, `make torch`): the light path is checked against
+vectors sentence-transformers computed once (tests/st_reference.py); the tests that run torch itself
+are skipped, with their reason, unless the extra is installed.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +18,15 @@ import numpy as np
 import pytest
 
 from hwqa.build import build_index
-from hwqa.embed import SentenceTransformerEmbedder, resolve_model
+from hwqa.embed import SentenceTransformerEmbedder, resolve_model, torch_extra_installed
 from hwqa.engine import Engine
 from hwqa.light import Unsupported, load_light_model
 from hwqa.settings import load_settings
 
+from . import st_reference
 from .conftest import REPO
 
+needs_torch = pytest.mark.skipif(not torch_extra_installed(), reason="needs the torch extra (make torch)")
 HEAVY = ("torch", "sentence_transformers", "transformers", "gradio", "openai", "trafilatura", "bs4", "lxml", "watchfiles")
 
 
@@ -76,6 +83,26 @@ def varied_texts() -> list[str]:
 
 
 @pytest.mark.model
+def test_light_vectors_match_the_stored_sentence_transformers_vectors_including_truncation() -> None:
+    texts, reference = st_reference.load()
+    light = SentenceTransformerEmbedder()
+    long_ones = [t for t in texts if light.count_tokens(t) > light.max_tokens]
+    assert len(texts) == 64 and len(long_ones) >= 10  # the window is really exercised
+    ours = light.embed(texts)
+    assert light.describe()["runtime"] == "numpy"  # no fallback, no torch
+    cosines = np.sum(ours * reference, axis=1)
+    worst = int(np.argmin(cosines))
+    assert cosines[worst] >= 0.999, f"cosine {cosines[worst]:.5f} for {texts[worst][:80]!r}"
+    # the same text alone and inside a batch of other lengths (padding must not leak in)
+    alone = light.embed([long_ones[0]])[0]
+    assert float(alone @ ours[texts.index(long_ones[0])]) >= 0.9999
+    shuffled = light.embed(texts[::-1])[::-1]
+    assert float(np.min(np.sum(shuffled * ours, axis=1))) >= 0.9999
+
+
+@pytest.mark.model
+@pytest.mark.torch
+@needs_torch
 def test_light_vectors_match_sentence_transformers_including_truncation() -> None:
     texts = varied_texts()
     light = SentenceTransformerEmbedder()
@@ -116,6 +143,8 @@ def test_the_sentences_of_a_passage_are_embedded_in_the_same_pass_and_told_apart
 
 
 @pytest.mark.model
+@pytest.mark.torch
+@needs_torch
 def test_a_model_the_light_path_cannot_run_falls_back_with_one_notice(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     folder = model_copy(tmp_path, hidden_act="relu")  # a different model: numpy must not pretend
     with pytest.raises(Unsupported, match="relu"):
@@ -148,6 +177,8 @@ def test_unsupported_folders_are_refused_before_reading_weights(tmp_path: Path) 
 
 
 @pytest.mark.model
+@pytest.mark.torch
+@needs_torch
 def test_an_index_built_on_torch_is_served_by_the_light_path_without_rebuilding(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -200,3 +231,40 @@ def test_hwqa_ask_in_a_fresh_interpreter_never_imports_torch(tmp_path: Path) -> 
     answer, loaded_by_ask = run("ask", "How much does a TPU v3 cost per hour?", "--json")
     assert "8.00" in str(answer["answer"])
     assert loaded_by_ask == []  # nor gradio, openai, the HTML extractors or the watcher
+
+
+def _hwqa(tmp_path: Path, *args: str, env: dict[str, str], block: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """`hwqa ARGS` in a fresh interpreter, with the modules ``block`` names impossible to import (as where the
+    torch extra was never installed)."""
+    probe = f"import sys\nfor name in {block!r}:\n    sys.modules[name] = None\nfrom hwqa.cli import app\napp(sys.argv[1:])\n"
+    return subprocess.run(
+        [sys.executable, "-c", probe, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.mark.model
+def test_a_model_the_light_path_cannot_run_without_the_torch_extra_is_refused_in_one_line(tmp_path: Path) -> None:
+    folder = model_copy(tmp_path, hidden_act="relu")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "tpu.md").write_text("---\ntitle: TPU\n---\n# TPU v3\n\nA TPU v3-8 costs $8.00 per hour on demand.\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
+    env.update(
+        HWQA_NOTES=str(notes),
+        HWQA_INDEX=str(tmp_path / "index"),
+        HWQA_FETCH_LINKS="false",
+        HWQA_EMBED_MODEL=str(folder),
+        PYTHONPATH=os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")]),
+    )
+    proc = _hwqa(tmp_path, "index", env=env, block=("sentence_transformers", "transformers", "torch"))
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 1, proc.stderr
+    assert len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "hwqa: embedding with sentence-transformers" not in proc.stderr  # no notice that it falls back to torch
+    assert "make torch" in errors[0] and "hwqa[torch]" in errors[0] and "relu" in errors[0] and str(folder) in errors[0]
+    assert not (tmp_path / "index").exists() or not list((tmp_path / "index").glob("gen-*/manifest.json"))
+    # the bundled model needs no torch: the same notes index and answer
+    env.pop("HWQA_EMBED_MODEL")
+    assert _hwqa(tmp_path, "index", env=env, block=("sentence_transformers", "transformers", "torch")).returncode == 0
+    answer = _hwqa(tmp_path, "ask", "How much does a TPU v3 cost per hour?", env=env, block=("sentence_transformers", "torch"))
+    assert answer.returncode == 0 and "8.00" in answer.stdout

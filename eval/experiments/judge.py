@@ -11,7 +11,7 @@ expected fact) on one fold of the training part held out. The test part is never
 
 Baselines in the same run: the question-to-span similarity alone, and the shipped scorer's features
 refitted on the other folds (``hwqa.scorer.fit_listwise``). Needs torch and transformers (the
-sentence-transformers install brings both) and the eval indexes (``hwqa eval`` builds them).
+torch extra, `make torch`, brings both) and the eval indexes (``hwqa eval`` builds them).
 
 Usage: ``python eval/experiments/judge.py --mode cross --fold 0 --epochs 2 --lr 3e-5``
 """

