@@ -11,6 +11,7 @@ from hwqa.base import Hit
 from hwqa.builtin import BuiltinAnswerer
 from hwqa.engine import Engine
 from hwqa.question import parse_question
+from hwqa.quotes import Candidate, quote
 from hwqa.retrieve import Filter, with_surroundings
 from hwqa.scorer import FEATURES, features
 from hwqa.settings import Settings
@@ -709,3 +710,33 @@ def test_a_list_item_of_several_sentences_is_quoted_by_the_sentence_that_answers
     rest = [s for s in spans if s.kind == "sentence" and s.list_id == 0]
     assert [s.text for s in rest][-1] == "Their weekly GPU quota is 30 hours."
     assert "TPU runtimes came with" in rest[2].text and "GPU runtimes came with" in rest[2].context  # its neighbours
+
+
+TIMEOUTS_NOTE = """
+---
+title: Zorrod settings
+---
+# Zorrod settings
+
+## Timeouts
+
+zorrod.connect_timeout
+
+How long a client waits for the daemon to accept a connection. Raise it on a slow network. The default is 30 seconds.
+
+zorrod.idle_timeout
+
+How long an idle session is kept open. The default is 600 seconds.
+"""
+
+
+def test_a_later_sentence_of_a_definition_is_quoted_with_its_term(tmp_path: Path) -> None:
+    """Read alone, "The default is 30 seconds." says nothing of what it is the default of: the quote names its term."""
+    engine = _engine(tmp_path, "settings.md", TIMEOUTS_NOTE)
+    gen = engine.generation()
+    (chunk,) = [c for c in gen.all_chunks() if "connect_timeout" in c.text]
+    pool = [Candidate(Hit(chunk, 0.9), 0, span) for span in spans_of(chunk.text)]
+    (default,) = [c for c in pool if c.span.text == "The default is 30 seconds."]
+    assert quote(default, pool) == "zorrod.connect_timeout: The default is 30 seconds."
+    (idle,) = [c for c in pool if c.span.text == "The default is 600 seconds."]
+    assert quote(idle, pool) == "zorrod.idle_timeout: The default is 600 seconds."

@@ -82,6 +82,8 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
         return f"{text} `{span.code}`"  # "Check that the cards are visible: `tsr devices`"
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
         return f"{span.lead} {text}"
+    if span.kind == "sentence" and span.subject and span.subject not in text:
+        return f"{span.subject}: {text}"  # a later sentence of a definition says which term it is about
     return text
 
 
