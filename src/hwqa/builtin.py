@@ -69,6 +69,9 @@ class BuiltinAnswerer:
         asked = price.ask(question, history) if price is not None else None
         if price is None or asked is None:
             return from_notes
+        if asked.problems:  # an amount it cannot use is said, never read as another one
+            said = "The price calculator could not answer: " + "; ".join(asked.problems) + "."
+            return Answer("\n\n".join(p for p in (said, from_notes.text) if p), from_notes.citations, covered=from_notes.covered)
         # What the notes hold no price for is said first, never dropped: no prices at all, or none for the hardware named.
         if not price.table.rows:
             return compose_price_gap(render_no_prices(asked.request, asked.unpriced), from_notes)

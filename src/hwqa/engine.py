@@ -204,7 +204,7 @@ class Engine:
         # notes with no prices, which the answer must say) is never turned away for a word the passages lack.
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
         asked = price.ask(q, history) if price is not None else None
-        if price is not None and asked is not None and (not price.table.rows or computable(asked.request)):
+        if price is not None and asked is not None and (not price.table.rows or computable(asked.request) or asked.problems):
             return [], ""
         missing = missing_terms(gen, q)
         also = ""

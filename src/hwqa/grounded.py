@@ -143,6 +143,9 @@ def _mapping(value: object) -> Mapping[str, Any]:
 def _plan(tools: Sequence[Tool], question: Question, history: Sequence[Mapping[str, Any]]) -> _Plan | None:
     """The calculation a price question implies, done now (None when it is not a price question)."""
     price = next((t for t in tools if isinstance(t, PriceTool)), None)
+    asked = price.ask(question, history) if price is not None and price.table.rows else None
+    if price is not None and asked is not None and asked.problems:  # an amount it cannot use: said, not replaced
+        return _Plan(ToolCall(price.name, {}, {"error": "; ".join(asked.problems)}))
     request = price.plan(question, history) if price is not None else None
     if price is None or request is None:
         return None

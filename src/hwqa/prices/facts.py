@@ -7,6 +7,7 @@ left out with their reason, and relative speeds stated in words (:class:`SpeedFa
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,13 +15,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..notes import Note
-from ..units import HOURS_PER
+from ..units import HOURS_PER, MAX_BUDGET_USD, money_words
 from .names import DEVICE_WORDS, Mention, Money, find_pricing, find_providers, provider_of_host
 from .table import DEFAULT_PRICING, LeftOut, PriceRow, PriceTable
 
 __all__ = ["Doc", "Found", "SpeedFact", "article_doc", "clean", "note_doc", "per_device_hour"]
 
 NOT_STATED = "not stated"
+#: The largest amount a price may state: no more than the largest budget the calculator works with.
+MAX_PRICE_USD = MAX_BUDGET_USD
 _LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _EMPHASIS = re.compile(r"\*\*|__|`")
@@ -123,8 +126,12 @@ def rental_unit_problem(money: Money, before: str = "", after: str = "") -> str 
         if per:
             return f"{money.stated} {per.group(0).strip()} has no time unit (per hour, per month)"
         return f"{money.stated} has no time unit (per hour, per month): a purchase price or a total, not a rental price"
+    if not math.isfinite(money.amount):
+        return f"{money.stated} is not a number"
     if money.amount <= 0:
         return f"{money.stated} is not above 0; a free offer has no price per hour to compare"
+    if money.amount > MAX_PRICE_USD:
+        return f"{money.stated} is more than {money_words(MAX_PRICE_USD)}, beyond any price the calculator compares"
     qual = _qualifier_words(money.qualifier)
     if qual and not qual <= DEVICE_WORDS:
         return f"{money.stated} is a price per {money.qualifier} {money.unit}, not per hour of a device"

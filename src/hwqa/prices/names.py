@@ -9,6 +9,7 @@ cards, TPU generations, AMD Instinct, CPUs, other ASICs), not of any one note's 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -197,8 +198,9 @@ DEVICE_WORDS = frozenset(
 )
 _AMOUNT = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _MONEY = re.compile(
-    rf"(?:(?P<pre>US\$|\$|USD\s?|€|£|EUR\s?|GBP\s?)\s?{_AMOUNT}(?P<k>k\b)?(?:\s?(?:USD|US dollars?|dollars?)\b)?"
-    rf"|{_AMOUNT.replace('num', 'num2')}\s?(?P<post>USD|US dollars?|dollars?|EUR|euros?|€)\b)",
+    rf"(?:(?P<pre>US\$|\$|USD\s?|€|£|EUR\s?|GBP\s?)\s?(?P<neg>[-−]\s?)?(?:{_AMOUNT}|(?P<nan>nan|inf(?:inity)?)\b)(?P<k>k\b)?"
+    rf"(?:\s?(?:USD|US dollars?|dollars?)\b)?"
+    rf"|(?<![\d,.]){_AMOUNT.replace('num', 'num2')}\s?(?P<post>USD|US dollars?|dollars?|EUR|euros?|€)\b)",
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(
@@ -231,7 +233,10 @@ def find_money(text: str) -> list[Money]:
         raw = m.group("num") or m.group("num2")
         currency_mark = (m.group("pre") or m.group("post") or "").strip().lower()
         currency = "USD" if currency_mark in _DOLLARS else currency_mark
-        amount = float(raw.replace(",", "")) * (1000 if m.group("k") else 1)
+        # "$NaN/hr" and "$-5/hr" are read as written, so the reader can say why they are left out
+        amount = math.nan if raw is None else float(raw.replace(",", "")) * (1000 if m.group("k") else 1)
+        if m.group("neg"):
+            amount = -amount
         unit_m = _UNIT_AFTER.match(text, m.end())
         unit = qual = None
         end = m.end()

@@ -30,7 +30,8 @@ from ..errors import IndexMissingError
 from ..index import read_live_manifest
 from ..links import find_all_urls
 from ..notes import Note
-from .facts import Found, note_doc
+from ..units import money_words
+from .facts import MAX_PRICE_USD, Found, note_doc
 from .merge import bounded_left_out, fill_speeds, merge_rows, resolve_speeds
 from .pipe_tables import PipeTable, find_tables
 from .prose import read_document
@@ -126,6 +127,8 @@ def parse_usd_per_hour(cell: str) -> float:
         raise ValueError(f"usd_per_hour {text!r} is not a finite number")
     if value <= 0:
         raise ValueError(f"usd_per_hour {text!r} is 0; a price must be above 0")
+    if value > MAX_PRICE_USD:
+        raise ValueError(f"usd_per_hour {text!r} is more than {money_words(MAX_PRICE_USD)}; check the price")
     return value
 
 

@@ -16,6 +16,7 @@ Relative speeds ("equivalent to 8 V100", "about 2x an A100") are read as
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 
 from ..markdown import code_lines, heading, is_delimiter_row, split_row
@@ -28,6 +29,14 @@ __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
 PRICES_READER = 2  # 2: prices paired before or after their hardware; speeds against other hardware
+
+#: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
+#: price can be attributed in (its pairing of prices and names grows with their product), and is left out.
+MAX_SENTENCE_CHARS = 2000
+#: The most price statements (rows and statements left out) read from one document: a page of more is
+#: not a price list a person keeps, and the rest is left out with one reason, so reading stays bounded.
+MAX_STATEMENTS = 1000
+_FULL = "this document holds more than"
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]”’]*\s+(?=[\"'(\[“‘]?[A-Z0-9$*])")
@@ -61,6 +70,8 @@ def read_document(doc: Doc, *, tables: bool = True) -> Found:
 
     i = 0
     while i < len(lines):
+        if found.left_out and found.left_out[-1].reason.startswith(_FULL):
+            return found  # read as much as one document may hold (MAX_STATEMENTS)
         line = lines[i]
         if code[i]:
             flush()
@@ -74,13 +85,15 @@ def read_document(doc: Doc, *, tables: bool = True) -> Found:
             continue
         if "|" in line and i + 1 < len(lines) and is_delimiter_row(lines[i + 1]):
             flush()
-            rows: list[tuple[int, str, list[str]]] = []
             j = i + 2
             while j < len(lines) and "|" in lines[j] and lines[j].strip() and not code[j]:
-                rows.append((doc.first_line + j, lines[j].strip(), split_row(lines[j])))
                 j += 1
-            if tables:
+            room = MAX_STATEMENTS - len(found.rows) - len(found.left_out)
+            if tables and _room(found, ctx, doc.first_line + i):
+                rows = [(doc.first_line + k, lines[k].strip(), split_row(lines[k])) for k in range(i + 2, min(j, i + 2 + room))]
                 found.extend(read_table(ctx, doc.first_line + i, split_row(line), rows))
+                if j - (i + 2) > room:
+                    _full(found, ctx, doc.first_line + i + 2 + room)
             i = j
             continue
         if not line.strip():
@@ -113,9 +126,37 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
         sentence = text[begin:end]
         if sentence.strip():
             offset = begin + len(sentence) - len(sentence.lstrip())
-            line = block[max(k for k, s in enumerate(starts) if s <= offset)][0]
-            _read_sentence(clean(sentence), line, kind, ctx, found)
+            line = block[bisect_right(starts, offset) - 1][0]
+            if len(sentence) > MAX_SENTENCE_CHARS:
+                if _CHEAP_TEST.search(sentence):
+                    found.left_out.append(
+                        LeftOut(
+                            ctx.where(line),
+                            clean(sentence[:200]) + " …",
+                            f"a sentence of {len(sentence):,} characters is too long to read prices from "
+                            f"(at most {MAX_SENTENCE_CHARS:,}); end its sentences or start a new paragraph",
+                        )
+                    )
+            elif _room(found, ctx, line):
+                _read_sentence(clean(sentence), line, kind, ctx, found)
+            else:
+                return
         begin = end
+
+
+def _room(found: Found, ctx: Context, line: int) -> bool:
+    """Whether ``found`` may take more statements (see :data:`MAX_STATEMENTS`); the first time not, says so."""
+    if len(found.rows) + len(found.left_out) < MAX_STATEMENTS:
+        return True
+    _full(found, ctx, line)
+    return False
+
+
+def _full(found: Found, ctx: Context, line: int) -> None:
+    if not any(item.reason.startswith(_FULL) for item in found.left_out[-1:]):
+        found.left_out.append(
+            LeftOut(ctx.where(line), "", f"{_FULL} {MAX_STATEMENTS:,} price statements; the rest, from here on, were not read")
+        )
 
 
 def _clauses(sentence: str) -> tuple[list[int], dict[int, tuple[int, int]]]:

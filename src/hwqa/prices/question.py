@@ -279,6 +279,7 @@ class PricePlan:
 
     request: CalcRequest
     unpriced: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # amounts or times the question states that the calculator cannot use, in its words
 
 
 def plan_price_question(
@@ -297,13 +298,14 @@ def plan_price_question(
     fields, signals = _extract(question, table)
     unpriced: tuple[str, ...] = fields.pop("unpriced", ())
     short = len(question.text.split()) <= 4
+    problems = words.problems if words.refused else ()
     if previous is not None and fields and (words.follow_up or short):
-        return PricePlan(_merge(previous, fields), unpriced)
+        return PricePlan(_merge(previous, fields), unpriced, problems)
     if previous is None and words.follow_up and not re.search(r"\d", question.text):
         return None
-    if not _is_price_question(fields, signals):
+    if not (_is_price_question(fields, signals) or problems):
         return None
-    return PricePlan(_request(fields), unpriced)
+    return PricePlan(_request(fields), unpriced, problems)
 
 
 def plan_price_request(

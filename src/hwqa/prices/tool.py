@@ -262,7 +262,7 @@ def price_plan(question: Question, history: Sequence[Message], table: PriceTable
             earlier = plan_price_question(parse_question(str(message.get("content", ""))), table, previous)
             previous = earlier.request if earlier is not None else None
     plan = plan_price_question(question, table, previous)
-    if plan is None or not (computable(plan.request) or plan.unpriced):
+    if plan is None or not (computable(plan.request) or plan.unpriced or plan.problems):
         return None
     return plan
 
