@@ -26,8 +26,9 @@ from .answer import Answer, CitationList, compose_price_answer, compose_price_ga
 from .base import Hit, Tool, ToolCall
 from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold
+from .prices.costs import answer_costs
 from .prices.render import render_no_prices, render_price_result, render_unpriced
-from .prices.tool import PriceTool, computable
+from .prices.tool import PriceTool, compose_cost_answer, computable
 from .question import Question
 from .quotes import Candidate, introduced, introduced_rows, quote, span_idents, whole_list, whole_table
 from .scorer import Model, features, load_model, span_similarities
@@ -66,6 +67,9 @@ class BuiltinAnswerer:
     ) -> Answer:
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
         from_notes = self.extract(question, hits, price)
+        costs = answer_costs(question.price, price.table) if price is not None else None
+        if price is not None and costs is not None:
+            return compose_cost_answer(costs, price, from_notes)
         asked = price.ask(question, history) if price is not None else None
         if price is None or asked is None:
             return from_notes

@@ -21,7 +21,8 @@ from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError
 from .grounded import GroundedAnswerer
 from .llm import OpenAIAnswerer
-from .prices import HARDWARE_TYPES, PriceTable
+from .prices import HARDWARE_TYPES, Found, PriceTable, price_table_from
+from .prices.costs import answer_costs
 from .prices.render import render_unpriced
 from .prices.table import OTHER_TYPE
 from .prices.tool import PriceTool, computable
@@ -66,6 +67,30 @@ def _pages_linked_from(manifest: dict[str, Any], notes: frozenset[str]) -> set[s
         for url, info in (manifest.get("links") or {}).items()
         if titles.intersection(info.get("linked_from") or info.get("notes") or [])
     }
+
+
+def _filtered_prices(gen: store.Generation, table: PriceTable, notes: frozenset[str], pages: set[str]) -> PriceTable:
+    """The prices of the notes a filter admits (and of the pages they link to), merged among themselves:
+    a note's own price stays even where the whole table prefers another note's for the same offer.
+    Read from the facts each segment keeps per note; the whole table's rows of those notes if that fails."""
+    records: dict[str, Any] = gen.manifest.get("notes") or {}
+    wanted: dict[str, list[str]] = {}
+    for rel in sorted(notes):
+        seg = (records.get(rel) or {}).get("seg")
+        if seg:
+            wanted.setdefault(str(seg), []).append(rel)
+    try:
+        facts: dict[str, Any] = {}
+        for seg in gen.segments:
+            name = str(seg.entry.get("name"))
+            if name in wanted:
+                facts.update(seg.note_prices(wanted[name]))
+        links: dict[str, Any] = gen.manifest.get("links") or {}
+        articles = [Found.from_json(links[url]["prices"]) for url in sorted(pages) if (links.get(url) or {}).get("prices")]
+        return price_table_from([facts.get(rel, {}) for rel in sorted(notes)], articles)
+    except (KeyError, TypeError, ValueError):
+        kept = [r for r in table.rows if r.note in notes or r.note in pages]
+        return PriceTable(kept, list(table.problems), facts=[f for f in table.facts if f.note in notes or f.note in pages])
 
 
 def embedder_id(settings: Settings) -> str:
@@ -164,7 +189,7 @@ class Engine:
         if flt:
             notes = admitted(gen, flt)[1]
             pages = _pages_linked_from(gen.manifest, notes)
-            table = PriceTable([r for r in table.rows if r.note in notes or r.note in pages], list(table.problems))
+            table = _filtered_prices(gen, table, notes, pages)
 
         def caveats() -> Answer:
             if not question:
@@ -203,6 +228,8 @@ class Engine:
         # A price question is planned into the calculator first: one it can compute (or a budget over
         # notes with no prices, which the answer must say) is never turned away for a word the passages lack.
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
+        if price is not None and answer_costs(q.price, price.table) is not None:
+            return [], ""  # a plan, energy or purchase question the notes' facts answer
         asked = price.ask(q, history) if price is not None else None
         if price is not None and asked is not None and (not price.table.rows or computable(asked.request) or asked.problems):
             return [], ""

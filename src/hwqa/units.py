@@ -11,7 +11,15 @@ __all__ = ["HOURS_PER", "HOURS_PER_MONTH", "MAX_BUDGET_USD", "MAX_HOURS", "MAX_P
 
 HOURS_PER_MONTH = 730.0
 #: Hours in each time unit a price may be stated per, or a question may ask about.
-HOURS_PER = {"hour": 1.0, "minute": 1 / 60, "second": 1 / 3600, "day": 24.0, "week": 168.0, "month": HOURS_PER_MONTH}
+HOURS_PER = {
+    "hour": 1.0,
+    "minute": 1 / 60,
+    "second": 1 / 3600,
+    "day": 24.0,
+    "week": 168.0,
+    "month": HOURS_PER_MONTH,
+    "year": 12 * HOURS_PER_MONTH,
+}
 
 # The bounds of what the calculator works with, shared by the question's reading (hwqa.pricewords) and
 # the request's check (hwqa.prices.request), so both say the same thing in the same words.

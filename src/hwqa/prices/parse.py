@@ -302,7 +302,7 @@ def note_prices(note: Note) -> dict[str, Any]:
     merges them)."""
     rows, problems = parse_price_note(note)
     found = _read_note(note)
-    if not (rows or problems or found.rows or found.left_out or found.speeds):
+    if not (rows or problems or found.rows or found.left_out or found.speeds or found.facts):
         return {}
     stated = found.to_json()
     stated["rows"] = [_row_values(r) for r in found.rows]
@@ -314,7 +314,7 @@ def price_table_from(notes: Iterable[Mapping[str, Any]], articles: Iterable[Foun
     explicit: list[PriceRow] = []
     problems: list[str] = []
     rows: list[PriceRow] = []
-    rest: dict[str, list[Any]] = {"left_out": [], "speeds": []}
+    rest: dict[str, list[Any]] = {"left_out": [], "speeds": [], "facts": []}
     for facts in notes:
         if facts:
             explicit.extend(PriceRow(*values) for values in facts.get("rows", []))
@@ -332,6 +332,7 @@ def price_table_from(notes: Iterable[Mapping[str, Any]], articles: Iterable[Foun
     speeds, unresolved = resolve_speeds(merged, found.speeds)
     table.rows = fill_speeds(merged, speeds)
     table.left_out = bounded_left_out([*found.left_out, *unresolved])
+    table.facts = found.facts
     return table
 
 

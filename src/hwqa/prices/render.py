@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from .fmt import cell, money, number
 from .request import CalcRequest
 from .result import CalcResult, PriceOption
-from .table import HARDWARE_TYPES, OTHER_TYPE, PriceRow, PriceTable, round_figures
+from .table import HARDWARE_TYPES, OTHER_TYPE, PriceFact, PriceRow, PriceTable, round_figures
 
 __all__ = ["render_excluded", "render_no_prices", "render_price_result", "render_price_table", "render_unpriced"]
 
@@ -34,7 +34,17 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     request = result.request
     options = result.options
     if mode == "lookup" and len(options) == 1:  # "how much does X cost?": one sentence, no table
-        parts = (_describe_price(options[0]), render_excluded(result), _render_problems(result))
+        only = options[0]
+        even = ""
+        if request.purchase_usd is not None and only.break_even_hours is not None:  # "buy it or rent it?"
+            days = (
+                f" (about {only.break_even_days:,.0f} days at {request.hours_per_day:g} h a day)" if only.break_even_days else ""
+            )
+            even = (
+                f"Buying for {cell(request.purchase_usd, as_money=True)} costs the same as renting it for "
+                f"**{only.break_even_hours:,.0f} hours**{days}; use it longer than that and buying is cheaper."
+            )
+        parts = (_describe_price(only), even, render_excluded(result), _render_problems(result))
         return "\n".join(line for line in parts if line)
     show_pricing = len({o.row.pricing for o in options}) > 1
     show_break_even = request.purchase_usd is not None
@@ -243,6 +253,10 @@ def render_price_table(
             "No price rows found; write prices in your notes (a sentence such as 'an A100 costs $3.67/hr on GCP', "
             "or a note tagged `prices` with a table of hardware, provider, type, usd_per_hour)."
         )
+    if table.facts:
+        lines.append("")
+        lines.append(f"Purchases, plans and power ({len(table.facts)}):")
+        lines.extend(f"- {_md_escape(f'{f.subject}: {fact_amount(f)} ({f.kind}), {f.where}')}" for f in table.facts)
     if table.conflicts:
         lines.append("")
         lines.append(f"Conflicts ({len(table.conflicts)}):")
@@ -256,3 +270,17 @@ def render_price_table(
         lines.append(f"Problems ({len(table.problems)}):")
         lines.extend(f"- {p}" for p in table.problems)
     return "\n".join(lines)
+
+
+_CURRENCY_MARKS = {"USD": "$", "EUR": "€", "GBP": "£"}
+_PER = {"month": "/month", "year": "/year", "kwh": "/kWh", "once": ""}
+
+
+def fact_amount(fact: PriceFact) -> str:
+    """A fact's amount as written for people: ``$650``, ``$9.99/month``, ``$0.15/kWh``, ``350 W``."""
+    if fact.kind == "power":
+        return f"{fact.amount:g} W"
+    mark = _CURRENCY_MARKS.get(fact.currency)
+    value = f"{fact.amount:,.2f}" if fact.amount != int(fact.amount) or fact.amount < 100 else f"{fact.amount:,.0f}"
+    amount = f"{mark}{value}" if mark else f"{value} {fact.currency}"
+    return amount + _PER.get(fact.unit, f"/{fact.unit}")

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..answer import Answer, Citation
-from ..base import Tool
+from ..base import Tool, ToolCall
 from ..errors import ToolArgumentError
 from ..index import StoredChunk
 from ..question import Question, parse_question
 from .calculator import check_and_calculate
+from .costs import CostAnswer
 from .question import PricePlan, plan_price_question, plan_price_request
 from .request import (
     MAX_BUDGET_USD,
@@ -37,7 +38,7 @@ from .request import (
     check_request,
 )
 from .result import CalcResult
-from .table import HARDWARE_TYPES, HardwareType, PriceRow, PriceTable
+from .table import HARDWARE_TYPES, HardwareType, PriceFact, PriceRow, PriceTable
 
 __all__ = [
     "PRICE_CALCULATOR_TOOL",
@@ -397,3 +398,30 @@ class PriceTool(Tool):
                 )
             )
         return citations
+
+
+def compose_cost_answer(costs: CostAnswer, price: PriceTool, from_notes: Answer) -> Answer:
+    """A plan, energy or purchase answer (:mod:`hwqa.prices.costs`): the sum, cited to the sentences or rows
+    of the facts it used, then what the passages say."""
+    by_note: dict[str, list[PriceFact]] = {}
+    for fact in costs.facts:
+        by_note.setdefault(fact.note, []).append(fact)
+    citations: list[Citation] = []
+    for note, used in by_note.items():
+        section = price.section_at(note, min(f.line for f in used))
+        first = used[0]
+        citations.append(
+            Citation(
+                n=len(citations) + 1,
+                title=first.note_title or note,
+                source=note,
+                url=first.url,
+                heading=section.heading if section else first.section,
+                text="\n".join(dict.fromkeys(f.evidence for f in used)),
+                score=1.0,
+                kind="note" if first.url is None else "article",
+            )
+        )
+    marks = "".join(f"[{c.n}]" for c in citations)
+    call = ToolCall("price_facts", {}, {"answer": costs.text, "facts": [f.to_json() for f in costs.facts]})
+    return Answer(f"{costs.text} {marks}", citations, [call], covered=True)
