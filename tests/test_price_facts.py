@@ -6,6 +6,7 @@ calculator, with 0 rows whose source line does not state that price for that ite
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +236,50 @@ def test_a_note_filter_keeps_that_notes_own_prices(bundled: Path) -> None:
 )
 def test_words_near_hardware_are_not_read_as_hardware_without_a_price(bundled: Path, question: str, not_said: str) -> None:
     assert not_said not in ask(question)["answer"]
+
+
+def _conversation(*questions: str) -> list[str]:
+    """Each question asked after the ones before it (the chat's history), the answers in order."""
+    from hwqa import Engine, load_settings
+
+    engine = Engine(load_settings(env=dict(os.environ)))
+    history: list[dict[str, str]] = []
+    answers = []
+    for question in questions:
+        text = engine.ask(question, history).text
+        history += [{"role": "user", "content": question}, {"role": "assistant", "content": text}]
+        answers.append(text)
+    return answers
+
+
+@pytest.fixture
+def both(owner: Path) -> Path:
+    write_note(owner, "cloud-prices.md", PRICE_TABLE_NOTE)
+    write_note(owner, "gpus.md", "---\ntitle: GPU memory\n---\n# GPU memory\n\nThe NVIDIA L4 has 24 GB of GDDR6 memory.\n")
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    return owner
+
+
+def test_and_for_three_days_reuses_the_instance_and_says_so(both: Path) -> None:
+    _, follow = _conversation("What would 30 hours on a g6.xlarge cost?", "and for three days?")
+    assert follow.startswith("Using g6.xlarge from your earlier question.")
+    assert "For a job that takes 72.0 h on g6.xlarge" in follow and "$57.60" in follow
+
+
+def test_how_much_memory_does_it_have_is_about_the_hardware_before(both: Path) -> None:
+    _, follow = _conversation("What would 30 hours on a g6.xlarge cost?", "how much memory does it have?")
+    assert follow.startswith("Taking “it” to mean the L4 of the g6.xlarge, from your earlier question.")
+    assert "24 GB" in follow
+
+
+def test_what_about_on_gcp_keeps_the_budget_and_names_only_that_providers_options(both: Path) -> None:
+    _, follow = _conversation("TPU or GPU for my budget of $100?", "what about on GCP?")
+    assert follow.startswith("Using the budget of $100, GPUs and TPUs from your earlier question.")
+    table = [line for line in follow.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert table and all(line.rstrip(" |").endswith("GCP") for line in table)
+
+
+def test_a_monthly_budget_too_small_says_what_a_month_costs_not_relax_the_filters(both: Path) -> None:
+    answer = ask("TPU or GPU for my budget of $100 per month?")["answer"]
+    assert "relax" not in answer
+    assert "**Nothing fits $100 for 730 h:**" in answer

@@ -23,6 +23,7 @@ from .grounded import GroundedAnswerer
 from .llm import OpenAIAnswerer
 from .prices import HARDWARE_TYPES, Found, PriceTable, price_table_from
 from .prices.costs import answer_costs
+from .prices.question import resolve_reference
 from .prices.render import render_unpriced
 from .prices.table import OTHER_TYPE
 from .prices.tool import PriceTool, computable
@@ -262,6 +263,12 @@ class Engine:
         history = list(history or [])
         started = time.perf_counter()
         gen = self.generation()
+        earlier = next((str(m.get("content", "")) for m in reversed(history) if m.get("role") == "user"), "")
+        took = ""
+        if earlier:  # "how much memory does it have?": "it" is the hardware the question before named
+            rewritten, took = resolve_reference(q, parse_question(earlier), self.price_table(gen))
+            if took:
+                q = parse_question(rewritten)
         t_retrieve = time.perf_counter()
         hits = self.hits(gen, q, flt)
         t_answer = time.perf_counter()
@@ -277,6 +284,8 @@ class Engine:
                 else:
                     yield neutralise(item, [h.chunk.url for h in hits])
         assert answer is not None
+        if took:
+            answer = replace(answer, text=f"{took}\n\n{answer.text}")
         if flt and not answer.covered:  # say which notes were searched: the filter may be why
             answer = replace(answer, text=f"I searched only {describe_filter(flt)} (your filter). {answer.text}")
         # No live image, raw HTML or outside link reaches a reader (a fallback's line may name the model's server).

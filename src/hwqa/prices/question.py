@@ -29,7 +29,7 @@ from ..question import Question, is_kind
 from .request import CalcRequest
 from .table import HARDWARE_TYPES, PriceTable, hardware_matches
 
-__all__ = ["PricePlan", "find_hardware_mentions", "plan_price_question", "plan_price_request"]
+__all__ = ["PricePlan", "find_hardware_mentions", "plan_price_question", "plan_price_request", "resolve_reference"]
 
 _DEVICES_BEFORE_X = re.compile(rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x|×|\*)\s*$")
 _DEVICES_BEFORE = re.compile(rf"{LEAD}(?P<n>\d+|{WORDS})\s+$")
@@ -338,3 +338,29 @@ def plan_price_request(
     (see :func:`plan_price_question`)."""
     plan = plan_price_question(question, table, previous)
     return None if plan is None else plan.request
+
+
+_PRONOUN = re.compile(r"\b(?:it|its|that\s+one|this\s+one|that\s+card|this\s+card|that\s+instance)\b", re.IGNORECASE)
+_MAX_FOLLOW_UP_WORDS = 10
+
+
+def resolve_reference(question: Question, previous: Question | None, table: PriceTable | None) -> tuple[str, str]:
+    """A short follow-up that points back with "it" ("how much memory does it have?") and names no
+    hardware, rewritten with the hardware the question before named (a cloud instance type as the card
+    its price was stated for), and what was taken, in words; ``(question.text, "")`` when nothing is."""
+    text = question.text
+    pronoun = _PRONOUN.search(text)
+    if previous is None or pronoun is None or len(text.split()) > _MAX_FOLLOW_UP_WORDS:
+        return text, ""
+    if _mentions(question.price, table) or question.price.hardware:
+        return text, ""
+    named = [m.word for m in _mentions(previous.price, table)] or [m.word for m in previous.price.hardware]
+    if not named:
+        return text, ""
+    name = named[0]
+    rows = [r for r in table.find(name) if r.instance and r.instance.lower() == name.lower()] if table is not None else []
+    card = rows[0].hardware if rows else name
+    said = f"the {card} of the {name}" if card != name else f"the {name}"
+    possessive = pronoun.group(0).lower() == "its"
+    rewritten = text[: pronoun.start()] + (f"the {card}'s" if possessive else f"the {card}") + text[pronoun.end() :]
+    return rewritten, f"Taking “{pronoun.group(0)}” to mean {said}, from your earlier question."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from .fmt import cell, money, number
@@ -68,8 +69,9 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     if intro:
         lines.append(intro)
         lines.append("")
-    lines.append("| " + " | ".join(headers) + " |")
-    lines.append("|" + "|".join("---" for _ in headers) + "|")
+    if options:  # no empty table when nothing fits: the line below says why
+        lines.append("| " + " | ".join(headers) + " |")
+        lines.append("|" + "|".join("---" for _ in headers) + "|")
     for option in options[:max_rows]:
         row = option.row
         cells = [
@@ -101,9 +103,41 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     if recommendation:
         lines.append(f"**Recommendation:** {recommendation.hardware} ({recommendation.provider}) — {recommendation.reason}.")
     else:
-        lines.append("**No option fits** the filters; relax them (types, memory, pricing or budget).")
+        lines.append(_no_fit(result))
     lines.extend(line for line in (render_excluded(result), _render_problems(result)) if line)
     return "\n".join(lines)
+
+
+_OVER_BUDGET = re.compile(r"costs \$([\d,]+(?:\.\d+)?) for this, over the")
+
+
+def _no_fit(result: CalcResult) -> str:
+    """Why no option is left, in the terms the question set: a budget too small for the time asked (with
+    what the cheapest option costs and how long the budget lasts on it), else the filters it set."""
+    request = result.request
+    over = [(float(m.group(1).replace(",", "")), e) for e in result.excluded if (m := _OVER_BUDGET.search(e.reason))]
+    if request.budget_usd is not None and request.hours and over:
+        cost, cheapest = min(over, key=lambda item: item[0])
+        lasts = request.budget_usd / (cost / request.hours)
+        return (
+            f"**Nothing fits {cell(request.budget_usd, as_money=True)} for {request.hours:,g} h:** the cheapest, "
+            f"{_md_escape(cheapest.hardware)} ({_md_escape(cheapest.provider)}), costs {cell(cost, as_money=True)} for that; "
+            f"{cell(request.budget_usd, as_money=True)} runs it for {lasts:,.0f} h."
+        )
+    asked = [
+        name
+        for name, on in (
+            ("types", set(request.types) != set(HARDWARE_TYPES)),
+            ("memory", request.min_memory_gb is not None),
+            ("providers", bool(request.providers)),
+            ("hardware", bool(request.compare)),
+            ("budget", request.budget_usd is not None),
+        )
+        if on
+    ]
+    if asked:
+        return f"**No option fits** what you asked ({', '.join(asked)}); relax it to see more."
+    return "**No option fits.**"
 
 
 def _render_problems(result: CalcResult) -> str:
