@@ -283,3 +283,12 @@ def test_a_monthly_budget_too_small_says_what_a_month_costs_not_relax_the_filter
     answer = ask("TPU or GPU for my budget of $100 per month?")["answer"]
     assert "relax" not in answer
     assert "**Nothing fits $100 for 730 h:**" in answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["I need two more hours on the RTX 3090, is that a lot?", "What is the Pro plan?", "Does Colab Pro give me a V100?"],
+)
+def test_plain_questions_that_mention_a_priced_thing_are_not_taken_over(owner: Path, question: str) -> None:
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    assert not [call for call in ask(question)["tool_calls"] if call["name"] == "price_facts"]

@@ -28,7 +28,10 @@ _PLAN = re.compile(r"\b(?:plan|subscription|membership|tier)s?\b")
 _PERIOD = re.compile(rf"(?<![\w.])(?P<n>\d+(?:\.\d+)?|{'|'.join(WORD_NUMBERS)})\s*-?\s*(?P<unit>years?|months?|yrs?)\b")
 _PER_PERIOD = re.compile(r"\b(?:per|a|an|each|every)\s+(?P<unit>year|month)\b|\b(?P<word>annual(?:ly)?|yearly|monthly)\b")
 _COUNTS = "|".join(w for w in WORD_NUMBERS if w not in ("a", "an", "single"))  # "buy an RTX 4090" is not a count
-_MORE = re.compile(rf"(?<![\w.])(?P<n>\d{{1,3}}|{_COUNTS})\s+(?:more|extra|additional|other)\b")
+_MORE = re.compile(
+    rf"(?<![\w.])(?P<n>\d{{1,3}}|{_COUNTS})\s+(?:more|extra|additional|other)\b"
+    r"(?!\s+(?:hours?|hrs?|days?|weeks?|months?|years?|minutes?|gb|tb|runs?|jobs?|epochs?|times?)\b)"
+)
 _BUY_N = re.compile(rf"\b(?:buy(?:ing)?|purchas\w*|get(?:ting)?)\s+(?P<n>\d{{1,3}}|{_COUNTS})\b")
 _RENTING = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|break[\s-]?even|versus|vs\.?)\b")
 _BOUGHT = re.compile(r"\b(?:i|we)\s+(?:bought|got|own|have|paid\s+for|purchased)\b|\bmy\s+(?:card|gpu)\b")
