@@ -292,3 +292,17 @@ def test_a_monthly_budget_too_small_says_what_a_month_costs_not_relax_the_filter
 def test_plain_questions_that_mention_a_priced_thing_are_not_taken_over(owner: Path, question: str) -> None:
     assert runner.invoke(app, ["index"]).exit_code == 0
     assert not [call for call in ask(question)["tool_calls"] if call["name"] == "price_facts"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "* I used a V100 for $300 total last month, then stopped.",  # a total, not what a V100 costs to buy
+        "* The run on the A100 cost me $42 all told.",
+    ],
+)
+def test_a_total_spent_is_not_a_purchase_price(tmp_path: Path, sentence: str) -> None:
+    notes = tmp_path / "notes"
+    write_note(notes, "log.md", f"---\ntitle: Log\n---\n# Log\n\n{sentence}\n")
+    data = table(notes)
+    assert not data["facts"] and not data["rows"]

@@ -72,7 +72,9 @@ _PLAN_WORDS = re.compile(
 _PLAN_NAME = re.compile(r"((?:[A-Z][\w+.-]*\s+){1,3}(?:plan|subscription|membership|tier))\b")
 # The words of a purchase: a price with no time unit is what the hardware cost to buy.
 _BUY_WORDS = re.compile(
-    r"\b(?:bought|buy(?:ing)?|paid|pay|purchas\w*|sells?|sold|used|second-?hand|refurb\w*|new|msrp|retail|shop|store)\b", re.I
+    r"\b(?:bought|buy(?:ing)?|paid|pay|purchas\w*|sells?\s+for|sold\s+for|second-?hand|refurb\w*|msrp|retail)\b"
+    r"|\b(?:used|new)\s+(?:(?:nvidia|geforce|amd)\s+)?(?:[a-z]{1,4}\s?-?\d|card|gpu)",  # "my used RTX 3090": the adjective
+    re.I,
 )
 _MACHINE_WITH = re.compile(
     r"\b(?:workstation|box|rig|pc|computer|server|machine|laptop|desktop|build|system|node)\s+with\s+"
