@@ -306,3 +306,18 @@ def test_a_total_spent_is_not_a_purchase_price(tmp_path: Path, sentence: str) ->
     write_note(notes, "log.md", f"---\ntitle: Log\n---\n# Log\n\n{sentence}\n")
     data = table(notes)
     assert not data["facts"] and not data["rows"]
+
+
+def test_with_a_chat_model_a_plan_question_opens_with_the_worked_sum(owner: Path) -> None:
+    from hwqa import Engine, load_settings
+
+    from .fake_openai import FakeOpenAI, text
+
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    with FakeOpenAI([text("The plan is cheap.")]) as fake:
+        settings = load_settings(env=dict(os.environ)).replace(
+            llm_backend="openai", llm_base_url=fake.base_url, llm_model="m", llm_timeout=5.0
+        )
+        answer = Engine.load(settings).ask("What's a year of the Pro plan?")
+    assert answer.text.startswith("1 year of Paperspace Gradient Pro plan at $8.00/month: 12 × $8.00/month = **$96.00**")
+    assert answer.tool_calls[0].name == "price_facts" and answer.citations[0].source == "cloud-rentals.md"
