@@ -295,6 +295,9 @@ _SPEED_RE = re.compile(
 )
 
 
+_SPEED_HINT = re.compile(r"equivalent|worth|power\s+of|as\s+fast|\d\s?(?:x|×|times)\s|half|twice|double|thrice", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Speed:
     """A relative training speed stated in words: ``value`` × the ``ref`` (a V100, or another named
@@ -312,7 +315,9 @@ def find_speeds(text: str) -> list[Speed]:
     """Speeds relative to another piece of hardware (``equivalent to 8 V100``, ``about 2.5× a V100``,
     ``about 2x an A100``, ``half a P100's speed``); a figure of one metric (``2.5x the V100's memory
     bandwidth``) is not a speed."""
-    out = []
+    out: list[Speed] = []
+    if not _SPEED_HINT.search(text):  # what every form of _SPEED_RE needs: most sentences have none of it
+        return out
     for m in _SPEED_RE.finditer(text):
         word = m.group("word")
         value = _WORD_TIMES[word.lower()] if word else float(m.group("n") or m.group("n2"))
