@@ -176,6 +176,12 @@ def test_every_money_question_over_the_facts_reaches_the_calculator(owner: Path,
     assert data["covered"] and data["citations"]
 
 
+def test_a_break_even_cites_the_purchase_price_it_used(owner: Path) -> None:
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    cited = "\n".join(c["text"] for c in ask("Should I buy an RTX 4090 or keep renting one?")["citations"])
+    assert "| RTX 4090 | Micro Center | $1,599 |" in cited and "$0.40/hr" in cited
+
+
 PRICE_TABLE_NOTE = """
 ---
 title: Cloud prices

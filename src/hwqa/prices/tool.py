@@ -38,7 +38,7 @@ from .request import (
     check_request,
 )
 from .result import CalcResult
-from .table import HARDWARE_TYPES, HardwareType, PriceFact, PriceRow, PriceTable
+from .table import HARDWARE_TYPES, HardwareType, PriceFact, PriceRow, PriceTable, hardware_matches
 
 __all__ = [
     "PRICE_CALCULATOR_TOOL",
@@ -397,7 +397,40 @@ class PriceTool(Tool):
                     kind="note" if first.url is None else "article",
                 )
             )
+        bought = self.purchase_fact(result.request)
+        if bought is not None:  # the purchase price a break-even was worked out from, as the notes state it
+            known = next((c for c in citations if c.source == bought.note), None)
+            if known is not None:
+                known.text = "\n".join(dict.fromkeys([*known.text.split("\n"), bought.evidence]))
+            else:
+                section = self.section_at(bought.note, bought.line)
+                citations.append(
+                    Citation(
+                        n=0,
+                        title=bought.note_title or bought.note,
+                        source=bought.note,
+                        url=bought.url,
+                        heading=section.heading if section else bought.section,
+                        text=bought.evidence,
+                        score=1.0,
+                        kind="note" if bought.url is None else "article",
+                    )
+                )
         return citations
+
+    def purchase_fact(self, request: CalcRequest) -> PriceFact | None:
+        """The noted purchase whose price ``request`` compares renting with, if it came from the notes."""
+        if request.purchase_usd is None or not request.hardware:
+            return None
+        hardware = request.hardware
+        return next(
+            (
+                f
+                for f in self.table.facts
+                if f.kind == "purchase" and f.amount == request.purchase_usd and hardware_matches(hardware, f.subject)
+            ),
+            None,
+        )
 
 
 def compose_cost_answer(costs: CostAnswer, price: PriceTool, from_notes: Answer) -> Answer:
