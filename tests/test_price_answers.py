@@ -158,7 +158,7 @@ def test_prices_command_prints_table_and_calculations(bundled: Settings) -> None
     assert data["arguments"] == {"budget_usd": 500.0, "min_memory_gb": 32.0}
     assert all(o["memory_gb"] >= 32 for o in data["result"]["options"])
     bad = runner.invoke(app, ["prices", "--budget", "-5"])
-    assert bad.exit_code == 1 and "budget_usd" in bad.stderr
+    assert bad.exit_code == 1 and "a budget must be between $0 and $1,000,000,000, not -$5" in bad.stderr
 
 
 def test_an_llm_backend_gets_the_calculator_as_a_tool(bundled: Settings) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hwqa.notes import parse_note
 from hwqa.prices import CalcRequest, PriceTable, load_price_table
-from hwqa.prices.question import find_hardware_mentions, plan_price_request
+from hwqa.prices.question import find_hardware_mentions, plan_price_question, plan_price_request
 from hwqa.prices.tool import run_price_calculator
 from hwqa.question import parse_question
 
@@ -399,9 +399,7 @@ def test_days_follow_hours_per_day(table: PriceTable) -> None:
     assert (query.hours, named(query), query.mode) == (42, ("T4",), "workload")
 
 
-def test_out_of_bounds_numbers_reach_the_validator(table: PriceTable) -> None:
-    from hwqa.errors import ToolArgumentError
-
-    query = parse("$10000000000 on GPUs", table)
-    with pytest.raises(ToolArgumentError, match="too large"):
-        run_price_calculator(query.to_arguments(), table)
+def test_out_of_bounds_budget_is_refused_in_the_questions_words(table: PriceTable) -> None:
+    plan = plan_price_question(parse_question("$10000000000 on GPUs"), table)
+    assert plan is not None and plan.request.budget_usd is None
+    assert plan.problems == ("a budget must be between $0 and $1,000,000,000, not $10000000000",)

@@ -36,8 +36,9 @@ from .answer import (
 from .base import Hit, Tool, ToolCall
 from .errors import PriceTableError, ToolArgumentError
 from .keywords import fold
+from .prices.costs import answer_costs
 from .prices.render import render_no_prices, render_price_result, render_unpriced
-from .prices.tool import PriceTool, computable
+from .prices.tool import PriceTool, compose_cost_answer, computable
 from .question import Question
 from .quotes import Candidate, introduced, introduced_rows, quote, span_idents, whole_list, whole_table
 from .scorer import Model, features, load_model, span_similarities
@@ -76,9 +77,15 @@ class BuiltinAnswerer:
     ) -> Answer:
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
         from_notes = self.extract(question, hits, price)
+        costs = answer_costs(question.price, price.table) if price is not None else None
+        if price is not None and costs is not None:
+            return compose_cost_answer(costs, price, from_notes)
         asked = price.ask(question, history) if price is not None else None
         if price is None or asked is None:
             return from_notes
+        if asked.problems:  # an amount it cannot use is said, never read as another one
+            said = "The price calculator could not answer: " + "; ".join(asked.problems) + "."
+            return Answer("\n\n".join(p for p in (said, from_notes.text) if p), from_notes.citations, covered=from_notes.covered)
         # What the notes hold no price for is said first, never dropped: no prices at all, or none for the hardware named.
         if not price.table.rows:
             return compose_price_gap(render_no_prices(asked.request, asked.unpriced), from_notes)

@@ -22,7 +22,9 @@ from .embed import Embedder, make_embedder
 from .errors import ConfigError, HwqaError
 from .grounded import GroundedAnswerer
 from .llm import OpenAIAnswerer
-from .prices import HARDWARE_TYPES, PriceTable
+from .prices import HARDWARE_TYPES, Found, PriceTable, price_table_from
+from .prices.costs import answer_costs
+from .prices.question import resolve_reference
 from .prices.table import OTHER_TYPE
 from .prices.tool import PriceTool, computable
 from .question import Question, parse_question
@@ -80,6 +82,30 @@ def _pages_linked_from(manifest: dict[str, Any], notes: frozenset[str]) -> set[s
         for url, info in (manifest.get("links") or {}).items()
         if titles.intersection(info.get("linked_from") or info.get("notes") or [])
     }
+
+
+def _filtered_prices(gen: store.Generation, table: PriceTable, notes: frozenset[str], pages: set[str]) -> PriceTable:
+    """The prices of the notes a filter admits (and of the pages they link to), merged among themselves:
+    a note's own price stays even where the whole table prefers another note's for the same offer.
+    Read from the facts each segment keeps per note; the whole table's rows of those notes if that fails."""
+    records: dict[str, Any] = gen.manifest.get("notes") or {}
+    wanted: dict[str, list[str]] = {}
+    for rel in sorted(notes):
+        seg = (records.get(rel) or {}).get("seg")
+        if seg:
+            wanted.setdefault(str(seg), []).append(rel)
+    try:
+        facts: dict[str, Any] = {}
+        for seg in gen.segments:
+            name = str(seg.entry.get("name"))
+            if name in wanted:
+                facts.update(seg.note_prices(wanted[name]))
+        links: dict[str, Any] = gen.manifest.get("links") or {}
+        articles = [Found.from_json(links[url]["prices"]) for url in sorted(pages) if (links.get(url) or {}).get("prices")]
+        return price_table_from([facts.get(rel, {}) for rel in sorted(notes)], articles)
+    except (KeyError, TypeError, ValueError):
+        kept = [r for r in table.rows if r.note in notes or r.note in pages]
+        return PriceTable(kept, list(table.problems), facts=[f for f in table.facts if f.note in notes or f.note in pages])
 
 
 def embedder_id(settings: Settings) -> str:
@@ -199,7 +225,7 @@ class Engine:
         if flt:
             notes = admitted(gen, flt)[1]
             pages = _pages_linked_from(gen.manifest, notes)
-            table = PriceTable([r for r in table.rows if r.note in notes or r.note in pages], list(table.problems))
+            table = _filtered_prices(gen, table, notes, pages)
 
         def caveats() -> Answer:
             if not question:
@@ -238,8 +264,10 @@ class Engine:
         answer (or a budget over notes with no prices, which the answer must say): it is never turned away
         for a word the passages lack."""
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
+        if price is not None and answer_costs(q.price, price.table) is not None:
+            return q  # a plan, energy or purchase question the notes' facts answer
         asked = price.ask(q, history) if price is not None else None
-        if price is not None and asked is not None and (not price.table.rows or computable(asked.request)):
+        if price is not None and asked is not None and (not price.table.rows or computable(asked.request) or asked.problems):
             return q
         evidence = name_evidence(gen, q)
         return replace(q, missing=tuple(evidence.missing), missing_share=evidence.share, unknown=tuple(evidence.unknown))
@@ -272,6 +300,12 @@ class Engine:
         problem = filter_problem(gen, flt) if flt else None
         if problem:
             raise HwqaError(problem)
+        earlier = next((str(m.get("content", "")) for m in reversed(history) if m.get("role") == "user"), "")
+        took = ""
+        if earlier:  # "how much memory does it have?": "it" is the hardware the question before named
+            rewritten, took = resolve_reference(q, parse_question(earlier), self.price_table(gen))
+            if took:
+                q = parse_question(rewritten)
         t_retrieve = time.perf_counter()
         hits = self.hits(gen, q, flt)
         t_answer = time.perf_counter()
@@ -288,6 +322,8 @@ class Engine:
                 else:
                     yield neutralise(item, [h.chunk.url for h in hits])
         assert answer is not None
+        if took:
+            answer = replace(answer, text=f"{took}\n\n{answer.text}")
         if flt and not answer.covered:  # say which notes were searched: the filter may be why
             answer = replace(answer, text=f"I searched only {describe_filter(flt)} (your filter). {answer.text}")
         # No live image, raw HTML or outside link reaches a reader (a fallback's line may name the model's server).

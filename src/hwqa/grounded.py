@@ -29,7 +29,8 @@ from .claims import SUPPORTED, Checked, Checker
 from .errors import LLMError, PriceTableError, ToolArgumentError
 from .llm import Generated, OpenAIAnswerer
 from .prices import CalcResult, render_price_result
-from .prices.tool import PriceTool
+from .prices.costs import answer_costs
+from .prices.tool import PriceTool, compose_cost_answer
 from .question import Question
 
 NOT_SUPPORTED = "none of its sentences was found in the passages it cites"
@@ -143,6 +144,13 @@ def _mapping(value: object) -> Mapping[str, Any]:
 def _plan(tools: Sequence[Tool], question: Question, history: Sequence[Mapping[str, Any]]) -> _Plan | None:
     """The calculation a price question implies, done now (None when it is not a price question)."""
     price = next((t for t in tools if isinstance(t, PriceTool)), None)
+    costs = answer_costs(question.price, price.table) if price is not None else None
+    if price is not None and costs is not None:  # a plan, energy or purchase sum over the notes' facts
+        worked = compose_cost_answer(costs, price, Answer("", covered=False))
+        return _Plan(worked.tool_calls[0], costs.text, worked.citations)
+    asked = price.ask(question, history) if price is not None and price.table.rows else None
+    if price is not None and asked is not None and asked.problems:  # an amount it cannot use: said, not replaced
+        return _Plan(ToolCall(price.name, {}, {"error": "; ".join(asked.problems)}))
     request = price.plan(question, history) if price is not None else None
     if price is None or request is None:
         return None

@@ -15,6 +15,13 @@ budget question states (US dollars only; other currencies give a warning instead
 - ``spot`` / ``preemptible`` (unless negated), ``on-demand only``; type words (``TPU or GPU``);
 - common accelerator names (``V100``, ``TPU v3``, ``RTX 3090``).
 
+Money is read safely, in time linear in the question's length: only the first
+:data:`MAX_READ_CHARS` characters are read, a number longer than :data:`MAX_NUMBER_CHARS` is not
+read, and an amount that is negative, not finite, written with an exponent or outside the
+calculator's bounds (:data:`hwqa.units.MAX_BUDGET_USD`) is not used: :attr:`PriceWords.problems`
+says why in one line, in the question's own words ("a budget must be between $0 and
+$1,000,000,000, not -$5").
+
 Each reading keeps where it stands in the question, so the price planner
 (:mod:`hwqa.prices.question`) can match the hardware names a price table knows in :attr:`PriceWords.rest`
 and drop what falls inside such a name (the "80GB" of "A100 80GB" is a name, not a memory floor).
@@ -25,9 +32,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .units import HOURS_PER
+from .units import HOURS_PER, MAX_BUDGET_USD, MAX_HOURS, MAX_PURCHASE_USD, money_words
 
-__all__ = ["PriceWords", "Reading", "count_of", "read_price_words"]
+__all__ = ["MAX_NUMBER_CHARS", "MAX_READ_CHARS", "PriceWords", "Reading", "count_of", "read_price_words"]
+
+#: How much of a question is read for amounts, times and hardware (a question, not a document).
+MAX_READ_CHARS = 4000
+#: The longest number read ("1,000,000,000.00" is 16): a longer run of digits is refused, never read.
+MAX_NUMBER_CHARS = 24
 
 TYPE_WORDS = ("gpu", "tpu", "cpu")  # the hardware types of a price table (hwqa.prices.table.HARDWARE_TYPES)
 
@@ -70,9 +82,17 @@ _MONEY_PATTERNS = [
 ]
 _PER_HOUR_AFTER = re.compile(r"\s*(?:/\s*(?:h|hr|hour)\b|(?:per|an|a|each)\s+(?:h|hr|hour)\b|hourly\b)")
 _OTHER_CURRENCY = re.compile(
-    r"[€£¥₹]\s?\d|\d[\d,.]*\s?(?:k\s?)?(?:€|£|\b(?:eur|euros?|gbp|pounds?|yen|jpy|inr|rupees?|cad|aud|chf)\b)"
+    r"[€£¥₹]\s?\d|(?<![\d,.])\d[\d,.]*\s?(?:k\s?)?(?:€|£|\b(?:eur|euros?|gbp|pounds?|yen|jpy|inr|rupees?|cad|aud|chf)\b)"
     r"|\b(?:eur|gbp|chf|cad|aud|jpy|inr)\s?\d"
 )
+_LONG_NUMBER = re.compile(rf"(?<![\d,.])\d[\d,.]{{{MAX_NUMBER_CHARS},}}")
+# An amount written in a way the calculator does not read: an exponent ("$1e400", "$10^30"), not a
+# number ("$NaN", "$inf"), or negative ("-$5", "$-100", "-5 dollars"; a range "10-20 dollars" is not).
+_EXPONENT_AFTER = re.compile(r"(?:e[+-]?\d|\s?(?:\^|\*\*)\s?[+-]?\d|\s?[x×]\s?10\s?(?:\^|\*\*))")
+_NOT_A_NUMBER = re.compile(r"(?:us\s?)?\$\s?[-−]?\s?(?:nan|inf(?:inity)?)\b|\b(?:nan|inf(?:inity)?)\s?(?:usd|dollars?|bucks)\b")
+_DIGITS = re.compile(r"[\d,.]*")
+_MINUS_BEFORE = re.compile(r"(?:^|[^\w.,])[-−]\s?$")
+_MINUS_AFTER_DOLLAR = re.compile(r"(?:us\s?)?\$\s?[-−]\s?(?=\d|\.\d)")
 _COMMA_DECIMAL = re.compile(r"\$\s?\d+,\d{1,2}(?![\d,])")
 _PURCHASE_BEFORE = re.compile(r"\b(?:buy|buying|bought|purchas\w*|own)\b")
 _RENT = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|leas(?:e|ing))\b")
@@ -154,6 +174,8 @@ class PriceWords:
     compare: bool = False  # words comparing ("or", "which", "vs")
     follow_up: bool = False  # starts like a follow-up ("and with $1000?")
     warnings: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # amounts and times not used, each said in one line ("a budget must be between ...")
+    refused: bool = False  # an amount or a time was stated but refused (one of ``problems``)
     buying: tuple[int, ...] = ()  # where each "buy", "purchase" ends: the hardware after it is bought, not rented
     renting: tuple[int, ...] = ()  # where each "rent", "hire", "lease" ends
 
@@ -170,12 +192,14 @@ class PriceWords:
             or self.hours is not None
             or self.v100_hours is not None
             or self.purchase_usd is not None
+            or self.refused
             or any(d.value > 1 for d in self.devices)
         )
 
 
 class _Text:
-    """The lowercased question, with spans masked once they have been understood."""
+    """The lowercased question, with spans masked once they have been understood (masks are applied
+    together, so masking many spans costs one pass)."""
 
     def __init__(self, question: str) -> None:
         normalized = question.replace("\u00a0", " ").replace("\u2009", " ").replace("\u202f", " ")
@@ -183,8 +207,13 @@ class _Text:
         self.original = normalized if len(lowered) == len(normalized) else lowered
         self.text = lowered
 
-    def mask(self, start: int, end: int) -> None:
-        self.text = self.text[:start] + " " * (end - start) + self.text[end:]
+    def mask_all(self, spans: list[tuple[int, int]]) -> None:
+        if not spans:
+            return
+        chars = list(self.text)
+        for start, end in spans:
+            chars[start:end] = " " * (end - start)
+        self.text = "".join(chars)
 
 
 def number_of(match: re.Match[str]) -> float:
@@ -198,11 +227,37 @@ def count_of(token: str) -> int:
     return int(token) if token.isdigit() else WORD_NUMBERS[token]
 
 
-def _money(t: _Text, out: dict[str, float]) -> tuple[bool, list[str]]:
-    """Budgets and purchase prices (prices per hour are masked, not read); whether money was stated."""
+def _digits_at(text: str, at: int) -> str:
+    """The digits (with their commas and points) written at ``at``, at most :data:`MAX_NUMBER_CHARS` of them."""
+    found = _DIGITS.match(text, at, at + MAX_NUMBER_CHARS)
+    return found.group(0) if found else ""
+
+
+def _unreadable(t: _Text, problems: list[str]) -> tuple[bool, list[tuple[int, int]]]:
+    """Numbers too long to read and amounts that are not numbers: masked, each said once in ``problems``."""
+    spans: list[tuple[int, int]] = []
+    long = _LONG_NUMBER.search(t.text)
+    if long:
+        problems.append(
+            f"a number of {len(long.group(0)):,} characters is too long to read (at most {MAX_NUMBER_CHARS}); "
+            "write amounts like $500 or $1.2k"
+        )
+        spans.extend(m.span() for m in _LONG_NUMBER.finditer(t.text))
+    nan = _NOT_A_NUMBER.search(t.text)
+    if nan:
+        problems.append(f"{t.original[nan.start() : nan.end()].strip()!r} is not an amount of money; write one like $500")
+        spans.extend(m.span() for m in _NOT_A_NUMBER.finditer(t.text))
+    t.mask_all(spans)
+    return bool(long or nan), spans
+
+
+def _money(t: _Text, out: dict[str, float], problems: list[str]) -> tuple[bool, list[str]]:
+    """Budgets and purchase prices (prices per hour are masked, not read); whether money was stated.
+    Amounts the calculator cannot use are said in ``problems`` and not read."""
     matches: list[re.Match[str]] = []
+    text = t.text
     for pattern in _MONEY_PATTERNS:
-        matches.extend(pattern.finditer(t.text))
+        matches.extend(pattern.finditer(text))
     matches.sort(key=lambda m: (m.start(), -(m.end() - m.start())))
     money: list[re.Match[str]] = []
     for m in matches:
@@ -210,83 +265,146 @@ def _money(t: _Text, out: dict[str, float]) -> tuple[bool, list[str]]:
             continue
         money.append(m)
     stated = bool(money)
+    masks: list[tuple[int, int]] = []
     prev_end = 0
     for m in money:
+        written = t.original[m.start() : m.end()].strip()
+        exponent = _EXPONENT_AFTER.match(text, m.end("num"))
+        if exponent:
+            end = exponent.end() + len(_digits_at(text, exponent.end()))
+            problems.append(
+                f"{t.original[m.start() : end].strip()!r} is written with an exponent; write the amount in digits, like $500"
+            )
+            masks.append((m.start(), end))
+            prev_end = end
+            continue
         value = number_of(m)
-        after = t.text[m.end() :]
-        per_hour = _PER_HOUR_AFTER.match(after)
+        per_hour = _PER_HOUR_AFTER.match(text, m.end())
         if per_hour:
-            t.mask(m.start(), m.end() + per_hour.end())
+            masks.append((m.start(), per_hour.end()))
             prev_end = m.end()
             continue
-        before = t.text[max(prev_end, m.start() - 50) : m.start()]
+        before = text[max(prev_end, m.start() - 50) : m.start()]
         before = re.split(r"[.;!?]\s", before)[-1]  # only this sentence
         buy_at = [b.end() for b in _PURCHASE_BEFORE.finditer(before)]
         budget_at = [b.end() for b in _BUDGET_BEFORE.finditer(before)]
-        if _BUDGET_AFTER.match(after):
+        if _BUDGET_AFTER.match(text, m.end()):
             budget_at.append(len(before) + 1)
-        is_purchase = bool(_PURCHASE_AFTER.match(after)) or (bool(buy_at) and (not budget_at or buy_at[-1] > budget_at[-1]))
-        out.setdefault("purchase_usd" if is_purchase else "budget_usd", value)
-        t.mask(m.start(), m.end())
+        is_purchase = bool(_PURCHASE_AFTER.match(text, m.end())) or (
+            bool(buy_at) and (not budget_at or buy_at[-1] > budget_at[-1])
+        )
+        key, what, bound = (
+            ("purchase_usd", "a purchase price", MAX_PURCHASE_USD) if is_purchase else ("budget_usd", "a budget", MAX_BUDGET_USD)
+        )
+        negative = _MINUS_BEFORE.search(before) is not None
+        if negative or value > bound:
+            shown = f"-{written}" if negative and not written.startswith("-") else written
+            problems.append(f"{what} must be between $0 and {money_words(bound)}, not {shown}")
+        elif key not in out:
+            out[key] = value
+        masks.append((m.start(), m.end()))
         prev_end = m.end()
+    for m in _MINUS_AFTER_DOLLAR.finditer(text):  # "$-100": the patterns above read no amount there
+        stated = True
+        number = _digits_at(text, m.end())
+        written = t.original[m.start() : m.end()].strip() + number
+        problems.append(f"a budget must be between $0 and {money_words(MAX_BUDGET_USD)}, not {written}")
+        masks.append((m.start(), m.end() + len(number)))
+    t.mask_all(masks)
     warnings: list[str] = []
     comma = _COMMA_DECIMAL.search(t.text)
     if comma:
         stated = True
-        t.mask(comma.start(), comma.end())
+        t.mask_all([comma.span()])
         warnings.append(f"{comma.group(0).strip()!r} is ambiguous; write dollar amounts like $1.46 or $1,460")
     other = _OTHER_CURRENCY.search(t.text)
     if other:
         stated = True
-        t.mask(other.start(), other.end())
+        t.mask_all([other.span()])
         warnings.append("prices and budgets are in US dollars only; give the amount in USD (e.g. $500)")
     return stated, warnings
 
 
-def _time(t: _Text, out: dict[str, float]) -> list[str]:
-    """Hours, hours a day, days/weeks/months; the types of "GPU-hours"."""
+def _time(t: _Text, out: dict[str, float], problems: list[str]) -> list[str]:
+    """Hours, hours a day, days/weeks/months; the types of "GPU-hours". Each pattern reads the text
+    as the ones before it left it (what they read is masked)."""
     hour_types: list[str] = []
+    masks: list[tuple[int, int]] = []
     for m in _HOURS_PER_DAY.finditer(t.text):
         value = number_of(m)
         if 0 < value <= 24:
             out.setdefault("hours_per_day", value)
-        t.mask(m.start(), m.end())
+        masks.append(m.span())
+    t.mask_all(masks)
+    masks = []
     for m in _DEVICE_HOURS.finditer(t.text):
-        out.setdefault("hours", number_of(m))
+        _hours(number_of(m), m.group(0), out, problems)
         if m.group("kind") in TYPE_WORDS:
             hour_types.append(m.group("kind"))
-        t.mask(m.start(), m.end())
+        masks.append(m.span())
+    t.mask_all(masks)
+    masks = []
     for m in _HOURS.finditer(t.text):
-        out.setdefault("hours", number_of(m))
-        t.mask(m.start(), m.end())
+        _hours(number_of(m), m.group(0), out, problems)
+        masks.append(m.span())
+    t.mask_all(masks)
+    masks = []
     for m in _SPANS.finditer(t.text):
         count = count_of(m.group("word")) if m.group("word") else number_of(m)
         unit_hours = _UNIT_HOURS[m.group("unit").rstrip("s")]
         per_day = out.get("hours_per_day")
         if per_day is not None:
             unit_hours = unit_hours / 24 * per_day  # "8 hours a day for 5 days" is 40 hours
-        out.setdefault("hours", count * unit_hours)
-        t.mask(m.start(), m.end())
+        _hours(count * unit_hours, m.group(0), out, problems)
+        masks.append(m.span())
+    t.mask_all(masks)
+    masks = []
     for m in _PER_SPAN.finditer(t.text):
         per_day = out.get("hours_per_day")
         unit_hours = _UNIT_HOURS[m.group("unit")]
         out.setdefault("hours", unit_hours if per_day is None else unit_hours / 24 * per_day)
-        t.mask(m.start(), m.end())
+        masks.append(m.span())
+    t.mask_all(masks)
     return hour_types
+
+
+def _hours(value: float, written: str, out: dict[str, float], problems: list[str]) -> None:
+    """A time asked about, kept when the calculator can use it, else said in ``problems``."""
+    if "hours" in out or "hours_problem" in out:
+        return
+    if value <= 0:
+        out["hours_problem"] = 1
+        problems.append(f"{written.strip()} costs nothing; ask about more than 0 hours")
+    elif value > MAX_HOURS:
+        out["hours_problem"] = 1
+        problems.append(f"a time must be at most {MAX_HOURS:,.0f} hours (about 114 years), not {written.strip()}")
+    else:
+        out["hours"] = value
 
 
 def read_price_words(question: str) -> PriceWords:
     """What ``question`` states about prices (see the module doc); positions refer to :attr:`PriceWords.text`."""
+    problems: list[str] = []
+    cut = len(question) > MAX_READ_CHARS
+    if cut:
+        problems.append(
+            f"the question is {len(question):,} characters long; only its first {MAX_READ_CHARS:,} were read "
+            "for amounts, times and hardware"
+        )
+        question = question[:MAX_READ_CHARS]
     t = _Text(question)
     lowered = t.text
     found: dict[str, float] = {}
+    refused, _ = _unreadable(t, problems)
+    masks = []
     for m in _V100_HOURS.finditer(t.text):
         found.setdefault("v100_hours", number_of(m))
-        t.mask(m.start(), m.end())
-    for m in _V100_HOUR_UNIT.finditer(t.text):  # "per V100-hour" is a unit, not the V100
-        t.mask(m.start(), m.end())
-    money, warnings = _money(t, found)
-    hour_types = _time(t, found)
+        masks.append(m.span())
+    t.mask_all(masks)
+    t.mask_all([m.span() for m in _V100_HOUR_UNIT.finditer(t.text)])  # "per V100-hour" is a unit, not the V100
+    money, warnings = _money(t, found, problems)
+    money = money or refused
+    hour_types = _time(t, found, problems)
     rest = t.text
 
     hardware = tuple(
@@ -295,12 +413,14 @@ def read_price_words(question: str) -> PriceWords:
     devices = []
     for m in _DEVICES.finditer(t.text):
         devices.append(Reading(m.start(), m.end(), count_of(m.group("n")), m.group("kind").rstrip("s")))
-        t.mask(m.start(), m.end())
+    t.mask_all([(d.start, d.end) for d in devices])
     memory = []
+    masks = []
     for m in _MEMORY.finditer(t.text):
-        if not _RAM_AFTER.match(t.text[m.end() :]):  # host RAM is not device memory
+        if not _RAM_AFTER.match(t.text, m.end()):  # host RAM is not device memory
             memory.append(Reading(m.start("num"), m.end(), number_of(m)))
-        t.mask(m.start(), m.end())
+        masks.append(m.span())
+    t.mask_all(masks)
     preemptible: bool | None = False if _ON_DEMAND_ONLY.search(t.text) else None
     for m in _PREEMPTIBLE.finditer(t.text):
         preemptible = _NEGATION_BEFORE.search(t.text[max(0, m.start() - 30) : m.start()]) is None
@@ -327,6 +447,8 @@ def read_price_words(question: str) -> PriceWords:
         compare=_COMPARE_WORDS.search(lower) is not None,
         follow_up=_FOLLOW_UP.match(lower) is not None,
         warnings=tuple(warnings),
+        problems=tuple(problems),
+        refused=len(problems) > cut,
         buying=tuple(m.end() for m in _PURCHASE_BEFORE.finditer(lowered)),
         renting=tuple(m.end() for m in _RENT.finditer(lowered)),
     )

@@ -9,12 +9,14 @@ memory) over spans that only mention the topic, and to notice names the index ne
 from __future__ import annotations
 
 import functools
+import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from importlib import resources
 
 from .keywords import STOPWORDS, fold, identifiers, is_identifier
-from .pricewords import PriceWords, read_price_words
+from .pricewords import MAX_READ_CHARS, PriceWords, read_price_words
 
 # Units a quantity question may ask for, by the words that ask for them.
 _UNIT_WORDS: dict[str, tuple[str, ...]] = {
@@ -135,7 +137,10 @@ class Question:
 
 def parse_question(text: str) -> Question:
     """The one parse of a question: the engine reads it once and hands it to retrieval, the "not
-    covered" check, the answerer and the price planner."""
+    covered" check, the answerer and the price planner. Only the first
+    :data:`~hwqa.pricewords.MAX_READ_CHARS` characters are read (a question, not a document: the
+    price part says so when more was written), so a parse takes time linear in that, never more."""
+    full, text = text, text[:MAX_READ_CHARS]
     lower = text.lower().strip()
     stems = tuple(dict.fromkeys(content_stems(text)))
     idents = tuple(identifiers(text))
@@ -177,7 +182,7 @@ def parse_question(text: str) -> Question:
     which = _WHICH.match(lower)
     entity = stem(which.group("noun")) if which and which.group("noun") not in STOPWORDS else None
     return Question(
-        text=text,
+        text=full,
         stems=stems,
         identifiers=idents,
         names=names,
@@ -190,7 +195,7 @@ def parse_question(text: str) -> Question:
         terms=tuple(_distinctive(text, asides)),
         coined=tuple(_coined(text)),
         keys=tuple(_keys(text)),
-        price=read_price_words(text),
+        price=read_price_words(full),
     )
 
 
@@ -269,7 +274,7 @@ def _coined(text: str) -> list[str]:
 def _names(text: str, asides: list[tuple[int, int]]) -> list[str]:
     """Capitalised words that are not the question's first word nor in an aside: product and project names."""
     out: list[str] = []
-    first = re.match(r"\s*\W*(\w+)", text)
+    first = re.match(r"\W*(\w+)", text)  # \W holds every space: "\s*\W*" would backtrack over a long run
     first_word = first.group(1) if first else ""
     for m in _CAPITAL_WORD.finditer(text):
         word = m.group(1)
@@ -295,7 +300,9 @@ def _aside_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
+    """Whether ``position`` falls in one of ``spans`` (in order, not overlapping, as a regex finds them)."""
+    at = bisect_right(spans, (position, math.inf)) - 1
+    return at >= 0 and spans[at][0] <= position < spans[at][1]
 
 
 def _prose(word: str) -> bool:
@@ -319,19 +326,22 @@ def _distinctive(text: str, asides: list[tuple[int, int]]) -> list[Term]:
         out.append(Term(f".{m.group(1)}", fold(m.group(1))))
     raw = list(re.finditer(r"--?[A-Za-z0-9][\w.\-+/]*[A-Za-z0-9]|[A-Za-z0-9][\w.\-+/]*[A-Za-z0-9+]", text))
     used: set[int] = set()
+    # What a token must not repeat: the last word of each term of several words, each extension without its dot.
+    ends = {t.written.rsplit(" ", 1)[-1] for t in out if " " in t.written} | {t.written[1:] for t in out if t.written[:1] == "."}
     for i, m in enumerate(raw):
         token = m.group(0).rstrip(".")
         if _inside(m.start(), asides):
             continue
-        if i in used or any(t.written.endswith(" " + token) or t.written == f".{token}" for t in out):
+        if i in used or token in ends:
             continue
         # A word in lower case that the dictionary knows, before a number, is prose ("like 07:30", "over 40"), not a name.
         if i + 1 < len(raw) and token.isalpha() and len(token) >= 2 and token.lower() not in STOPWORDS and not _prose(token):
             nxt = raw[i + 1].group(0).rstrip(".")
             gap = text[m.end() : raw[i + 1].start()]
             if gap.strip() == "" and re.fullmatch(r"v?\d[\w.]*|[a-z]?\d+[a-z]?", nxt, re.I) and any(c.isdigit() for c in nxt):
-                before = re.findall(r"([A-Z][\w-]*)\s+$", text[: m.start()])
+                before = re.findall(r"([A-Z][\w-]*)\s+$", text[max(0, m.start() - 200) : m.start()])
                 out.append(Term(f"{token} {nxt}", fold(token + nxt), (token, nxt), tuple(before)))
+                ends.add(nxt)
                 used.add(i + 1)
                 continue
         if not is_identifier(token) or _NUMBER_WORD.match(token):

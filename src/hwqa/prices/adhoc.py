@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .facts import Context, Found, clean, per_device_hour, rental_unit_problem
+from .facts import MAX_PRICE_USD, Context, Found, clean, per_device_hour, rental_unit_problem
 from .names import Mention, Money, find_date, find_hardware, find_money, find_pricing, find_providers
-from .table import DEFAULT_PRICING, LeftOut
+from .table import DEFAULT_PRICING, LeftOut, PriceFact
 
 __all__ = ["read_table"]
 
@@ -101,6 +101,13 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
         named.append((line, raw, texts, _hardware(texts, heads, skip)))
     if not any(m is not None for *_, m in named):
         return found  # not a table of hardware prices
+    # A price column whose header and cells name no time unit holds purchase prices (not rentals, not totals of a run).
+    untimed = {
+        idx
+        for idx in roles["price"]
+        if not _UNIT_IN_HEADER.search(heads[idx])
+        and not any(m.unit for _, _, texts, _ in named if idx < len(texts) for m in find_money(texts[idx]))
+    }
     for line, raw, texts, mention in named:
         where = ctx.where(line)
 
@@ -123,6 +130,7 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
             if idx >= len(texts) or texts[idx].lower() in _EMPTY:
                 continue
             head = heads[idx]
+            timed = idx not in untimed
             money = _money(texts[idx], head)
             if money is None:
                 found.left_out.append(LeftOut(where, raw, f"{head} {texts[idx]!r} is not a price in US dollars"))
@@ -134,6 +142,27 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
                     money = Money(
                         money.start, money.end, money.amount, money.stated, money.currency, _UNITS[word], unit.group("qual")
                     )
+            if money.unit is None and money.currency == "USD" and 0 < money.amount <= MAX_PRICE_USD and not timed:
+                # a price column with no time unit in its header or any of its cells: what each card costs to buy
+                found.facts.append(
+                    PriceFact(
+                        mention.name,
+                        "purchase",
+                        money.amount,
+                        "USD",
+                        "once",
+                        provider=providers[0][2] if providers else "",
+                        as_of=find_date(cell("date")) or ctx.doc.as_of,
+                        note=ctx.doc.source,
+                        note_title=ctx.doc.title,
+                        line=line,
+                        evidence=raw,
+                        stated=texts[idx],
+                        section=ctx.section,
+                        url=ctx.doc.url,
+                    )
+                )
+                continue
             problem = rental_unit_problem(money)
             if problem is not None:
                 found.left_out.append(LeftOut(where, raw, f"{head}: {problem}"))

@@ -27,7 +27,7 @@ from ..errors import PriceTableError
 from .fmt import money, number
 from .request import CalcRequest, check_request
 from .result import CalcResult, ExcludedOption, PriceOption, Recommendation, WorkloadReference, rank_key
-from .table import DEFAULT_PRICING, HARDWARE_TYPES, OTHER_TYPE, PriceRow, PriceTable, hardware_matches
+from .table import DEFAULT_PRICING, HARDWARE_TYPES, OTHER_TYPE, PriceRow, PriceTable
 
 __all__ = [
     "break_even_hours",
@@ -102,7 +102,7 @@ def _filter_rows(
     other_provider = 0
     providers = {p.casefold() for p in request.providers}
     for row in rows:
-        if restrict and not any(hardware_matches(name, row.hardware) for name in restrict):
+        if restrict and not any(row.named(name) for name in restrict):
             not_named += 1
             continue
         if providers and row.provider.casefold() not in providers and row not in reference_rows:
@@ -136,7 +136,7 @@ def _filter_rows(
 def _reference_rows(rows: Sequence[PriceRow], request: CalcRequest) -> list[PriceRow]:
     if request.mode != "workload" or request.v100_hours is not None or not request.hardware:
         return []
-    return [row for row in rows if hardware_matches(request.hardware, row.hardware)]
+    return [row for row in rows if row.named(request.hardware)]
 
 
 def _pick_reference(candidates: Sequence[PriceRow]) -> PriceRow | None:

@@ -38,7 +38,7 @@ from .table import PriceRow, PriceTable
 __all__ = ["STATE", "STATE_VERSION", "facts_keys", "index_entries", "merge_all", "merge_changed", "state_of"]
 
 STATE = "merge"  # the key of the merge state in the stored price table (readers ignore it)
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: each note's price facts (purchases, plans, electricity) kept with it
 _FIELDS = tuple(f.name for f in fields(PriceRow))
 _NOT_STATED = NOT_STATED.casefold()
 
@@ -91,6 +91,7 @@ def _note_extras(facts: Facts) -> dict[str, Any]:
         "problems": [str(p) for p in facts.get("problems", [])],
         "left_out": list(found.get("left_out", [])),
         "speeds": list(found.get("speeds", [])),
+        "facts": list(found.get("facts", [])),
     }
     return {k: v for k, v in extras.items() if v}
 
@@ -232,15 +233,18 @@ def _assemble(state: Mapping[str, Any], articles: Sequence[Found]) -> PriceTable
         {
             "left_out": [item for rel in notes for item in extras[rel].get("left_out", [])],
             "speeds": [item for rel in notes for item in extras[rel].get("speeds", [])],
+            "facts": [item for rel in notes for item in extras[rel].get("facts", [])],
         }
     )
     for article in articles:
         stated.left_out.extend(article.left_out)
         stated.speeds.extend(article.speeds)
+        stated.facts.extend(article.facts)
     speeds, unresolved = resolve_speeds(merged, stated.speeds)
     return PriceTable(
         rows=fill_speeds(merged, speeds),
         problems=problems,
         left_out=bounded_left_out([*stated.left_out, *unresolved]),
         conflicts=conflicts,
+        facts=stated.facts,
     )

@@ -7,6 +7,7 @@ left out with their reason, and relative speeds stated in words (:class:`SpeedFa
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,13 +15,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..notes import Note
-from ..units import HOURS_PER
-from .names import DEVICE_WORDS, Mention, Money, find_pricing, find_providers, provider_of_host
-from .table import DEFAULT_PRICING, LeftOut, PriceRow, PriceTable
+from ..units import HOURS_PER, MAX_BUDGET_USD, money_words
+from .names import DEVICE_WORDS, Mention, Money, find_hardware, find_pricing, find_providers, provider_of_host
+from .table import DEFAULT_PRICING, LeftOut, PriceFact, PriceRow, PriceTable
 
 __all__ = ["Doc", "Found", "SpeedFact", "article_doc", "clean", "note_doc", "per_device_hour"]
 
 NOT_STATED = "not stated"
+#: The largest amount a price may state: no more than the largest budget the calculator works with.
+MAX_PRICE_USD = MAX_BUDGET_USD
 _LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _EMPHASIS = re.compile(r"\*\*|__|`")
@@ -87,11 +90,13 @@ class Found:
     rows: list[PriceRow] = field(default_factory=list)
     left_out: list[LeftOut] = field(default_factory=list)
     speeds: list[SpeedFact] = field(default_factory=list)
+    facts: list[PriceFact] = field(default_factory=list)  # purchases, plans, electricity, power draws
 
     def extend(self, other: Found) -> None:
         self.rows.extend(other.rows)
         self.left_out.extend(other.left_out)
         self.speeds.extend(other.speeds)
+        self.facts.extend(other.facts)
 
     def to_json(self) -> dict[str, Any]:
         """What an article holds, as JSON (kept in the manifest so an unchanged page is not read again)."""
@@ -99,16 +104,19 @@ class Found:
             "rows": [row.to_json() for row in self.rows],
             "left_out": [item.to_json() for item in self.left_out],
             "speeds": [speed.to_json() for speed in self.speeds],
+            "facts": [fact.to_json() for fact in self.facts],
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Found:
-        table = PriceTable.from_json({"rows": data.get("rows", []), "left_out": data.get("left_out", [])})
+        table = PriceTable.from_json(
+            {"rows": data.get("rows", []), "left_out": data.get("left_out", []), "facts": data.get("facts", [])}
+        )
         speeds = [
             SpeedFact(str(s["subject"]), float(s["value"]), str(s["where"]), str(s["text"]), str(s.get("ref") or "V100"))
             for s in data.get("speeds", [])
         ]
-        return cls(table.rows, table.left_out, speeds)
+        return cls(table.rows, table.left_out, speeds, table.facts)
 
 
 def rental_unit_problem(money: Money, before: str = "", after: str = "") -> str | None:
@@ -116,6 +124,8 @@ def rental_unit_problem(money: Money, before: str = "", after: str = "") -> str 
     ``before`` and ``after`` are the text around it (a calculation, "per GPU")."""
     if money.currency != "USD":
         return f"{money.stated} is not in US dollars"
+    if money.unit == "kwh":
+        return f"{money.stated} is a price of electricity, not of a device"
     if money.unit is None:
         if _OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after):
             return f"{money.stated} is part of a calculation, not a price as stated"
@@ -123,8 +133,12 @@ def rental_unit_problem(money: Money, before: str = "", after: str = "") -> str 
         if per:
             return f"{money.stated} {per.group(0).strip()} has no time unit (per hour, per month)"
         return f"{money.stated} has no time unit (per hour, per month): a purchase price or a total, not a rental price"
+    if not math.isfinite(money.amount):
+        return f"{money.stated} is not a number"
     if money.amount <= 0:
         return f"{money.stated} is not above 0; a free offer has no price per hour to compare"
+    if money.amount > MAX_PRICE_USD:
+        return f"{money.stated} is more than {money_words(MAX_PRICE_USD)}, beyond any price the calculator compares"
     qual = _qualifier_words(money.qualifier)
     if qual and not qual <= DEVICE_WORDS:
         return f"{money.stated} is a price per {money.qualifier} {money.unit}, not per hour of a device"
@@ -169,9 +183,28 @@ class Context:
 
     doc: Doc
     section: str = ""
+    lead: str = ""  # the paragraph ending in ":" that introduces the list being read ("Where I rented an A100:")
+    item_provider: str | None = None  # the provider a list item's leading link points to ("[Lambda](https://lambdalabs.com)")
+
+    def subject(self, kind: str) -> Mention | None:
+        """What a statement naming no hardware is about: the one hardware named by the list's lead-in (for a
+        list item), else by the section heading; None when they name none or several."""
+        for text in (self.lead if kind == "list item" else "", self.section):
+            names = find_hardware(text)
+            if len({m.name.lower() for m in names}) == 1:
+                return names[0]
+            if names:
+                return None
+        return None
 
     def provider(self) -> str:
-        return one(find_providers(self.section)) or self.doc.provider or one(find_providers(self.doc.title)) or NOT_STATED
+        return (
+            one(find_providers(self.section))
+            or self.item_provider
+            or self.doc.provider
+            or one(find_providers(self.doc.title))
+            or NOT_STATED
+        )
 
     def pricing(self) -> str:
         return one([p for p in find_pricing(self.section) if p[2] != "free"]) or DEFAULT_PRICING

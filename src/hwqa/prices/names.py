@@ -9,6 +9,7 @@ cards, TPU generations, AMD Instinct, CPUs, other ASICs), not of any one note's 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -22,6 +23,8 @@ __all__ = [
     "find_pricing",
     "find_providers",
     "find_speeds",
+    "find_watts",
+    "is_instance",
     "provider_of_host",
 ]
 
@@ -37,8 +40,14 @@ _RTX = r"(?:(?:rtx|gtx)\s?-?\s?(?:a\d{4}|\d{4}(?:\s?ti)?)|\d{4}\s?-?(?:rtx|gtx)|
 _AMD = r"(?:mi\d{2,3}[a-z]?)"
 _CPU = r"(?:xeon(?:\s(?:platinum|gold|silver))?(?:\s\d{4}[a-z]?)?|epyc(?:\s\d{4}[a-z]?)?|graviton\s?\d?)"
 _OTHER = r"(?:trainium\d?|inferentia\d?|gaudi\s?\d?)"
+# Cloud instance types: AWS (p3.2xlarge, g6.xlarge, trn1.32xlarge), GCP (a2-highgpu-1g, g2-standard-4), Azure
+# (Standard_NC6s_v3): a machine with cards in it, priced as a whole.
+_INSTANCE = (
+    r"(?:(?:p|g|inf|trn|dl)\d[a-z]{0,3}\.(?:\d{1,2})?x?large|(?:p|g|inf|trn|dl)\d[a-z]{0,3}\.metal"
+    r"|(?:a2|a3|g2|n1)-(?:highgpu|megagpu|ultragpu|standard|highmem)-\d{1,3}g?|standard_n[cdv]\w{1,20})"
+)
 _HARDWARE = re.compile(
-    rf"(?<![\w.$-])(?P<name>{_TPU}|{_RTX}|{_AMD}|{_CPU}|{_OTHER}|{_NVIDIA})(?![\w]|[.-][a-z0-9])",
+    rf"(?<![\w.$-])(?P<name>{_INSTANCE}|{_TPU}|{_RTX}|{_AMD}|{_CPU}|{_OTHER}|{_NVIDIA})(?![\w]|[.-][a-z0-9])",
     re.IGNORECASE,
 )
 _MEMORY_IN_NAME = re.compile(r"(\d{2,3})\s?gb$", re.IGNORECASE)
@@ -62,8 +71,15 @@ class Mention:
     count: int = 1  # "eight A100 GPUs", "8 x A100": how many the statement is about
 
 
+def is_instance(name: str) -> bool:
+    """Whether ``name`` is a cloud instance type (``p3.2xlarge``, ``a2-highgpu-1g``), not a card or chip."""
+    return re.fullmatch(_INSTANCE, name, re.IGNORECASE) is not None
+
+
 def _type_of(name: str) -> str:
     low = name.lower()
+    if is_instance(name):
+        return "tpu" if low.startswith("ct") else "gpu"
     if low.startswith("tpu"):
         return "tpu"
     if re.match(r"xeon|epyc|graviton", low):
@@ -190,6 +206,8 @@ _UNIT_WORDS = {
     "s": "second", "sec": "second", "secs": "second", "second": "second", "seconds": "second",
     "day": "day", "days": "day", "daily": "day", "week": "week", "weeks": "week", "weekly": "week",
     "mo": "month", "month": "month", "months": "month", "monthly": "month",
+    "yr": "year", "year": "year", "years": "year", "yearly": "year", "annually": "year",
+    "kwh": "kwh",
 }  # fmt: skip
 #: Qualifiers of a time unit that still mean the price of one device (or one machine) for that time.
 DEVICE_WORDS = frozenset(
@@ -197,18 +215,20 @@ DEVICE_WORDS = frozenset(
 )
 _AMOUNT = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _MONEY = re.compile(
-    rf"(?:(?P<pre>US\$|\$|USD\s?|€|£|EUR\s?|GBP\s?)\s?{_AMOUNT}(?P<k>k\b)?(?:\s?(?:USD|US dollars?|dollars?)\b)?"
-    rf"|{_AMOUNT.replace('num', 'num2')}\s?(?P<post>USD|US dollars?|dollars?|EUR|euros?|€)\b)",
+    rf"(?:(?P<pre>US\$|\$|USD\s?|€|£|EUR\s?|GBP\s?)\s?(?P<neg>[-−]\s?)?(?:{_AMOUNT}|(?P<nan>nan|inf(?:inity)?)\b)(?P<k>k\b)?"
+    rf"(?:\s?(?:USD|US dollars?|dollars?)\b)?"
+    rf"|(?<![\d,.]){_AMOUNT.replace('num', 'num2')}(?P<k2>k)?\s?(?P<post>USD|US dollars?|dollars?|bucks|EUR|euros?|€)(?!\w))",
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(
-    r"\s*(?:(?P<word>hourly|monthly|daily|weekly)\b|(?:/\s*|\bper\s+|\ban?\s+|\beach\s+)"
-    r"(?:(?P<qual>[\w.]+(?:[\s-][\w.]+)?)[\s-])??(?P<unit>hours?|hrs?|h|months?|mo|days?|weeks?|minutes?|mins?|seconds?|secs?|s)\b)",
+    r"\s*(?:(?P<word>hourly|monthly|daily|weekly|yearly|annually)\b|(?:/\s*|\bper\s+|\ban?\s+|\beach\s+)"
+    r"(?:(?P<qual>[\w.]+(?:[\s-][\w.]+)?)[\s-])??"
+    r"(?P<unit>hours?|hrs?|h|months?|mo|days?|weeks?|years?|yr|minutes?|mins?|seconds?|secs?|s|kwh)\b)",
     re.IGNORECASE,
 )
 
 
-_DOLLARS = frozenset({"$", "us$", "usd", "dollar", "dollars", "us dollar", "us dollars"})
+_DOLLARS = frozenset({"$", "us$", "usd", "dollar", "dollars", "us dollar", "us dollars", "bucks"})
 
 
 @dataclass(frozen=True)
@@ -231,7 +251,10 @@ def find_money(text: str) -> list[Money]:
         raw = m.group("num") or m.group("num2")
         currency_mark = (m.group("pre") or m.group("post") or "").strip().lower()
         currency = "USD" if currency_mark in _DOLLARS else currency_mark
-        amount = float(raw.replace(",", "")) * (1000 if m.group("k") else 1)
+        # "$NaN/hr" and "$-5/hr" are read as written, so the reader can say why they are left out
+        amount = math.nan if raw is None else float(raw.replace(",", "")) * (1000 if m.group("k") or m.group("k2") else 1)
+        if m.group("neg"):
+            amount = -amount
         unit_m = _UNIT_AFTER.match(text, m.end())
         unit = qual = None
         end = m.end()
@@ -272,6 +295,9 @@ _SPEED_RE = re.compile(
 )
 
 
+_SPEED_HINT = re.compile(r"equivalent|worth|power\s+of|as\s+fast|\d\s?(?:x|×|times)\s|half|twice|double|thrice", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Speed:
     """A relative training speed stated in words: ``value`` × the ``ref`` (a V100, or another named
@@ -289,7 +315,9 @@ def find_speeds(text: str) -> list[Speed]:
     """Speeds relative to another piece of hardware (``equivalent to 8 V100``, ``about 2.5× a V100``,
     ``about 2x an A100``, ``half a P100's speed``); a figure of one metric (``2.5x the V100's memory
     bandwidth``) is not a speed."""
-    out = []
+    out: list[Speed] = []
+    if not _SPEED_HINT.search(text):  # what every form of _SPEED_RE needs: most sentences have none of it
+        return out
     for m in _SPEED_RE.finditer(text):
         word = m.group("word")
         value = _WORD_TIMES[word.lower()] if word else float(m.group("n") or m.group("n2"))
@@ -297,3 +325,11 @@ def find_speeds(text: str) -> list[Speed]:
         if value > 0:
             out.append(Speed(m.start(), m.end(), value, m.start(ref), m.end(ref), m.group(ref)))
     return out
+
+
+_WATTS = re.compile(r"(?<![\w.,])(\d{2,4}(?:\.\d)?)\s?(?:w|watts?)\b", re.IGNORECASE)
+
+
+def find_watts(text: str) -> list[tuple[int, int, float]]:
+    """Power draws written in ``text`` (``350 W``, ``300 watts``): (start, end, watts)."""
+    return [(m.start(), m.end(), float(m.group(1))) for m in _WATTS.finditer(text) if float(m.group(1)) > 0]

@@ -30,7 +30,8 @@ from ..errors import IndexMissingError
 from ..index import read_live_manifest
 from ..links import find_all_urls
 from ..notes import Note
-from .facts import Found, note_doc
+from ..units import money_words
+from .facts import MAX_PRICE_USD, Found, note_doc
 from .merge import bounded_left_out, fill_speeds, merge_rows, resolve_speeds
 from .pipe_tables import PipeTable, find_tables
 from .prose import read_document
@@ -126,6 +127,8 @@ def parse_usd_per_hour(cell: str) -> float:
         raise ValueError(f"usd_per_hour {text!r} is not a finite number")
     if value <= 0:
         raise ValueError(f"usd_per_hour {text!r} is 0; a price must be above 0")
+    if value > MAX_PRICE_USD:
+        raise ValueError(f"usd_per_hour {text!r} is more than {money_words(MAX_PRICE_USD)}; check the price")
     return value
 
 
@@ -299,7 +302,7 @@ def note_prices(note: Note) -> dict[str, Any]:
     merges them)."""
     rows, problems = parse_price_note(note)
     found = _read_note(note)
-    if not (rows or problems or found.rows or found.left_out or found.speeds):
+    if not (rows or problems or found.rows or found.left_out or found.speeds or found.facts):
         return {}
     stated = found.to_json()
     stated["rows"] = [_row_values(r) for r in found.rows]
@@ -311,7 +314,7 @@ def price_table_from(notes: Iterable[Mapping[str, Any]], articles: Iterable[Foun
     explicit: list[PriceRow] = []
     problems: list[str] = []
     rows: list[PriceRow] = []
-    rest: dict[str, list[Any]] = {"left_out": [], "speeds": []}
+    rest: dict[str, list[Any]] = {"left_out": [], "speeds": [], "facts": []}
     for facts in notes:
         if facts:
             explicit.extend(PriceRow(*values) for values in facts.get("rows", []))
@@ -329,6 +332,7 @@ def price_table_from(notes: Iterable[Mapping[str, Any]], articles: Iterable[Foun
     speeds, unresolved = resolve_speeds(merged, found.speeds)
     table.rows = fill_speeds(merged, speeds)
     table.left_out = bounded_left_out([*found.left_out, *unresolved])
+    table.facts = found.facts
     return table
 
 

@@ -15,19 +15,43 @@ Relative speeds ("equivalent to 8 V100", "about 2x an A100") are read as
 
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from urllib.parse import urlsplit
 
 from ..markdown import code_lines, heading, is_delimiter_row, split_row
 from .adhoc import read_table
-from .facts import Context, Doc, Found, SpeedFact, clean, one, per_device_hour, rental_unit_problem
-from .names import Mention, Money, find_date, find_hardware, find_money, find_pricing, find_providers, find_speeds
-from .table import LeftOut
+from .facts import MAX_PRICE_USD, Context, Doc, Found, SpeedFact, clean, one, per_device_hour, rental_unit_problem
+from .names import (
+    Mention,
+    Money,
+    find_date,
+    find_hardware,
+    find_money,
+    find_pricing,
+    find_providers,
+    find_speeds,
+    find_watts,
+    is_instance,
+    provider_of_host,
+)
+from .table import LeftOut, PriceFact
 
 __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
-PRICES_READER = 2  # 2: prices paired before or after their hardware; speeds against other hardware
+PRICES_READER = 3  # 3: purchases, plans, electricity and power draws as facts; a list's lead-in or heading names its subject
+
+#: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
+#: price can be attributed in (its pairing of prices and names grows with their product), and is left out.
+MAX_SENTENCE_CHARS = 2000
+#: The most price statements (rows and statements left out) read from one document: a page of more is
+#: not a price list a person keeps, and the rest is left out with one reason, so reading stays bounded.
+MAX_STATEMENTS = 1000
+_FULL = "this document holds more than"
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]”’]*\s+(?=[\"'(\[“‘]?[A-Z0-9$*])")
@@ -40,7 +64,25 @@ _CLAUSE_BREAK = re.compile(
 _JOINERS = re.compile(r",|&|\b(?:and|or|plus|then)\b", re.IGNORECASE)
 _ADJACENT = re.compile(r"\s*(?:[\w-]+\s*){0,2}")  # at most two words between a name and its bracket ("A100 GPU (")
 _MEMORY = re.compile(r"(?<![\w.])(\d{1,3})\s?(?:gb|gib)\s+(?:of\s+)?(?:hbm\w*|memory|vram|gpu memory|device memory)", re.I)
-_CHEAP_TEST = re.compile(r"[$€£]|\b(?:usd|dollars?|eur)\b|v100", re.IGNORECASE)
+_CHEAP_TEST = re.compile(r"[$€£]|\b(?:usd|dollars?|eur|bucks)\b|v100|\d\s?(?:w|watts?)\b", re.IGNORECASE)
+# The words of a price that is a plan or a service paid per period, not a rental of the hardware it mentions.
+_PLAN_WORDS = re.compile(
+    r"\b(?:plan|subscription|membership|tier|colocat\w*|colo|hosting|rack\s+space|storage|support\s+contract)\b", re.I
+)
+_PLAN_NAME = re.compile(r"((?:[A-Z][\w+.-]*\s+){1,3}(?:plan|subscription|membership|tier))\b")
+# The words of a purchase: a price with no time unit is what the hardware cost to buy.
+_BUY_WORDS = re.compile(
+    r"\b(?:bought|buy(?:ing)?|paid|pay|purchas\w*|sells?\s+for|sold\s+for|second-?hand|refurb\w*|msrp|retail)\b"
+    r"|\b(?:used|new)\s+(?:(?:nvidia|geforce|amd)\s+)?(?:[a-z]{1,4}\s?-?\d|card|gpu)",  # "my used RTX 3090": the adjective
+    re.I,
+)
+_MACHINE_WITH = re.compile(
+    r"\b(?:workstation|box|rig|pc|computer|server|machine|laptop|desktop|build|system|node)\s+with\s+"
+    r"(?:(?:an?|one|two|three|four|eight|\d{1,2})\s*(?:x\s*)?)?(?:nvidia\s+|geforce\s+)*$",
+    re.I,
+)
+_ITEM_LINK = re.compile(r"\s*\[[^\]\n]{1,200}\]\(\s*<?(https?://[^)\s>]{1,500})")
+_ITEM_NAME = re.compile(r"^\s*([^.;:()]{2,60}?)\s+[-–—:]\s")  # "Colab Pro - $9.99/mo": the item's own name
 
 
 def read_document(doc: Doc, *, tables: bool = True) -> Found:
@@ -56,11 +98,16 @@ def read_document(doc: Doc, *, tables: bool = True) -> Found:
     def flush() -> None:
         nonlocal block
         if block:
+            if kind == "sentence":  # a paragraph ending in ":" introduces the list after it; any other ends it
+                last = block[-1][1].rstrip()
+                ctx.lead = clean(" ".join(part for _, part in block[-3:]))[-300:] if last.endswith(":") else ""
             _read_block(block, kind, ctx, found)
         block = []
 
     i = 0
     while i < len(lines):
+        if found.left_out and found.left_out[-1].reason.startswith(_FULL):
+            return found  # read as much as one document may hold (MAX_STATEMENTS)
         line = lines[i]
         if code[i]:
             flush()
@@ -74,13 +121,15 @@ def read_document(doc: Doc, *, tables: bool = True) -> Found:
             continue
         if "|" in line and i + 1 < len(lines) and is_delimiter_row(lines[i + 1]):
             flush()
-            rows: list[tuple[int, str, list[str]]] = []
             j = i + 2
             while j < len(lines) and "|" in lines[j] and lines[j].strip() and not code[j]:
-                rows.append((doc.first_line + j, lines[j].strip(), split_row(lines[j])))
                 j += 1
-            if tables:
+            room = MAX_STATEMENTS - len(found.rows) - len(found.left_out)
+            if tables and _room(found, ctx, doc.first_line + i):
+                rows = [(doc.first_line + k, lines[k].strip(), split_row(lines[k])) for k in range(i + 2, min(j, i + 2 + room))]
                 found.extend(read_table(ctx, doc.first_line + i, split_row(line), rows))
+                if j - (i + 2) > room:
+                    _full(found, ctx, doc.first_line + i + 2 + room)
             i = j
             continue
         if not line.strip():
@@ -102,6 +151,8 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
     text = "\n".join(part for _, part in block)
     if not _CHEAP_TEST.search(text):
         return
+    link = _ITEM_LINK.match(text) if kind == "list item" else None  # "[Lambda](https://lambdalabs.com/...) - ..."
+    ctx.item_provider = provider_of_host(urlsplit(link.group(1)).hostname or "") if link else None
     starts: list[int] = []  # offset of each line in text
     at = 0
     for _, part in block:
@@ -113,9 +164,37 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
         sentence = text[begin:end]
         if sentence.strip():
             offset = begin + len(sentence) - len(sentence.lstrip())
-            line = block[max(k for k, s in enumerate(starts) if s <= offset)][0]
-            _read_sentence(clean(sentence), line, kind, ctx, found)
+            line = block[bisect_right(starts, offset) - 1][0]
+            if len(sentence) > MAX_SENTENCE_CHARS:
+                if _CHEAP_TEST.search(sentence):
+                    found.left_out.append(
+                        LeftOut(
+                            ctx.where(line),
+                            clean(sentence[:200]) + " …",
+                            f"a sentence of {len(sentence):,} characters is too long to read prices from "
+                            f"(at most {MAX_SENTENCE_CHARS:,}); end its sentences or start a new paragraph",
+                        )
+                    )
+            elif _room(found, ctx, line):
+                _read_sentence(clean(sentence), line, kind, ctx, found)
+            else:
+                return
         begin = end
+
+
+def _room(found: Found, ctx: Context, line: int) -> bool:
+    """Whether ``found`` may take more statements (see :data:`MAX_STATEMENTS`); the first time not, says so."""
+    if len(found.rows) + len(found.left_out) < MAX_STATEMENTS:
+        return True
+    _full(found, ctx, line)
+    return False
+
+
+def _full(found: Found, ctx: Context, line: int) -> None:
+    if not any(item.reason.startswith(_FULL) for item in found.left_out[-1:]):
+        found.left_out.append(
+            LeftOut(ctx.where(line), "", f"{_FULL} {MAX_STATEMENTS:,} price statements; the rest, from here on, were not read")
+        )
 
 
 def _clauses(sentence: str) -> tuple[list[int], dict[int, tuple[int, int]]]:
@@ -150,6 +229,9 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
         if before:
             found.speeds.append(SpeedFact(before[-1].name, speed.value, where, sentence, speed.ref))
     money = find_money(sentence)
+    watts = find_watts(sentence)
+    if watts:
+        _power(sentence, watts, mentions, line, kind, ctx, found)
     if not money:
         return
     # The reference of a speed ("8 V100") and names inside a price's unit ("per V100-hour") are not what is priced.
@@ -160,19 +242,29 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
     ]
     clauses = _clauses(sentence)
     clause_of = clauses[0]
+    subject = None if priced else ctx.subject(kind)  # a list item's lead-in, or the heading, names what it prices
+    rentals: list[Money] = []
+    for item in money:  # electricity, plans and purchases are facts of their own, never rental rows
+        fact = _fact(item, sentence, priced, clause_of, subject, line, kind, ctx)
+        if fact is not None:
+            found.facts.append(fact)
+        else:
+            rentals.append(item)
     prices: list[Money] = []
-    for item in money:
+    for item in rentals:
         problem = rental_unit_problem(item, sentence[: item.start], sentence[item.end :])
         if problem is None:
             prices.append(item)
-        elif priced:  # an amount of money near no hardware name is not a price statement at all
+        elif priced or subject is not None:  # an amount of money near no hardware name is not a price statement at all
             found.left_out.append(LeftOut(where, sentence, problem))
     pairs = _pair(sentence, prices, priced, clauses)
     spans = {p: (min(p, m.start), max(next(q.end for q in prices if q.start == p), m.end)) for p, m in pairs.items()}
+    if subject is not None:  # a price of the lead-in's or heading's hardware stands for itself in its clause
+        spans.update((q.start, (q.start, q.end)) for q in prices if q.start not in spans)
     providers = find_providers(sentence)
     kinds = [k for k in find_pricing(sentence) if k[2] != "free"]
     for item in prices:
-        mention = pairs.get(item.start)
+        mention = pairs.get(item.start) or subject
         if mention is None:
             if any(clause_of[m.start] == clause_of[item.start] for m in priced):
                 reason = f"{item.stated}: every hardware name in its clause has a price of its own"
@@ -180,24 +272,111 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
                 reason = f"no hardware name in the same clause as {item.stated}"
             found.left_out.append(LeftOut(where, sentence, reason))
             continue
+        instances = [m for m in priced if is_instance(m.name)]
+        instance = instances[0] if len(instances) == 1 and not is_instance(mention.name) else None
         provider = _attribute(sentence, providers, clause_of, spans, item.start) or ctx.provider()
         pricing = _attribute(sentence, kinds, clause_of, spans, item.start) or ctx.pricing()
         usd, conversion = per_device_hour(item, mention.count, sentence[item.end :])
         memory = _MEMORY.search(sentence)
-        found.rows.append(
-            ctx.row(
-                mention,
-                usd,
-                provider=provider,
-                pricing=pricing,
-                line=line,
-                origin=kind,
-                evidence=sentence,
-                stated=item.stated,
-                conversion=conversion,
-                as_of=find_date(sentence),
-                memory_gb=float(memory.group(1)) if memory and len(priced) == 1 else None,
-            )
+        row = ctx.row(
+            mention,
+            usd,
+            provider=provider,
+            pricing=pricing,
+            line=line,
+            origin=kind,
+            evidence=sentence,
+            stated=item.stated,
+            conversion=conversion,
+            as_of=find_date(sentence),
+            memory_gb=float(memory.group(1)) if memory and len(priced) == 1 else None,
+        )
+        if instance is not None:  # "a g5.xlarge with one A10G for $1.006/hr": the card's price, stated for that instance
+            row = replace(row, instance=instance.name, instance_devices=mention.count)
+        found.rows.append(row)
+
+
+def _fact(
+    item: Money,
+    sentence: str,
+    priced: Sequence[Mention],
+    clause_of: Sequence[int],
+    subject: Mention | None,
+    line: int,
+    kind: str,
+    ctx: Context,
+) -> PriceFact | None:
+    """``item`` as a price fact that is not a rental per hour: electricity (per kWh), a plan or service paid
+    per month or year ("the Pro plan is $8/month", colocation), a purchase (no time unit, with words of
+    buying, and the hardware it is of); None when it is none of these (it is read as a rental, or left out)."""
+    if item.unit == "kwh":
+        return _make_fact(ctx, "electricity", "electricity", item, line, sentence)
+    if item.unit in ("month", "year"):
+        named = _PLAN_WORDS.search(sentence)
+        own = _ITEM_NAME.match(sentence) if kind == "list item" else None
+        name = own.group(1).strip() if own else ""
+        if named:
+            called = _PLAN_NAME.search(sentence)
+            plan = called.group(1) if called and called.group(1) else named.group(0).lower()
+            plan = re.sub(r"^(?:the|a|an|my|our)\s+", "", plan.strip(), flags=re.I)
+            if name and not find_hardware(name) and name.lower() not in plan.lower():
+                plan = f"{name} {plan}"
+            return _make_fact(ctx, plan, "plan", item, line, sentence)
+        # "Colab Pro - $9.99/mo, usually a T4": a named offering whose cards come after its price is a plan
+        if name and not find_hardware(name) and own and own.end() <= item.start and all(m.start > item.end for m in priced):
+            return _make_fact(ctx, name, "plan", item, line, sentence)
+        return None
+    if item.unit is None and _BUY_WORDS.search(sentence):
+        same = [m for m in priced if clause_of[m.start] == clause_of[item.start]]
+        names = {m.name.lower() for m in priced}
+        what = same[-1] if same else (priced[0] if len(names) == 1 else subject)
+        if what is not None and math.isfinite(item.amount) and 0 < item.amount <= MAX_PRICE_USD:
+            name = what.name
+            if what in priced:  # "a workstation with an RTX 3090 ... $3,000": the machine is what was priced, not the card
+                machine = _MACHINE_WITH.search(sentence, max(0, what.start - 60), what.start)
+                name = sentence[machine.start() : what.end] if machine else name
+            return _make_fact(ctx, name, "purchase", item, line, sentence)
+    return None
+
+
+def _make_fact(ctx: Context, subject: str, kind: str, item: Money, line: int, sentence: str) -> PriceFact:
+    providers = find_providers(sentence)
+    return PriceFact(
+        subject=subject,
+        kind=kind,
+        amount=item.amount,
+        currency=item.currency if item.currency == "USD" else item.currency.upper(),
+        unit=item.unit or "once",
+        provider=providers[0][2] if providers else (ctx.provider() if kind == "plan" else ""),
+        as_of=find_date(sentence) or ctx.doc.as_of,
+        note=ctx.doc.source,
+        note_title=ctx.doc.title,
+        line=line,
+        evidence=sentence,
+        stated=item.stated,
+        section=ctx.section,
+        url=ctx.doc.url,
+    )
+
+
+def _power(
+    sentence: str,
+    watts: Sequence[tuple[int, int, float]],
+    mentions: Sequence[Mention],
+    line: int,
+    kind: str,
+    ctx: Context,
+    found: Found,
+) -> None:
+    """Power draws ("pulls about 350 W") of the one hardware the sentence names, else of its list's lead-in or heading."""
+    names = {m.name.lower() for m in mentions}
+    what = mentions[0] if len(names) == 1 else (ctx.subject(kind) if not names else None)
+    if what is None:
+        return
+    for start, end, value in watts[:1]:
+        stated = sentence[start:end]
+        found.facts.append(
+            _make_fact(ctx, what.name, "power", Money(start, end, value, stated, "W", "watt", None), line, sentence)
         )
 
 

@@ -27,12 +27,15 @@ from typing import Any
 from ..pricewords import LEAD, WORDS, PriceWords, Reading, count_of
 from ..question import Question, is_kind
 from .request import CalcRequest
-from .table import HARDWARE_TYPES, PriceTable
+from .table import HARDWARE_TYPES, PriceTable, hardware_matches
 
-__all__ = ["PricePlan", "find_hardware_mentions", "plan_price_question", "plan_price_request"]
+__all__ = ["PricePlan", "find_hardware_mentions", "plan_price_question", "plan_price_request", "resolve_reference"]
 
 _DEVICES_BEFORE_X = re.compile(rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x|×|\*)\s*$")
 _DEVICES_BEFORE = re.compile(rf"{LEAD}(?P<n>\d+|{WORDS})\s+$")
+_RENT_TOO = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|break[\s-]?even|cloud)\b")
+_PLURAL_MODEL = re.compile(r"[A-Za-z]{1,3}\d{2,4}s")
+_MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s?[x×]", re.IGNORECASE)
 _NOISE = frozenset({"nvidia", "tesla", "google", "cloud", "geforce"})
 
 
@@ -62,6 +65,9 @@ def _hardware_patterns(table: PriceTable) -> list[tuple[re.Pattern[str], str]]:
             body = r"[\s_-]*".join(re.escape(p) for p in parts)
             regex = re.compile(rf"(?<![a-z0-9])(?:{body})s?(?![a-z0-9])")
             patterns.setdefault(display.lower(), (regex, display))
+    for name in table.instance_names():  # a cloud instance type, whole: "g5.xlarge", "a2-highgpu-1g"
+        body = r"[\s_.-]*".join(re.escape(t.lower()) for t in re.findall(r"[A-Za-z0-9]+", name))
+        patterns.setdefault(name.lower(), (re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z0-9])"), name))
     return list(patterns.values())
 
 
@@ -104,6 +110,8 @@ def _unpriced(question: Question, named_at: tuple[tuple[int, int], ...], table: 
             continue
         if is_kind(term.written) or "." in term.written or "_" in term.written:
             continue  # a number format or memory type, a version, a code name: not hardware with a price
+        if _MULTIPLE.fullmatch(term.written):
+            continue  # "5x the price": how many times, not hardware
         at = words.text.find(term.written.lower())
         if at < 0 or not words.rest[at : at + len(term.written)].strip():
             continue
@@ -113,6 +121,8 @@ def _unpriced(question: Question, named_at: tuple[tuple[int, int], ...], table: 
     for start, end, name in sorted(found, key=lambda f: (f[0], -(f[1] - f[0]))):
         if any(start < e and s < end for s, e in taken) or words.bought(start):
             continue
+        if _PLURAL_MODEL.fullmatch(name):
+            name = name[:-1]  # "V100s": several of the V100
         if table is not None and table.find(name):
             continue
         taken.append((start, end))
@@ -156,11 +166,24 @@ def _extract(question: Question, table: PriceTable | None) -> tuple[dict[str, An
             text = text[: dev.start()] + " " * (dev.end() - dev.start()) + text[dev.end() :]
         taken.append((mention.start, mention.end))
         text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end :]
+        held = {r.instance_devices for r in (table.find(mention.word) if table is not None else []) if r.instance == mention.word}
+        if len(held) == 1 and (n := held.pop()) > 1 and fields.get("devices", 1) == 1:
+            fields["devices"] = n  # "30 hours on a p4d.24xlarge": all the cards the instance holds
+            signals["devices"] = True
         if mention.word.lower() not in {h.lower() for h in hardware}:
             hardware.append(mention.word)
     if hardware:
         fields["names"] = tuple(hardware)
     names_at = tuple(taken)
+    if "purchase_usd" not in fields and table is not None and words.buying and _RENT_TOO.search(words.text):
+        # "buy an RTX 4090 or rent one?": buying at the price the notes record for it, against renting it
+        bought = [
+            f
+            for f in table.facts
+            if f.kind == "purchase" and f.currency == "USD" and any(hardware_matches(h, f.subject) for h in hardware)
+        ]
+        if len({f.amount for f in bought}) == 1:
+            fields["purchase_usd"] = bought[0].amount
 
     type_words = list(words.hour_types)
     for said in words.devices:
@@ -279,6 +302,7 @@ class PricePlan:
 
     request: CalcRequest
     unpriced: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # amounts or times the question states that the calculator cannot use, in its words
 
 
 def plan_price_question(
@@ -297,13 +321,14 @@ def plan_price_question(
     fields, signals = _extract(question, table)
     unpriced: tuple[str, ...] = fields.pop("unpriced", ())
     short = len(question.text.split()) <= 4
+    problems = words.problems if words.refused else ()
     if previous is not None and fields and (words.follow_up or short):
-        return PricePlan(_merge(previous, fields), unpriced)
+        return PricePlan(_merge(previous, fields), unpriced, problems)
     if previous is None and words.follow_up and not re.search(r"\d", question.text):
         return None
-    if not _is_price_question(fields, signals):
+    if not (_is_price_question(fields, signals) or problems):
         return None
-    return PricePlan(_request(fields), unpriced)
+    return PricePlan(_request(fields), unpriced, problems)
 
 
 def plan_price_request(
@@ -313,3 +338,29 @@ def plan_price_request(
     (see :func:`plan_price_question`)."""
     plan = plan_price_question(question, table, previous)
     return None if plan is None else plan.request
+
+
+_PRONOUN = re.compile(r"\b(?:it|its|that\s+one|this\s+one|that\s+card|this\s+card|that\s+instance)\b", re.IGNORECASE)
+_MAX_FOLLOW_UP_WORDS = 10
+
+
+def resolve_reference(question: Question, previous: Question | None, table: PriceTable | None) -> tuple[str, str]:
+    """A short follow-up that points back with "it" ("how much memory does it have?") and names no
+    hardware, rewritten with the hardware the question before named (a cloud instance type as the card
+    its price was stated for), and what was taken, in words; ``(question.text, "")`` when nothing is."""
+    text = question.text
+    pronoun = _PRONOUN.search(text)
+    if previous is None or pronoun is None or len(text.split()) > _MAX_FOLLOW_UP_WORDS:
+        return text, ""
+    if _mentions(question.price, table) or question.price.hardware:
+        return text, ""
+    named = [m.word for m in _mentions(previous.price, table)] or [m.word for m in previous.price.hardware]
+    if not named:
+        return text, ""
+    name = named[0]
+    rows = [r for r in table.find(name) if r.instance and r.instance.lower() == name.lower()] if table is not None else []
+    card = rows[0].hardware if rows else name
+    said = f"the {card} of the {name}" if card != name else f"the {name}"
+    possessive = pronoun.group(0).lower() == "its"
+    rewritten = text[: pronoun.start()] + (f"the {card}'s" if possessive else f"the {card}") + text[pronoun.end() :]
+    return rewritten, f"Taking “{pronoun.group(0)}” to mean {said}, from your earlier question."

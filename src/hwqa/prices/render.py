@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from .fmt import cell, money, number
 from .request import CalcRequest
 from .result import CalcResult, PriceOption
-from .table import HARDWARE_TYPES, OTHER_TYPE, PriceRow, PriceTable, round_figures
+from .table import HARDWARE_TYPES, OTHER_TYPE, PriceFact, PriceRow, PriceTable, round_figures
 
 __all__ = ["render_excluded", "render_no_prices", "render_price_result", "render_price_table", "render_unpriced"]
 
@@ -34,7 +35,17 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     request = result.request
     options = result.options
     if mode == "lookup" and len(options) == 1:  # "how much does X cost?": one sentence, no table
-        parts = (_describe_price(options[0]), render_excluded(result), _render_problems(result))
+        only = options[0]
+        even = ""
+        if request.purchase_usd is not None and only.break_even_hours is not None:  # "buy it or rent it?"
+            days = (
+                f" (about {only.break_even_days:,.0f} days at {request.hours_per_day:g} h a day)" if only.break_even_days else ""
+            )
+            even = (
+                f"Buying for {cell(request.purchase_usd, as_money=True)} costs the same as renting it for "
+                f"**{only.break_even_hours:,.0f} hours**{days}; use it longer than that and buying is cheaper."
+            )
+        parts = (_describe_price(only), even, render_excluded(result), _render_problems(result))
         return "\n".join(line for line in parts if line)
     show_pricing = len({o.row.pricing for o in options}) > 1
     show_break_even = request.purchase_usd is not None
@@ -58,8 +69,9 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     if intro:
         lines.append(intro)
         lines.append("")
-    lines.append("| " + " | ".join(headers) + " |")
-    lines.append("|" + "|".join("---" for _ in headers) + "|")
+    if options:  # no empty table when nothing fits: the line below says why
+        lines.append("| " + " | ".join(headers) + " |")
+        lines.append("|" + "|".join("---" for _ in headers) + "|")
     for option in options[:max_rows]:
         row = option.row
         cells = [
@@ -91,9 +103,41 @@ def render_price_result(result: CalcResult, max_rows: int = 12) -> str:
     if recommendation:
         lines.append(f"**Recommendation:** {recommendation.hardware} ({recommendation.provider}) — {recommendation.reason}.")
     else:
-        lines.append("**No option fits** the filters; relax them (types, memory, pricing or budget).")
+        lines.append(_no_fit(result))
     lines.extend(line for line in (render_excluded(result), _render_problems(result)) if line)
     return "\n".join(lines)
+
+
+_OVER_BUDGET = re.compile(r"costs \$([\d,]+(?:\.\d+)?) for this, over the")
+
+
+def _no_fit(result: CalcResult) -> str:
+    """Why no option is left, in the terms the question set: a budget too small for the time asked (with
+    what the cheapest option costs and how long the budget lasts on it), else the filters it set."""
+    request = result.request
+    over = [(float(m.group(1).replace(",", "")), e) for e in result.excluded if (m := _OVER_BUDGET.search(e.reason))]
+    if request.budget_usd is not None and request.hours and over:
+        cost, cheapest = min(over, key=lambda item: item[0])
+        lasts = request.budget_usd / (cost / request.hours)
+        return (
+            f"**Nothing fits {cell(request.budget_usd, as_money=True)} for {request.hours:,g} h:** the cheapest, "
+            f"{_md_escape(cheapest.hardware)} ({_md_escape(cheapest.provider)}), costs {cell(cost, as_money=True)} for that; "
+            f"{cell(request.budget_usd, as_money=True)} runs it for {lasts:,.0f} h."
+        )
+    asked = [
+        name
+        for name, on in (
+            ("types", set(request.types) != set(HARDWARE_TYPES)),
+            ("memory", request.min_memory_gb is not None),
+            ("providers", bool(request.providers)),
+            ("hardware", bool(request.compare)),
+            ("budget", request.budget_usd is not None),
+        )
+        if on
+    ]
+    if asked:
+        return f"**No option fits** what you asked ({', '.join(asked)}); relax it to see more."
+    return "**No option fits.**"
 
 
 def _render_problems(result: CalcResult) -> str:
@@ -243,6 +287,10 @@ def render_price_table(
             "No price rows found; write prices in your notes (a sentence such as 'an A100 costs $3.67/hr on GCP', "
             "or a note tagged `prices` with a table of hardware, provider, type, usd_per_hour)."
         )
+    if table.facts:
+        lines.append("")
+        lines.append(f"Purchases, plans and power ({len(table.facts)}):")
+        lines.extend(f"- {_md_escape(f'{f.subject}: {fact_amount(f)} ({f.kind}), {f.where}')}" for f in table.facts)
     if table.conflicts:
         lines.append("")
         lines.append(f"Conflicts ({len(table.conflicts)}):")
@@ -256,3 +304,17 @@ def render_price_table(
         lines.append(f"Problems ({len(table.problems)}):")
         lines.extend(f"- {p}" for p in table.problems)
     return "\n".join(lines)
+
+
+_CURRENCY_MARKS = {"USD": "$", "EUR": "€", "GBP": "£"}
+_PER = {"month": "/month", "year": "/year", "kwh": "/kWh", "once": ""}
+
+
+def fact_amount(fact: PriceFact) -> str:
+    """A fact's amount as written for people: ``$650``, ``$9.99/month``, ``$0.15/kWh``, ``350 W``."""
+    if fact.kind == "power":
+        return f"{fact.amount:g} W"
+    mark = _CURRENCY_MARKS.get(fact.currency)
+    value = f"{fact.amount:,.2f}" if fact.amount != int(fact.amount) or fact.amount < 100 else f"{fact.amount:,.0f}"
+    amount = f"{mark}{value}" if mark else f"{value} {fact.currency}"
+    return amount + _PER.get(fact.unit, f"/{fact.unit}")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..errors import ToolArgumentError
+from ..units import MAX_BUDGET_USD, MAX_HOURS, MAX_PURCHASE_USD, money_words
 from .table import HARDWARE_TYPES, HardwareType, PriceTable
 
 __all__ = [
@@ -30,10 +31,7 @@ __all__ = [
     "check_request",
 ]
 
-# Bounds of a request (a chat model may send anything).
-MAX_BUDGET_USD = 1e9
-MAX_PURCHASE_USD = 1e9
-MAX_HOURS = 1e6
+# Bounds of a request (a chat model may send anything); those a question can state are shared with its reading.
 MAX_V100_HOURS = 1e9
 MAX_DEVICES = 1024
 MAX_MEMORY_GB = 1e5
@@ -103,17 +101,32 @@ def _json_value(value: object) -> object:
     return list(value) if isinstance(value, tuple) else value
 
 
+# What each bounded field is called in a message, and whether it is money: one line a person reads
+# ("a budget must be between $0 and $1,000,000,000, not $5,000,000,000"), never a field's name alone.
+_SAID = {
+    "budget_usd": ("a budget", True),
+    "purchase_usd": ("a purchase price", True),
+    "hours": ("hours", False),
+    "v100_hours": ("V100-hours", False),
+    "min_memory_gb": ("a memory floor (GB)", False),
+    "hours_per_day": ("hours a day", False),
+}
+
+
 def _bounded(value: float | None, key: str, maximum: float, *, positive: bool = False) -> float | None:
     if value is None:
         return None
+    said, money = _SAID.get(key, (key, False))
     number = float(value)
     if not math.isfinite(number):
-        raise ToolArgumentError(f"{key} must be a finite number, not {value!r}")
-    if number < 0 or (positive and number == 0):
-        bound = "above 0" if positive else "0 or more"
-        raise ToolArgumentError(f"{key} must be {bound}, not {value!r}")
-    if number > maximum:
-        raise ToolArgumentError(f"{key} {value!r} is too large (at most {maximum:g})")
+        raise ToolArgumentError(f"{said} must be a number, not {value!r}")
+    low = "above 0" if positive else ("$0" if money else "0")
+    high = money_words(maximum) if money else f"{maximum:,.0f}"
+    shown = money_words(number) if money else (f"{number:,.0f}" if number == int(number) else f"{number:,g}")
+    if number < 0 or (positive and number == 0) or number > maximum:
+        if positive:
+            raise ToolArgumentError(f"{said} must be above 0 and at most {high}, not {shown}")
+        raise ToolArgumentError(f"{said} must be between {low} and {high}, not {shown}")
     return number
 
 

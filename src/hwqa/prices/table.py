@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 __all__ = [
+    "FACT_KINDS",
+    "FACT_UNITS",
     "HARDWARE_TYPES",
     "OPTIONAL_COLUMNS",
     "OTHER_TYPE",
@@ -23,6 +25,7 @@ __all__ = [
     "REQUIRED_COLUMNS",
     "HardwareType",
     "LeftOut",
+    "PriceFact",
     "PriceRow",
     "PriceTable",
     "hardware_key",
@@ -79,6 +82,12 @@ class PriceRow:
     section: str = field(default="", compare=False)  # the heading the evidence is under
     url: str | None = field(default=None, compare=False)  # set when the price was read from a linked article
     speed_from: str = field(default="", compare=False)  # where a speed stated in words was read ("note:line: sentence")
+    instance: str = field(default="", compare=False)  # the cloud instance type the price was stated for ("g5.xlarge")
+    instance_devices: int = field(default=0, compare=False)  # how many of ``hardware`` that instance holds
+
+    def named(self, name: str) -> bool:
+        """Whether ``name`` names this row: its hardware, or the instance type its price was stated for."""
+        return hardware_matches(name, self.hardware) or bool(self.instance and hardware_matches(name, self.instance))
 
     @property
     def usd_per_v100_hour(self) -> float | None:
@@ -118,6 +127,8 @@ class PriceRow:
             "section": self.section,
             "url": self.url,
             "speed_from": self.speed_from,
+            "instance": self.instance,
+            "instance_devices": self.instance_devices,
         }
 
 
@@ -178,6 +189,49 @@ def hardware_matches(query: str, name: str) -> bool:
     return False
 
 
+#: What a price fact prices: a card or chip (bought), a plan or subscription (a notebook plan, colocation,
+#: hosting: a service paid per period), electricity; and a power draw noted for a card or machine (watts,
+#: not money, kept with the facts because energy costs are worked out from it).
+FACT_KINDS = ("purchase", "plan", "electricity", "power")
+#: The unit of a fact's amount: one-off (a purchase), per month or year (a plan), per kWh, watts drawn.
+FACT_UNITS = ("once", "month", "year", "kwh", "watt")
+
+
+@dataclass(frozen=True)
+class PriceFact:
+    """A price the notes state that is not a rental per hour of hardware (those are :class:`PriceRow`):
+    what is priced (``subject``: "RTX 3090", "Paperspace Gradient Pro plan", "electricity"), its kind
+    (:data:`FACT_KINDS`), the amount and currency as written, its unit (:data:`FACT_UNITS`), provider,
+    date and evidence (note, line, the sentence or row, the amount as written)."""
+
+    subject: str
+    kind: str
+    amount: float
+    currency: str  # "USD", "EUR", ...; "W" for a power draw
+    unit: str
+    provider: str = ""
+    as_of: str | None = None
+    note: str = ""
+    note_title: str = ""
+    line: int = 0
+    evidence: str = ""
+    stated: str = ""
+    section: str = ""
+    url: str | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.note}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PriceFact:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
 @dataclass(frozen=True)
 class LeftOut:
     """A price statement that was not read into a row: where it is, its text, and why."""
@@ -205,10 +259,11 @@ class PriceTable:
     problems: list[str] = field(default_factory=list)
     left_out: list[LeftOut] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    facts: list[PriceFact] = field(default_factory=list)  # purchases, plans, electricity, power draws
 
     def find(self, name: str) -> list[PriceRow]:
         """Rows whose hardware matches ``name`` forgivingly (see :func:`hardware_matches`)."""
-        return [row for row in self.rows if hardware_matches(name, row.hardware)]
+        return [row for row in self.rows if row.named(name)]
 
     def hardware_names(self) -> list[str]:
         """Distinct hardware names in table order (for messages such as 'known hardware: ...')."""
@@ -216,6 +271,10 @@ class PriceTable:
         for row in self.rows:
             seen.setdefault(row.hardware, None)
         return list(seen)
+
+    def instance_names(self) -> list[str]:
+        """Distinct cloud instance types the rows' prices were stated for ("g5.xlarge"), in table order."""
+        return list(dict.fromkeys(row.instance for row in self.rows if row.instance))
 
     @property
     def notes(self) -> list[str]:
@@ -232,6 +291,7 @@ class PriceTable:
             "problems": list(self.problems),
             "left_out": [item.to_json() for item in self.left_out],
             "conflicts": list(self.conflicts),
+            "facts": [fact.to_json() for fact in self.facts],
         }
 
     @classmethod
@@ -245,4 +305,5 @@ class PriceTable:
             problems=[str(p) for p in data.get("problems", [])],
             left_out=left_out,
             conflicts=[str(c) for c in data.get("conflicts", [])],
+            facts=[PriceFact.from_json(f) for f in data.get("facts", []) if isinstance(f, Mapping)],
         )

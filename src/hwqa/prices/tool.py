@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..answer import Answer, Citation
-from ..base import Tool
+from ..base import Tool, ToolCall
 from ..errors import ToolArgumentError
 from ..index import StoredChunk
 from ..question import Question, parse_question
 from .calculator import check_and_calculate
+from .costs import CostAnswer
 from .question import PricePlan, plan_price_question, plan_price_request
 from .request import (
     MAX_BUDGET_USD,
@@ -37,7 +38,7 @@ from .request import (
     check_request,
 )
 from .result import CalcResult
-from .table import HARDWARE_TYPES, HardwareType, PriceRow, PriceTable
+from .table import HARDWARE_TYPES, HardwareType, PriceFact, PriceRow, PriceTable, hardware_matches
 
 __all__ = [
     "PRICE_CALCULATOR_TOOL",
@@ -262,7 +263,7 @@ def price_plan(question: Question, history: Sequence[Message], table: PriceTable
             earlier = plan_price_question(parse_question(str(message.get("content", ""))), table, previous)
             previous = earlier.request if earlier is not None else None
     plan = plan_price_question(question, table, previous)
-    if plan is None or not (computable(plan.request) or plan.unpriced):
+    if plan is None or not (computable(plan.request) or plan.unpriced or plan.problems):
         return None
     return plan
 
@@ -396,4 +397,64 @@ class PriceTool(Tool):
                     kind="note" if first.url is None else "article",
                 )
             )
+        bought = self.purchase_fact(result.request)
+        if bought is not None:  # the purchase price a break-even was worked out from, as the notes state it
+            known = next((c for c in citations if c.source == bought.note), None)
+            if known is not None:
+                known.text = "\n".join(dict.fromkeys([*known.text.split("\n"), bought.evidence]))
+            else:
+                section = self.section_at(bought.note, bought.line)
+                citations.append(
+                    Citation(
+                        n=0,
+                        title=bought.note_title or bought.note,
+                        source=bought.note,
+                        url=bought.url,
+                        heading=section.heading if section else bought.section,
+                        text=bought.evidence,
+                        score=1.0,
+                        kind="note" if bought.url is None else "article",
+                    )
+                )
         return citations
+
+    def purchase_fact(self, request: CalcRequest) -> PriceFact | None:
+        """The noted purchase whose price ``request`` compares renting with, if it came from the notes."""
+        if request.purchase_usd is None or not request.hardware:
+            return None
+        hardware = request.hardware
+        return next(
+            (
+                f
+                for f in self.table.facts
+                if f.kind == "purchase" and f.amount == request.purchase_usd and hardware_matches(hardware, f.subject)
+            ),
+            None,
+        )
+
+
+def compose_cost_answer(costs: CostAnswer, price: PriceTool, from_notes: Answer) -> Answer:
+    """A plan, energy or purchase answer (:mod:`hwqa.prices.costs`): the sum, cited to the sentences or rows
+    of the facts it used, then what the passages say."""
+    by_note: dict[str, list[PriceFact]] = {}
+    for fact in costs.facts:
+        by_note.setdefault(fact.note, []).append(fact)
+    citations: list[Citation] = []
+    for note, used in by_note.items():
+        section = price.section_at(note, min(f.line for f in used))
+        first = used[0]
+        citations.append(
+            Citation(
+                n=len(citations) + 1,
+                title=first.note_title or note,
+                source=note,
+                url=first.url,
+                heading=section.heading if section else first.section,
+                text="\n".join(dict.fromkeys(f.evidence for f in used)),
+                score=1.0,
+                kind="note" if first.url is None else "article",
+            )
+        )
+    marks = "".join(f"[{c.n}]" for c in citations)
+    call = ToolCall("price_facts", {}, {"answer": costs.text, "facts": [f.to_json() for f in costs.facts]})
+    return Answer(f"{costs.text} {marks}", citations, [call], covered=True)
