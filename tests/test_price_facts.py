@@ -327,3 +327,19 @@ def test_with_a_chat_model_a_plan_question_opens_with_the_worked_sum(owner: Path
         answer = Engine.load(settings).ask("What's a year of the Pro plan?")
     assert answer.text.startswith("1 year of Paperspace Gradient Pro plan at $8.00/month: 12 × $8.00/month = **$96.00**")
     assert answer.tool_calls[0].name == "price_facts" and answer.citations[0].source == "cloud-rentals.md"
+
+
+def test_a_plan_is_named_by_the_words_before_its_price_and_a_rate_per_gigabyte_is_no_plan(tmp_path: Path) -> None:
+    """Several plans in one sentence each take the name written just before their price, not the link's
+    title; a storage rate per GB-month is a rate per amount, not the price of a plan."""
+    notes = tmp_path / "notes"
+    write_note(
+        notes,
+        "subs.md",
+        "---\ntitle: Subscriptions\n---\n# Subscriptions\n\n"
+        "* [Pricing - Fernbook](https://fernbook.example/pricing) - notebook plans: Starter $8/mo, Studio $39/mo (fast).\n"
+        "* [Pricing - Modelhub](https://modelhub.example/pricing) - PLUS is $9/mo; public repos are free.\n"
+        "* [Object storage - Bucketco](https://bucketco.example) - Standard is $0.023/GB-mo; egress is what hurts.\n",
+    )
+    plans = {(f["subject"], f["amount"]) for f in table(notes)["facts"] if f["kind"] == "plan"}
+    assert plans == {("Starter", 8.0), ("Studio", 39.0), ("PLUS", 9.0)}

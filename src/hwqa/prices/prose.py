@@ -83,6 +83,9 @@ _MACHINE_WITH = re.compile(
 )
 _ITEM_LINK = re.compile(r"\s*\[[^\]\n]{1,200}\]\(\s*<?(https?://[^)\s>]{1,500})")
 _ITEM_NAME = re.compile(r"^\s*([^.;:()]{2,60}?)\s+[-–—:]\s")  # "Colab Pro - $9.99/mo": the item's own name
+# The capitalised words right before a price in its clause, with at most a verb or a colon between them ("Pro $8/mo").
+_NAME_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+.-]*(?: [A-Z][\w+.-]*){0,2})\s*(?:is|at|for|costs?|:|=)?\s*~?$")
+_PER_AMOUNT = re.compile(r"(?:[kmgtp]i?b|bytes?|tokens?|requests?|calls?|users?|seats?)", re.I)  # a rate per amount, not per plan
 
 
 def read_document(doc: Doc, *, tables: bool = True) -> Found:
@@ -312,18 +315,27 @@ def _fact(
     if item.unit == "kwh":
         return _make_fact(ctx, "electricity", "electricity", item, line, sentence)
     if item.unit in ("month", "year"):
+        if item.qualifier and _PER_AMOUNT.fullmatch(item.qualifier):
+            return None  # "$0.023/GB-mo": a rate per gigabyte stored, not the price of a plan
         named = _PLAN_WORDS.search(sentence)
         own = _ITEM_NAME.match(sentence) if kind == "list item" else None
         name = own.group(1).strip() if own else ""
+        clause = clause_of[item.start]
+        start = next(i for i in range(item.start + 1) if clause_of[i] == clause)
+        right_before = _NAME_BEFORE.search(sentence, max(start, item.start - 60), item.start)  # "Pro $8/mo": the plan's own name
         if named:
             called = _PLAN_NAME.search(sentence)
             plan = called.group(1) if called and called.group(1) else named.group(0).lower()
+            if right_before and not find_hardware(right_before.group(1)) and not called:
+                return _make_fact(ctx, right_before.group(1), "plan", item, line, sentence)
             plan = re.sub(r"^(?:the|a|an|my|our)\s+", "", plan.strip(), flags=re.I)
             if name and not find_hardware(name) and name.lower() not in plan.lower():
                 plan = f"{name} {plan}"
             return _make_fact(ctx, plan, "plan", item, line, sentence)
         # "Colab Pro - $9.99/mo, usually a T4": a named offering whose cards come after its price is a plan
         if name and not find_hardware(name) and own and own.end() <= item.start and all(m.start > item.end for m in priced):
+            if right_before and not find_hardware(right_before.group(1)) and right_before.start() >= own.end():
+                name = right_before.group(1)  # "Gradient plans: Pro $8/mo, Growth $39/mo": each price's own name
             return _make_fact(ctx, name, "plan", item, line, sentence)
         return None
     if item.unit is None and _BUY_WORDS.search(sentence):
