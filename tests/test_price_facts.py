@@ -343,3 +343,21 @@ def test_a_plan_is_named_by_the_words_before_its_price_and_a_rate_per_gigabyte_i
     )
     plans = {(f["subject"], f["amount"]) for f in table(notes)["facts"] if f["kind"] == "plan"}
     assert plans == {("Starter", 8.0), ("Studio", 39.0), ("PLUS", 9.0)}
+
+
+def test_a_list_item_ending_in_a_colon_names_the_hardware_of_the_items_nested_under_it(tmp_path: Path) -> None:
+    """'* A4000 16G:' with its prices as sub-items: each sub-item is that card's price (the bare 'A4000' is
+    the RTX A4000); the item after the nested list is no longer under it."""
+    notes = tmp_path / "notes"
+    write_note(
+        notes,
+        "rent.md",
+        "---\ntitle: Renting\n---\n# Renting\n\n## Where I rented\n\n"
+        "* A4000 16G:\n  * on-demand $0.76/hr\n  * spot / interruptible $0.47/hr\n"
+        "* L4 24G: $0.80/hr on-demand.\n"
+        "* the notebook box was $0.30/hr, no idea which card\n",
+    )
+    data = table(notes)
+    rows = {(r["hardware"], r["usd_per_hour"], r["pricing"]) for r in data["rows"]}
+    assert rows == {("RTX A4000", 0.76, "on-demand"), ("RTX A4000", 0.47, "spot"), ("L4", 0.8, "on-demand")}
+    assert any("$0.30/hr" in item["reason"] for item in data["left_out"])

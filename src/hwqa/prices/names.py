@@ -36,7 +36,8 @@ _NVIDIA = (
     r"(?-i:G[HB])\d{3})"
     r"(?:\s?(?:pcie|sxm\d?|nvl))?(?:[\s-]?\d{2,3}\s?gb)?"
 )
-_RTX = r"(?:(?:rtx|gtx)\s?-?\s?(?:a\d{4}|\d{4}(?:\s?ti)?)|\d{4}\s?-?(?:rtx|gtx)|titan\s(?:v|x|rtx))"
+# An RTX A-series workstation card is written with or without its "RTX" ("A6000", "a4000"): four digits after the A.
+_RTX = r"(?:(?:rtx|gtx)\s?-?\s?(?:a\d{4}|\d{4}(?:\s?ti)?)|(?-i:[Aa])\d{4}(?!\d)|\d{4}\s?-?(?:rtx|gtx)|titan\s(?:v|x|rtx))"
 _AMD = r"(?:mi\d{2,3}[a-z]?)"
 _CPU = r"(?:xeon(?:\s(?:platinum|gold|silver))?(?:\s\d{4}[a-z]?)?|epyc(?:\s\d{4}[a-z]?)?|graviton\s?\d?)"
 _OTHER = r"(?:trainium\d?|inferentia\d?|gaudi\s?\d?)"
@@ -97,6 +98,8 @@ def find_hardware(text: str) -> list[Mention]:
         end = m.end()
         if re.fullmatch(r"[A-Za-z]\d{3}s", name):  # "V100s": a plural, not a model
             name, end = name[:-1], end - 1
+        if re.fullmatch(r"[Aa]\d{4}", name):  # "A6000" is the RTX A6000: one name, so a row and a question meet
+            name = f"RTX {name.upper()}"
         memory = _MEMORY_IN_NAME.search(name)
         count = _COUNT_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
         n = 1

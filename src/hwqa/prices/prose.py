@@ -43,7 +43,7 @@ from .table import LeftOut, PriceFact
 __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
-PRICES_READER = 3  # 3: purchases, plans, electricity and power draws as facts; a list's lead-in or heading names its subject
+PRICES_READER = 4  # 4: a list item ending in ":" names its nested items; a plan is named by the words before its price
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
 #: price can be attributed in (its pairing of prices and names grows with their product), and is left out.
@@ -97,14 +97,19 @@ def read_document(doc: Doc, *, tables: bool = True) -> Found:
     ctx = Context(doc)
     block: list[tuple[int, str]] = []
     kind = "sentence"
+    indent = 0  # of the list item being read
+    item_lead: int | None = None  # the indent of a list item ending in ":" whose sub-items it introduces
 
     def flush() -> None:
-        nonlocal block
+        nonlocal block, item_lead
         if block:
+            last = block[-1][1].rstrip()
             if kind == "sentence":  # a paragraph ending in ":" introduces the list after it; any other ends it
-                last = block[-1][1].rstrip()
                 ctx.lead = clean(" ".join(part for _, part in block[-3:]))[-300:] if last.endswith(":") else ""
+                item_lead = None
             _read_block(block, kind, ctx, found)
+            if kind == "list item" and last.endswith(":"):  # "* A6000 48G:" introduces the items nested under it
+                ctx.lead, item_lead = clean(" ".join(part for _, part in block))[-300:], indent
         block = []
 
     i = 0
@@ -140,6 +145,9 @@ def read_document(doc: Doc, *, tables: bool = True) -> Found:
         elif _LIST_ITEM.match(line):
             flush()
             kind = "list item"
+            indent = len(line) - len(line.lstrip())
+            if item_lead is not None and indent <= item_lead:  # out of the nested list an item introduced
+                ctx.lead, item_lead = "", None
             block = [(doc.first_line + i, _LIST_ITEM.sub("", line, count=1))]
         else:
             if not block:
