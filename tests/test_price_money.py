@@ -200,3 +200,12 @@ def test_a_long_question_says_how_much_of_it_was_read() -> None:
         == "the question is 30,013 characters long; only its first 4,000 were read for amounts, times and hardware"
     )
     assert "too long to read" in words.problems[1]
+
+
+def test_a_fraction_of_a_device_is_said_not_rounded() -> None:
+    """'2.5 V100s' was read as a workload on V100s with no count at all; a fraction of hours is a time."""
+    words = read_price_words("what would 10 hours on 2.5 V100s cost?")
+    assert words.refused and words.problems == ("a number of devices must be whole, not 2.5 V100s",)
+    assert read_price_words("and on 1.5 GPUs?").problems == ("a number of devices must be whole, not 1.5 GPUs",)
+    hours = read_price_words("how much for 2.5 hours on a V100?")
+    assert hours.hours == 2.5 and not hours.problems

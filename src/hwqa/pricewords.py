@@ -113,6 +113,11 @@ _UNIT_HOURS = {unit: HOURS_PER[unit] for unit in ("day", "week", "month")}  # a 
 _DEVICES = re.compile(
     rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x\s*|×\s*)?(?P<kind>gpus?|tpus?|cpus?|cards?|devices?|chips?|accelerators?|boards?)\b"
 )
+# A count of devices with a fraction: "2.5 GPUs", "1.5 V100s" (a name with a digit in it).
+_FRACTIONAL_DEVICES = re.compile(
+    r"(?<![\w.$])\d{1,6}\.\d{1,6}\s*(?:x\s*|×\s*)?(?:gpus?|tpus?|cpus?|cards?|devices?|chips?|accelerators?|boards?|"
+    r"[a-z]{1,6}\d{2,4}[a-z]{0,3})\b"
+)
 _MEMORY = re.compile(
     rf"(?:(?:at\s+least|≥|>=|minimum(?:\s+of)?|min\.?|more\s+than|over|needs?|with|of)\s*)?"
     rf"{LEAD}{_NUM}\s*(?:gb|gib)\b(?:\s*\+)?"
@@ -410,6 +415,9 @@ def read_price_words(question: str) -> PriceWords:
     hardware = tuple(
         Reading(m.start(), m.end(), word=t.original[m.start() : m.end()].strip()) for m in GENERIC_HARDWARE.finditer(rest)
     )
+    for m in _FRACTIONAL_DEVICES.finditer(t.text):  # "2.5 V100s": never rounded to a count the question did not ask
+        problems.append(f"a number of devices must be whole, not {t.original[m.start() : m.end()].strip()}")
+    t.mask_all([m.span() for m in _FRACTIONAL_DEVICES.finditer(t.text)])
     devices = []
     for m in _DEVICES.finditer(t.text):
         devices.append(Reading(m.start(), m.end(), count_of(m.group("n")), m.group("kind").rstrip("s")))
