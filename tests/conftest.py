@@ -67,10 +67,16 @@ Choose a CPU for data cleaning and small models.
 
 def point_cli_at(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
     """The `hwqa` commands run from ``settings.notes``' parent, reading this notes folder and index (hash embedder)."""
-    monkeypatch.chdir(settings.notes.parent)
+    point_cli_at_folder(monkeypatch, settings.notes, settings.index)
+
+
+def point_cli_at_folder(monkeypatch: pytest.MonkeyPatch, notes: Path, index: Path | None = None) -> None:
+    """The `hwqa` commands run from ``notes``' parent, reading that folder and ``index`` (default: ``index`` beside it),
+    with the hash embedder and no link fetching."""
+    monkeypatch.chdir(notes.parent)
     for key, value in {
-        "HWQA_NOTES": str(settings.notes),
-        "HWQA_INDEX": str(settings.index),
+        "HWQA_NOTES": str(notes),
+        "HWQA_INDEX": str(index or notes.parent / "index"),
         "HWQA_EMBED_BACKEND": "hash",
         "HWQA_FETCH_LINKS": "false",
     }.items():

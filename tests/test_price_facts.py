@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from hwqa.cli import app
 
-from .conftest import write_note
+from .conftest import point_cli_at_folder, write_note
 
 runner = CliRunner()
 
@@ -86,14 +86,7 @@ def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     notes = tmp_path / "notes"
     write_note(notes, "home-lab.md", HOME_LAB)
     write_note(notes, "cloud-rentals.md", CLOUD_RENTALS)
-    monkeypatch.chdir(tmp_path)
-    for key, value in {
-        "HWQA_NOTES": str(notes),
-        "HWQA_INDEX": str(tmp_path / "index"),
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_FETCH_LINKS": "false",
-    }.items():
-        monkeypatch.setenv(key, value)
+    point_cli_at_folder(monkeypatch, notes)
     return notes
 
 
@@ -214,14 +207,7 @@ def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     notes = tmp_path / "notes"
     write_note(notes, "cloud-prices.md", PRICE_TABLE_NOTE)
     write_note(notes, "hardware-for-machine-learning.md", OWNER_NOTE)
-    monkeypatch.chdir(tmp_path)
-    for key, value in {
-        "HWQA_NOTES": str(notes),
-        "HWQA_INDEX": str(tmp_path / "index"),
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_FETCH_LINKS": "false",
-    }.items():
-        monkeypatch.setenv(key, value)
+    point_cli_at_folder(monkeypatch, notes)
     assert runner.invoke(app, ["index"]).exit_code == 0
     return notes
 

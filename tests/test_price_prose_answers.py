@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from hwqa.cli import app
 
-from .conftest import write_note
+from .conftest import point_cli_at_folder, write_note
 
 runner = CliRunner()
 
@@ -57,14 +57,7 @@ tags: [inference]
 def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     notes = tmp_path / "notes"
     write_note(notes, "hardware-notes.md", OWNER_NOTE)
-    monkeypatch.chdir(tmp_path)
-    for key, value in {
-        "HWQA_NOTES": str(notes),
-        "HWQA_INDEX": str(tmp_path / "index"),
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_FETCH_LINKS": "false",
-    }.items():
-        monkeypatch.setenv(key, value)
+    point_cli_at_folder(monkeypatch, notes)
     return notes
 
 

@@ -233,8 +233,10 @@ class Segment:
         self._not_deleted: tuple[Any, Any] | None = None
         self._avgdl: float | None = None
         self._lock = threading.Lock()
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []  # every thread's, to close
+        self._connections_lock = threading.Lock()
         try:
-            self.db = sqlite3.connect(f"file:{self.docstore_path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
             rows = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0]
             label = self.db.execute("SELECT value FROM info WHERE name=?", (entry.get("label_key", "segment"),)).fetchone()
         except sqlite3.DatabaseError:
@@ -242,7 +244,7 @@ class Segment:
                 f"{self.docstore_path.name} in index generation {self.gen_name} is unreadable; {REBUILD_HINT}"
             ) from None
         if rows != self.count or label is None or label[0] != entry.get("label", entry.get("name")):
-            self.db.close()
+            self.close()
             raise IndexCorruptError(
                 f"the docstore of index generation {self.gen_name} does not belong to its vectors; {REBUILD_HINT}"
             )
@@ -367,8 +369,24 @@ class Segment:
         except sqlite3.OperationalError:
             return None
 
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection to the docstore (read-only). The web chat's threads share a segment, and
+        one connection used from several threads at once mixes their rows up on Python 3.12 (its cached
+        statements are shared): 20 questions at once failed there with rows of the wrong length."""
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(f"file:{self.docstore_path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+            self._local.db = db
+            with self._connections_lock:
+                self._connections.append(db)
+        return db
+
     def close(self) -> None:
-        self.db.close()
+        with self._connections_lock:
+            for db in self._connections:
+                db.close()
+            self._connections.clear()
 
 
 def span_matrix(count: int, blob: bytes) -> np.ndarray:
