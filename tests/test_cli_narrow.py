@@ -3,12 +3,7 @@ that wrap their text, plurals, a filter that matches no note, whole devices (iss
 
 from __future__ import annotations
 
-import os
-import pty
 import re
-import select
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +12,7 @@ from typer.testing import CliRunner
 from hwqa.cli import app
 from hwqa.settings import Settings
 from tests.conftest import built_hash_index, point_cli_at, write_note
+from tests.test_cli_terminal import in_terminal
 
 runner = CliRunner()
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
@@ -63,35 +59,7 @@ def wide(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
 
 def at_80_columns(args: list[str], settings: Settings) -> str:
     """What ``hwqa ARGS`` shows in a terminal 80 columns wide (escape codes removed)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
-    env.update(
-        HWQA_NOTES=str(settings.notes),
-        HWQA_INDEX=str(settings.index),
-        HWQA_EMBED_BACKEND="hash",
-        HWQA_FETCH_LINKS="false",
-        COLUMNS="80",
-        LINES="40",
-        TERM="xterm-256color",
-    )
-    main, child = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "hwqa", *args], stdin=child, stdout=child, stderr=child, env=env)
-    os.close(child)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([main], [], [], 120)
-        if not ready:
-            proc.kill()
-            pytest.fail("hwqa wrote nothing for 120 s")
-        try:
-            data = os.read(main, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(main)
-    assert proc.wait(timeout=60) == 0, b"".join(chunks).decode(errors="replace")
-    return ANSI.sub("", b"".join(chunks).decode("utf-8", errors="replace")).replace("\r\n", "\n")
+    return in_terminal(args, settings, columns=80).replace("\r\n", "\n")
 
 
 def test_the_price_table_at_80_columns_shows_every_price_and_header_whole(wide: Settings) -> None:

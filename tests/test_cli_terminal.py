@@ -24,14 +24,14 @@ runner = CliRunner()
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
-def _env(settings: Settings) -> dict[str, str]:
+def _env(settings: Settings, columns: int = 100) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
     env.update(
         HWQA_NOTES=str(settings.notes),
         HWQA_INDEX=str(settings.index),
         HWQA_EMBED_BACKEND="hash",
         HWQA_FETCH_LINKS="false",
-        COLUMNS="100",
+        COLUMNS=str(columns),
         LINES="40",
         TERM="xterm-256color",
     )
@@ -39,11 +39,11 @@ def _env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def in_terminal(args: list[str], settings: Settings, cwd: Path) -> str:
-    """What ``hwqa ARGS`` writes to a terminal (escape codes removed)."""
+def in_terminal(args: list[str], settings: Settings, cwd: Path | None = None, columns: int = 100) -> str:
+    """What ``hwqa ARGS`` writes to a terminal ``columns`` wide (escape codes removed)."""
     main, child = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hwqa", *args], stdin=child, stdout=child, stderr=child, env=_env(settings), cwd=cwd
+        [sys.executable, "-m", "hwqa", *args], stdin=child, stdout=child, stderr=child, env=_env(settings, columns), cwd=cwd
     )
     os.close(child)
     chunks = []
