@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -81,6 +84,17 @@ def point_cli_at_folder(monkeypatch: pytest.MonkeyPatch, notes: Path, index: Pat
         "HWQA_FETCH_LINKS": "false",
     }.items():
         monkeypatch.setenv(key, value)
+
+
+def run_hwqa(settings: Settings, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m hwqa.cli ARGS`` as a process of its own over ``settings``' notes and index (hash embedder,
+    no other HWQA_ setting of this shell), with ``env`` on top; what it printed and its exit code."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
+    environ |= {"HWQA_NOTES": str(settings.notes), "HWQA_INDEX": str(settings.index), "HWQA_EMBED_BACKEND": "hash"}
+    environ |= env
+    return subprocess.run(
+        [sys.executable, "-m", "hwqa.cli", *args], env=environ, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 def built_hash_index(tmp_path: Path, **extra: object) -> Settings:

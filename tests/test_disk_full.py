@@ -13,7 +13,6 @@ import random
 import shutil
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from hwqa.engine import Engine
 from hwqa.errors import IndexWriteError
 from hwqa.settings import Settings, load_settings
 
-from .conftest import write_note
+from .conftest import run_hwqa, write_note
 
 
 @pytest.fixture
@@ -154,12 +153,7 @@ def test_a_disk_that_fills_after_the_switch_says_the_new_index_is_live(settings:
         with (disk / "filler").open("wb") as fh:
             fh.truncate(0)
             fh.write(b"\0" * max(0, filler))
-        environ = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
-        environ |= {"HWQA_NOTES": str(settings.notes), "HWQA_INDEX": str(settings.index), "HWQA_EMBED_BACKEND": "hash"}
-        environ |= {"HWQA_FETCH_LINKS": "false"}
-        done = subprocess.run(
-            [sys.executable, "-m", "hwqa.cli", "index"], env=environ, capture_output=True, text=True, timeout=300, check=False
-        )
+        done = run_hwqa(settings, "index", timeout=300, HWQA_FETCH_LINKS="false")
         live = store.current_generation_dir(settings.index)
         assert live is not None and live.name != second.generation, done.stderr
         assert f"generation {live.name}" in done.stdout, done.stdout

@@ -8,9 +8,7 @@ once with ``hwqa index --retry-links``; ``hwqa links --failed`` says when.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,22 +16,19 @@ from hwqa import index as store
 from hwqa.build import build_index
 from hwqa.settings import Settings, load_settings
 
-from .conftest import write_note
+from .conftest import run_hwqa, write_note
 from .helpers_http import LoopbackSite, Reply
 
 
 def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
-    environ |= {
-        "HWQA_NOTES": str(settings.notes),
-        "HWQA_INDEX": str(settings.index),
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_ALLOW_PRIVATE_HOSTS": "true",
-        "HWQA_FETCH_HOST_DELAY": "0",
-        "NO_PROXY": "127.0.0.1",
-        "no_proxy": "127.0.0.1",
-    }
-    return subprocess.run([sys.executable, "-m", "hwqa.cli", *args], env=environ, capture_output=True, text=True, timeout=120)
+    return run_hwqa(
+        settings,
+        *args,
+        HWQA_ALLOW_PRIVATE_HOSTS="true",
+        HWQA_FETCH_HOST_DELAY="0",
+        NO_PROXY="127.0.0.1",
+        no_proxy="127.0.0.1",
+    )
 
 
 def link_record(settings: Settings, url: str) -> dict[str, object]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,20 +19,13 @@ from hwqa.engine import build_index
 from hwqa.settings import Settings
 
 from .browser_support import serve_process
-from .conftest import write_note
+from .conftest import run_hwqa, write_note
 
 BAD = os.fsdecode(b"bad\xffname.md")  # the file system's bytes, as Python names them
 
 
 def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
-    environ |= {
-        "HWQA_NOTES": str(settings.notes),
-        "HWQA_INDEX": str(settings.index),
-        "HWQA_EMBED_BACKEND": "hash",
-        "HWQA_FETCH_LINKS": "false",
-    }
-    return subprocess.run([sys.executable, "-m", "hwqa.cli", *args], env=environ, capture_output=True, text=True, timeout=120)
+    return run_hwqa(settings, *args, HWQA_FETCH_LINKS="false")
 
 
 def test_a_note_whose_name_is_not_utf8_is_skipped_with_its_reason(settings: Settings) -> None:

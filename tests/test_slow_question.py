@@ -8,9 +8,7 @@ it is read in a worker process, so the server keeps answering meanwhile.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -20,18 +18,14 @@ from hwqa.engine import build_index
 from hwqa.settings import Settings
 
 from .browser_support import serve_process
+from .conftest import run_hwqa
 
 DIGITS = "9" * 30_000  # 65 s to read on the code before the budget
 
 
 def hwqa_ask(settings: Settings, question: str, **env: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")}
-    environ |= {"HWQA_NOTES": str(settings.notes), "HWQA_INDEX": str(settings.index), "HWQA_EMBED_BACKEND": "hash"}
-    environ |= env
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "hwqa.cli", "ask", question], env=environ, capture_output=True, text=True, timeout=40
-    )
+    done = run_hwqa(settings, "ask", question, timeout=40, **env)
     return done, time.monotonic() - started
 
 
