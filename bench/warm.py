@@ -21,9 +21,9 @@ from corpus import LoopbackSite, edit_note, edit_prose
 
 def main() -> None:
     notes, index, port, spec = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
-    from hwqa.build import build_index
-    from hwqa.embed import make_embedder
+    from hwqa.build.builder import build_index
     from hwqa.engine import Engine
+    from hwqa.index.embed import make_embedder
     from hwqa.settings import load_settings
 
     settings = load_settings(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hwqa.evalset import record_splits
+from hwqa.eval.sets import record_splits
 
 HERE = Path(__file__).resolve().parent
 

@@ -209,7 +209,7 @@ class App:
     """A running hwqa web chat over a small notes folder, on a free loopback port."""
 
     def __init__(self, root: Path, **overrides: Any) -> None:
-        from hwqa.build import build_index
+        from hwqa.build.builder import build_index
         from hwqa.settings import load_settings
         from hwqa.ui.app import start
 

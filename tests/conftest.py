@@ -99,7 +99,7 @@ def run_hwqa(settings: Settings, *args: str, timeout: float = 120, **env: str) -
 
 def built_hash_index(tmp_path: Path, **extra: object) -> Settings:
     """Settings over ``tmp_path/notes`` (hash embedder, no link fetching), with the index built."""
-    from hwqa.build import build_index
+    from hwqa.build.builder import build_index
 
     settings = load_settings(
         {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False, **extra},

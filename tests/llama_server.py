@@ -1,6 +1,6 @@
 """The real local chat server for tests: ``llama_cpp.server`` with the bundled SmolLM2 model.
 
-:class:`LlamaServer` starts ``hwqa llm serve``'s command line (:func:`hwqa.localmodel.server_command`)
+:class:`LlamaServer` starts ``hwqa llm serve``'s command line (:func:`hwqa.answer.chat.localmodel.server_command`)
 on a free loopback port, waits until it answers, and stops it. :class:`KillingProxy` sits between
 hwqa and a server and kills the server (SIGKILL) once a streamed answer has begun, so the
 connection drops mid-stream as it does when a server crashes.
@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from hwqa.localmodel import server_command
+from hwqa.answer.chat.localmodel import server_command
 
 START_TIMEOUT = 180.0
 

@@ -41,7 +41,7 @@ def choose_texts(candidates: list[str], count_tokens: Callable[[str], int], wind
 def main() -> None:
     from sentence_transformers import SentenceTransformer
 
-    from hwqa.embed import SentenceTransformerEmbedder, resolve_model
+    from hwqa.index.embed import SentenceTransformerEmbedder, resolve_model
 
     from .test_light import varied_texts
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from hwqa.base import Hit
-from hwqa.builtin import BuiltinAnswerer
+from hwqa.answer.base import Hit
+from hwqa.answer.builtin import BuiltinAnswerer
+from hwqa.answer.question import parse_question
+from hwqa.answer.quotes import Candidate, quote
+from hwqa.answer.retrieve import Filter, with_surroundings
+from hwqa.answer.scorer import FEATURES, features
 from hwqa.engine import Engine
-from hwqa.question import parse_question
-from hwqa.quotes import Candidate, quote
-from hwqa.retrieve import Filter, with_surroundings
-from hwqa.scorer import FEATURES, features
+from hwqa.notes.spans import spans_of
 from hwqa.settings import Settings
-from hwqa.spans import spans_of
 
 from .conftest import REPO, built_hash_index, write_note
 
@@ -143,10 +143,10 @@ def test_most_memory_comes_from_the_price_tables_memory_column(bundled: Settings
 
 
 def test_the_calculator_tool_checks_provider_names() -> None:
+    from hwqa.answer.pricetool import run_price_calculator
     from hwqa.errors import ToolArgumentError
-    from hwqa.notes import load_notes
+    from hwqa.notes.note import load_notes
     from hwqa.prices import load_price_table
-    from hwqa.prices.tool import run_price_calculator
 
     table = load_price_table(load_notes(REPO / "notes").notes)
     result = run_price_calculator({"hardware": "V100", "providers": ["azure"]}, table)

@@ -1,4 +1,5 @@
-"""ARCHITECTURE.md matches the tree: every module is named, every named module exists, and no
+"""ARCHITECTURE.md matches the tree: the entries of src/hwqa are its packages in the order of the data
+flow, none imports one listed after it, every module is named, every named module exists, and no
 module imports more of hwqa than its row says (a newcomer can trust the map)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .conftest import REPO
 SRC = REPO / "src"
 PACKAGE = SRC / "hwqa"
 ROW = re.compile(r"^\| `(src/hwqa/[\w/]+\.py)` \| (.+?) \| (.+?) \|$")
+ENTRY = re.compile(r"^\| `(\w+/|\w+\.py)` \| (.+?) \| (.+?) \|$")  # a row of the package table
 
 
 def modules_in_tree() -> set[str]:
@@ -26,6 +28,17 @@ def rows() -> dict[str, set[str]]:
         if m:
             allowed = m.group(3).strip()
             out[m.group(1)] = set() if allowed == "—" else {a.strip() for a in allowed.split(",")}
+    return out
+
+
+def entries() -> list[tuple[str, set[str]]]:
+    """The package table, in its order: ('notes', {'errors'}), ('engine', {...}), …"""
+    out: list[tuple[str, set[str]]] = []
+    for line in (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8").splitlines():
+        m = ENTRY.match(line)
+        if m and m.group(1) != "entry":
+            allowed = m.group(3).strip()
+            out.append((m.group(1).rstrip("/").removesuffix(".py"), set() if allowed == "—" else {a.strip() for a in allowed.split(",")}))
     return out
 
 
@@ -71,9 +84,38 @@ def test_no_module_imports_more_than_its_row_allows() -> None:
 
 def test_the_import_check_sees_imports() -> None:
     """The checker is not vacuous: it finds the imports a module really has."""
-    assert {"markdown"} <= imports_of(PACKAGE / "chunk.py")
-    assert {"errors", "links"} <= imports_of(PACKAGE / "fetch" / "fetcher.py")
+    assert imports_of(PACKAGE / "notes" / "chunk.py") == set()  # its sibling notes/markdown.py is its own package
+    assert {"errors", "notes", "index"} <= imports_of(PACKAGE / "fetch" / "fetcher.py") | imports_of(PACKAGE / "fetch" / "cache.py")
     assert "hwqa" in imports_of(PACKAGE / "settings.py")
+    assert {"answer", "build"} <= imports_of(PACKAGE / "engine.py")
+
+
+def test_src_hwqa_is_a_short_list_of_packages_in_the_order_of_the_table() -> None:
+    """The folder is the map: at most 15 entries, each a row of the package table (the facade aside)."""
+    present = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__")
+    assert len(present) <= 15, present
+    named = {name for name, _ in entries()}
+    assert {p.removesuffix(".py") for p in present} - named == {"__init__", "__main__"}
+    assert named <= {p.removesuffix(".py") for p in present}
+
+
+def test_no_package_imports_one_listed_after_it() -> None:
+    """Each entry imports only entries above it in the table, and only those its row names."""
+    order = entries()
+    seen: set[str] = {"hwqa"}
+    actual: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "__pycache__" not in path.parts and len(path.relative_to(PACKAGE).parts) > 0:
+            actual.setdefault(top_level(path), set()).update(imports_of(path))
+    problems = []
+    for name, allowed in order:
+        if allowed - seen:
+            problems.append(f"{name}'s row allows entries listed after it: {sorted(allowed - seen)}")
+        if actual.get(name, set()) - allowed:
+            problems.append(f"{name} imports {sorted(actual[name] - allowed)}, not in its row")
+        seen.add(name)
+    assert not problems, problems
+
 
 
 def test_no_module_imports_itself_through_others() -> None:
@@ -96,4 +138,4 @@ def test_no_module_imports_itself_through_others() -> None:
     for module in sorted(graph):
         walk([module], set())
     assert not cycles, f"import cycles: {[' → '.join(c) for c in cycles[:5]]}"
-    assert {"answer", "llm", "prompt", "safety"} <= set(graph)
+    assert {"answer", "notes", "index", "build", "engine"} <= set(graph)

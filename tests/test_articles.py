@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.settings import Settings, load_settings
@@ -191,9 +191,9 @@ def test_unsafe_links_are_refused_and_their_note_is_still_indexed(tmp_path: Path
 def test_an_index_cut_by_an_older_chunker_cuts_every_note_and_page_again(tmp_path: Path, site: LoopbackSite) -> None:
     """A new release that cuts documents differently must not keep the old cuts of unchanged notes and
     pages: the next build cuts them again (reusing every vector whose passage did not change)."""
-    from hwqa import index as store
-    from hwqa.articles import KEPT
-    from hwqa.chunk import CHUNKER_VERSION
+    from hwqa.build.articles import KEPT
+    from hwqa.index import reader as store
+    from hwqa.notes.chunk import CHUNKER_VERSION
 
     write_note(tmp_path / "notes", "reading.md", f"# Reading\n\n* [Article 3]({site.url('/articles/3')})\n")
     values = {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash"}

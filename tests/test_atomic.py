@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hwqa import index as store
-from hwqa.build import build_index, build_lock
-from hwqa.embed import HashEmbedder
+from hwqa.build.builder import build_index, build_lock
 from hwqa.engine import Engine
 from hwqa.errors import IndexLockedError
+from hwqa.index import reader as store
+from hwqa.index.embed import HashEmbedder
 from hwqa.settings import Settings, load_settings
 
 from .conftest import write_note
@@ -29,7 +29,7 @@ CHILD = textwrap.dedent(
     """
     import os, signal, sys, threading
     from pathlib import Path
-    from hwqa.build import build_index
+    from hwqa.build.builder import build_index
     from hwqa.settings import load_settings
 
     notes, index, stage, when = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -255,7 +255,7 @@ def test_a_renamed_note_reuses_its_embeddings(settings: Settings) -> None:
 
 
 def test_write_atomic_replaces_whole_files_and_a_failed_write_leaves_the_old_one(tmp_path: Path) -> None:
-    from hwqa.atomic import write_atomic
+    from hwqa.index.atomic import write_atomic
 
     target = tmp_path / "cache" / "page.json"
     write_atomic(target, b"first")  # the folder is made as needed

@@ -253,7 +253,7 @@ def test_hostile_note_renders_as_text_and_loads_nothing(page: Page) -> None:
         summary.click()
     chat = pg.locator("#hwqa-chatbot")
     text = chat.inner_text()
-    # The engine strips raw HTML from answers and passages (hwqa.safety); what is left shows as text.
+    # The engine strips raw HTML from answers and passages (hwqa.answer.safety); what is left shows as text.
     assert "Zebra" in text and "zebra stripes" in text.lower()
     for tag in ("img", "iframe", "script", "style", "form", "svg", "object", "embed"):
         assert chat.locator(f".message-content {tag}").count() == 0, tag

@@ -69,7 +69,7 @@ class OwnerApp(App):
     """The web chat over the owner's note alone."""
 
     def __init__(self, root: Path) -> None:
-        from hwqa.build import build_index
+        from hwqa.build.builder import build_index
         from hwqa.settings import load_settings
         from hwqa.ui.app import start
 

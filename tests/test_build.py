@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from hwqa import __version__
-from hwqa import index as store
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.engine import Engine
 from hwqa.errors import IndexCorruptError, IndexMismatchError, IndexMissingError
+from hwqa.index import reader as store
 from hwqa.settings import Settings
 
 from .conftest import write_note
@@ -66,7 +66,7 @@ def test_every_passage_carries_its_span_vectors_and_a_rebuild_reuses_them(settin
     """The answerer compares the question with each candidate span: the build embeds them, once."""
     import numpy as np
 
-    from hwqa.spans import spans_of
+    from hwqa.notes.spans import spans_of
 
     build_index(settings)
     first = Engine(settings).generation()

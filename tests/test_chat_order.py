@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from hwqa.answer.chat.prompt import flatten_content
 from hwqa.engine import Engine
-from hwqa.prompt import flatten_content
 from hwqa.ui.chat import WORKING, ChatController
 from tests.browser_support import write_browser_notes
 from tests.conftest import built_hash_index

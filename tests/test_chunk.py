@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import itertools
 
-from hwqa.chunk import Chunk, chunk_markdown, split_sections
-from hwqa.embed import HashEmbedder
+from hwqa.index.embed import HashEmbedder
+from hwqa.notes.chunk import Chunk, chunk_markdown, split_sections
 
 EMB = HashEmbedder()
 

@@ -1,10 +1,10 @@
-"""Every sentence of a model's answer checked against what it cites (hwqa.claims)."""
+"""Every sentence of a model's answer checked against what it cites (hwqa.answer.chat.claims)."""
 
 from __future__ import annotations
 
-from hwqa.base import Hit
-from hwqa.claims import MARK, Checker, complete_sentences, numbers, split
-from hwqa.index import StoredChunk
+from hwqa.answer.base import Hit
+from hwqa.answer.chat.claims import MARK, Checker, complete_sentences, numbers, split
+from hwqa.index.reader import StoredChunk
 
 
 def hit(i: int, title: str, body: str) -> Hit:

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwqa import index as store
-from hwqa.atomic import disk_error
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.errors import IndexWriteError
+from hwqa.index import reader as store
+from hwqa.index.atomic import disk_error
 from hwqa.settings import Settings, load_settings
 
 from .conftest import run_hwqa, write_note

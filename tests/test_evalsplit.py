@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hwqa.evalset import (
+from hwqa.eval.sets import (
     MIN_TEST_SHARE,
     TEST,
     TRAIN,

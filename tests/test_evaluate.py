@@ -13,12 +13,10 @@ from bs4 import BeautifulSoup
 from rich.console import Console
 from typer.testing import CliRunner
 
-from hwqa.answer import Answer
-from hwqa.base import Hit
+from hwqa.answer.answer import Answer
+from hwqa.answer.base import Hit
 from hwqa.cli import app
-from hwqa.evalreport import markdown_table, render
-from hwqa.evalset import EvalError, Question, load_question_set
-from hwqa.evaluate import (
+from hwqa.eval.evaluate import (
     SplitTallies,
     _Tally,
     fact_found,
@@ -28,7 +26,9 @@ from hwqa.evaluate import (
     score_question,
     serve_site,
 )
-from hwqa.index import StoredChunk
+from hwqa.eval.report import markdown_table, render
+from hwqa.eval.sets import EvalError, Question, load_question_set
+from hwqa.index.reader import StoredChunk
 from hwqa.settings import Settings, load_settings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -434,7 +434,7 @@ def test_an_unknown_retriever_or_a_bad_file_is_a_one_line_error(tiny_set: Path, 
 
 
 def _source_text(qs: object, source: str) -> str:
-    from hwqa.evalset import QuestionSet
+    from hwqa.eval.sets import QuestionSet
 
     assert isinstance(qs, QuestionSet)
     for folder in qs.notes:
@@ -501,8 +501,8 @@ def test_not_covered_questions_name_terms_found_nowhere_in_the_corpus(path: Path
 
 
 def test_shared_embeddings_give_the_same_vectors_and_embed_each_text_once() -> None:
-    from hwqa.embed import HashEmbedder
-    from hwqa.evaluate import SharedEmbeddings
+    from hwqa.eval.evaluate import SharedEmbeddings
+    from hwqa.index.embed import HashEmbedder
 
     class Counting(HashEmbedder):
         calls: list[int] = []  # noqa: RUF012

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from hwqa.build import build_index
-from hwqa.chunk import chunk_markdown
+from hwqa.build.builder import build_index
 from hwqa.engine import Engine
 from hwqa.extract import extract_article
+from hwqa.notes.chunk import chunk_markdown
 from hwqa.settings import load_settings
 
 from .conftest import write_note

@@ -19,8 +19,8 @@ HEAVY = ["torch", "sentence_transformers", "faiss", "gradio"]
 
 
 def test_every_facade_name_is_exported_and_is_the_real_thing() -> None:
-    from hwqa.answer import Answer as RealAnswer
-    from hwqa.build import build_index as real_build_index
+    from hwqa.answer.answer import Answer as RealAnswer
+    from hwqa.build.builder import build_index as real_build_index
     from hwqa.engine import Engine as RealEngine
     from hwqa.settings import load_settings as real_load_settings
 

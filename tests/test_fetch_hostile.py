@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.fetch import FetchConfig, Fetcher, FetchOutcome
 from hwqa.settings import Settings
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.build import BuildReport, build_index
+from hwqa.build.builder import BuildReport, build_index
 from hwqa.cli import app
 from hwqa.errors import ConfigError, FetchError, HwqaError
 from hwqa.fetch import FetchConfig, FetchStatus, InvalidAddress, RefusedAddress, parse_ip_literal

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import yaml
 
-from hwqa.fit import run_fit
-from hwqa.fitreport import constants_table, paired, sign_test
-from hwqa.scorer import FEATURES, Model
+from hwqa.answer.scorer import FEATURES, Model
+from hwqa.eval.fit import run_fit
+from hwqa.eval.fitreport import constants_table, paired, sign_test
 from hwqa.settings import load_settings
 
 from .conftest import write_note
@@ -104,8 +104,8 @@ def test_a_name_the_notes_lack_weighs_only_as_much_as_training_says(tmp_path: Pa
     are answered all the same: fitted on such training questions, a missing name is no veto, and the
     answer says which name the notes never mention."""
     from hwqa.engine import Engine
-    from hwqa.evalset import load_question_set
-    from hwqa.fit import MISSING_WEIGHTS, collect
+    from hwqa.eval.fit import MISSING_WEIGHTS, collect
+    from hwqa.eval.sets import load_question_set
 
     write_note(tmp_path / "notes", "lab.md", NOTE)
     questions: list[dict[str, object]] = [

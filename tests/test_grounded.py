@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.answer import Answer
-from hwqa.build import build_index
-from hwqa.claims import MARK
+from hwqa.answer.answer import Answer
+from hwqa.answer.chat.claims import MARK
+from hwqa.build.builder import build_index
 from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.settings import Settings

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.cli import app
-from hwqa.notes import YAML_MAX_DEPTH, NoteSkipped, load_notes, parse_note
+from hwqa.notes.note import YAML_MAX_DEPTH, NoteSkipped, load_notes, parse_note
 from hwqa.settings import Settings, load_settings
 
 from .conftest import REPO, write_note
@@ -77,7 +77,7 @@ import json, resource, sys, tracemalloc
 from pathlib import Path
 limit = int(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-from hwqa.notes import load_notes
+from hwqa.notes.note import load_notes
 tracemalloc.start()
 kwargs = json.loads(sys.argv[2])
 report = load_notes(Path(sys.argv[1]), **kwargs)
@@ -405,7 +405,7 @@ def test_a_build_over_special_files_indexes_nothing_from_outside(tmp_path: Path)
     report = build_index(settings)
     skipped = {s["note"]: s["reason"] for s in report.notes_skipped}
     assert "to-outside.md" in skipped and "fifo.md" in skipped
-    from hwqa.index import open_current
+    from hwqa.index.reader import open_current
 
     gen = open_current(settings.index)
     try:
@@ -427,7 +427,7 @@ def test_a_5mb_single_line_note_gives_bounded_chunks_and_a_small_answer(
     (notes / "blob.md").write_text("# Blob\n" + blob + "\n", encoding="utf-8")
     settings = hash_settings(tmp_path, notes)
     report = build_index(settings)
-    from hwqa.index import open_current
+    from hwqa.index.reader import open_current
 
     gen = open_current(settings.index)
     try:
@@ -491,7 +491,7 @@ def test_notes_over_the_size_cap_are_skipped_without_reading_them_whole(tmp_path
 
 
 def test_chunks_are_bounded_in_characters_whatever_the_tokenizer_says() -> None:
-    from hwqa.chunk import CHARS_PER_TOKEN, chunk_markdown
+    from hwqa.notes.chunk import CHARS_PER_TOKEN, chunk_markdown
 
     def words(text: str) -> int:  # a tokenizer that sees a 1 MB word as one token
         return len(text.split())
@@ -509,8 +509,8 @@ import json, resource, sys
 from pathlib import Path
 limit = int(sys.argv[3])
 resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-from hwqa.build import build_index
-from hwqa.index import open_current
+from hwqa.build.builder import build_index
+from hwqa.index.reader import open_current
 from hwqa.settings import load_settings
 settings = load_settings(
     {"notes": sys.argv[1], "index": sys.argv[2], "embed_backend": "hash", "fetch_links": False},

@@ -12,8 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from hwqa import index as store
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
+from hwqa.index import reader as store
 from hwqa.settings import Settings, load_settings
 
 from .conftest import write_note
@@ -22,8 +22,8 @@ CHILD = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from hwqa import index as store
-    from hwqa.build import build_index
+    from hwqa.index import reader as store
+    from hwqa.build.builder import build_index
     from hwqa.settings import load_settings
 
     real_replace = os.replace
@@ -33,7 +33,7 @@ CHILD = textwrap.dedent(
             os.kill(os.getpid(), signal.SIGKILL)  # killed mid-switch: the temporary file is complete
         return real_replace(src, dst)
 
-    os.replace = replace  # the one os module: the switch in hwqa.atomic calls it
+    os.replace = replace  # the one os module: the switch in hwqa.index.atomic calls it
     settings = load_settings(
         {"notes": sys.argv[1], "index": sys.argv[2], "embed_backend": "hash", "fetch_links": False},
         env={}, cwd=Path(sys.argv[2]).parent,

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwqa import index as store
 from hwqa.cli import app
+from hwqa.index import reader as store
 from hwqa.settings import Settings
 
 runner = CliRunner()

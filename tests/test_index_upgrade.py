@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from hwqa import index as store
 from hwqa.cli import app
+from hwqa.index import reader as store
+from hwqa.index.segment import sha256_file
 from hwqa.prices.delta import STATE
-from hwqa.segment import sha256_file
 
 from .conftest import built_hash_index, point_cli_at, write_note
 

@@ -20,16 +20,16 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from hwqa import llm
-from hwqa.answer import Answer
-from hwqa.base import Hit, Tool
+from hwqa.answer.answer import Answer
+from hwqa.answer.base import Hit, Tool
+from hwqa.answer.chat import llm
+from hwqa.answer.chat.llm import OpenAIAnswerer
+from hwqa.answer.chat.prompt import CANARY, WITHHELD
+from hwqa.answer.pricetool import PRICE_CALCULATOR_TOOL
+from hwqa.answer.question import parse_question
 from hwqa.cli import app
 from hwqa.engine import Engine, build_index
-from hwqa.index import StoredChunk
-from hwqa.llm import OpenAIAnswerer
-from hwqa.prices.tool import PRICE_CALCULATOR_TOOL
-from hwqa.prompt import CANARY, WITHHELD
-from hwqa.question import parse_question
+from hwqa.index.reader import StoredChunk
 from hwqa.settings import Settings, load_settings
 
 from .conftest import write_note

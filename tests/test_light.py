@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hwqa.build import build_index
-from hwqa.embed import SentenceTransformerEmbedder, resolve_model, torch_extra_installed
+from hwqa.build.builder import build_index
 from hwqa.engine import Engine
-from hwqa.light import Unsupported, load_light_model
+from hwqa.index.embed import SentenceTransformerEmbedder, resolve_model, torch_extra_installed
+from hwqa.index.light import Unsupported, load_light_model
 from hwqa.settings import load_settings
 
 from . import st_reference
@@ -122,9 +122,9 @@ def test_light_vectors_match_sentence_transformers_including_truncation() -> Non
 
 @pytest.mark.model
 def test_the_sentences_of_a_passage_are_embedded_in_the_same_pass_and_told_apart() -> None:
-    from hwqa.build import _span_ranges
-    from hwqa.chunk import Chunk
-    from hwqa.spans import spans_of
+    from hwqa.build.builder import _span_ranges
+    from hwqa.notes.chunk import Chunk
+    from hwqa.notes.spans import spans_of
 
     text = (
         "The P100 runtime comes with 13 GB of RAM and a two-core Xeon.\n\n"

@@ -12,8 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from hwqa import index as store
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
+from hwqa.index import reader as store
 from hwqa.settings import Settings, load_settings
 
 from .conftest import run_hwqa, write_note

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwqa.links import Link, find_all_urls, find_links, normalize_url
+from hwqa.notes.links import Link, find_all_urls, find_links, normalize_url
 
 
 def urls(markdown: str) -> list[str]:

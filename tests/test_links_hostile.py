@@ -1,7 +1,7 @@
 """Link scanning stays linear on hostile notes (issue 11, finding 4).
 
 No clock is read. The work the scanner does is measured as the number of Python lines executed
-inside ``hwqa.links`` and ``hwqa.markdown`` (which masks code for it), counted with
+inside ``hwqa.notes.links`` and ``hwqa.notes.markdown`` (which masks code for it), counted with
 ``sys.settrace``, which does not depend on how the scanner is written. Each hostile input is
 scanned at two sizes, n and 4n: a linear scanner does about 4 times the work on the bigger one, a
 quadratic one about 16 times. The old scanner did 8k ``[`` in 3.1 s
@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-import hwqa.links
-import hwqa.markdown
-from hwqa.links import find_all_urls, find_links
+import hwqa.notes.links
+import hwqa.notes.markdown
+from hwqa.notes.links import find_all_urls, find_links
 
-SCANNER_FILES = {hwqa.links.__file__, hwqa.markdown.__file__}
+SCANNER_FILES = {hwqa.notes.links.__file__, hwqa.notes.markdown.__file__}
 
 # Each class of hostile input, as a function of a size n (characters, roughly).
 HOSTILE: dict[str, Callable[[int], str]] = {
@@ -52,7 +52,7 @@ HOSTILE: dict[str, Callable[[int], str]] = {
 
 
 def scan_work(text: str) -> int:
-    """Python lines executed in hwqa.links and hwqa.markdown while finding the links in ``text``."""
+    """Python lines executed in hwqa.notes.links and hwqa.notes.markdown while finding the links in ``text``."""
     count = 0
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from hwqa.answer import Answer
-from hwqa.base import Hit, Tool
+from hwqa.answer.answer import Answer
+from hwqa.answer.base import Hit, Tool
+from hwqa.answer.chat.llm import OpenAIAnswerer
+from hwqa.answer.chat.prompt import renumber
+from hwqa.answer.question import parse_question
 from hwqa.errors import DependencyMissingError, LLMError, ToolArgumentError
-from hwqa.index import StoredChunk
-from hwqa.llm import OpenAIAnswerer
-from hwqa.prompt import renumber
-from hwqa.question import parse_question
+from hwqa.index.reader import StoredChunk
 
 from .fake_openai import FakeOpenAI, Reply, error, text, tool_calls
 

@@ -31,14 +31,14 @@ if MISSING:
 
 from typer.testing import CliRunner  # noqa: E402
 
-from hwqa.answer import Answer  # noqa: E402
-from hwqa.build import build_index  # noqa: E402
-from hwqa.claims import MARK  # noqa: E402
+from hwqa.answer.answer import Answer  # noqa: E402
+from hwqa.answer.chat.claims import MARK  # noqa: E402
+from hwqa.answer.chat.llm import OpenAIAnswerer  # noqa: E402
+from hwqa.answer.chat.localmodel import MODEL_NAME  # noqa: E402
+from hwqa.answer.question import parse_question  # noqa: E402
+from hwqa.build.builder import build_index  # noqa: E402
 from hwqa.cli import app  # noqa: E402
 from hwqa.engine import Engine  # noqa: E402
-from hwqa.llm import OpenAIAnswerer  # noqa: E402
-from hwqa.localmodel import MODEL_NAME  # noqa: E402
-from hwqa.question import parse_question  # noqa: E402
 from hwqa.settings import Settings, load_settings  # noqa: E402
 from hwqa.ui.chat import make_chat  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Every reader of Markdown agrees on what is code, a heading, a table row and a link (hwqa.markdown).
+"""Every reader of Markdown agrees on what is code, a heading, a table row and a link (hwqa.notes.markdown).
 
 Notes' titles, chunking's sections and table headers, answer spans and link finding are each
 checked through their own public function on the same text: a line inside a four-backtick or
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from hwqa.chunk import Chunk, chunk_markdown
-from hwqa.links import find_links
-from hwqa.notes import parse_note
+from hwqa.notes.chunk import Chunk, chunk_markdown
+from hwqa.notes.links import find_links
+from hwqa.notes.note import parse_note
+from hwqa.notes.spans import spans_of
 from hwqa.prices.pipe_tables import find_tables
-from hwqa.spans import spans_of
 
 
 def words(text: str) -> int:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.cli import app
-from hwqa.embed import SentenceTransformerEmbedder
 from hwqa.engine import Engine
+from hwqa.index.embed import SentenceTransformerEmbedder
 from hwqa.settings import load_settings
 
 from .conftest import REPO
@@ -33,8 +33,8 @@ def test_bundled_model_loads_offline_and_counts_tokens(model: SentenceTransforme
 
 
 def test_chunks_fit_the_model_window(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
-    from hwqa.build import note_chunks
-    from hwqa.notes import load_notes
+    from hwqa.build.builder import note_chunks
+    from hwqa.notes.note import load_notes
 
     settings = load_settings({"notes": REPO / "notes", "index": tmp_path / "i"}, env={}, cwd=tmp_path)
     for note in load_notes(REPO / "notes").notes:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from hwqa.errors import NotesError
-from hwqa.notes import load_notes, parse_note
+from hwqa.notes.note import load_notes, parse_note
 
 from .conftest import write_note
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.cli import app
 from hwqa.engine import Engine
-from hwqa.notes import load_notes
+from hwqa.notes.note import load_notes
 from hwqa.prices import load_price_table
 from hwqa.settings import Settings, load_settings
 from hwqa.ui import make_chat

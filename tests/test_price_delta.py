@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwqa import index as store
-from hwqa import writer
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.cli import app
-from hwqa.notes import load_notes
+from hwqa.index import reader as store
+from hwqa.index import writer
+from hwqa.notes.note import load_notes
 from hwqa.prices import linked_page_prices, load_price_table, render_price_table, stored_price_table
 from hwqa.settings import Settings, load_settings
 

@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from hwqa.answer.question import parse_question
 from hwqa.cli import app
 from hwqa.prices.facts import Doc
 from hwqa.prices.prose import read_document
-from hwqa.pricewords import read_price_words
-from hwqa.question import parse_question
+from hwqa.prices.words import read_price_words
 
 from .conftest import point_cli_at_folder, write_note
 

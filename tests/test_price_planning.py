@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.answer import Answer
+from hwqa.answer.answer import Answer
 from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.settings import Settings

@@ -9,9 +9,9 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
+from hwqa.answer.pricetool import PRICE_CALCULATOR_TOOL
 from hwqa.prices import CalcRequest
 from hwqa.prices.table import HARDWARE_TYPES
-from hwqa.prices.tool import PRICE_CALCULATOR_TOOL
 
 SCHEMA: dict[str, Any] = PRICE_CALCULATOR_TOOL["function"]["parameters"]
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}

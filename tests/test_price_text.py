@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.cli import app
-from hwqa.notes import load_notes, parse_note
+from hwqa.notes.note import load_notes, parse_note
 from hwqa.prices import PriceRow, PriceTable, load_price_table, note_doc, read_document
 from hwqa.settings import Settings, load_settings
 
@@ -459,8 +459,8 @@ def test_the_prices_tab_shows_where_each_row_came_from_and_what_was_left_out(fol
 
 
 def test_a_note_filter_admits_the_prices_of_the_pages_its_notes_link_to(folder: Settings) -> None:
+    from hwqa.answer.retrieve import Filter
     from hwqa.engine import Engine
-    from hwqa.retrieve import Filter
 
     engine = Engine.load(folder)
     question = "What does an L40S cost per hour?"
@@ -492,7 +492,7 @@ def test_amounts_in_a_calculation_or_per_gpu_are_left_out_saying_so(tmp_path: Pa
 def test_a_month_is_the_same_hours_in_a_price_read_and_a_month_asked_about(tmp_path: Path) -> None:
     """'$540 per month' in a note and 'per month' in a question use one month: the answer is $540 again."""
     from hwqa.engine import Engine
-    from hwqa.units import HOURS_PER_MONTH
+    from hwqa.prices.units import HOURS_PER_MONTH
 
     write_note(tmp_path / "notes", "runpod.md", "# RunPod\n\n* I keep an RTX 4090 on RunPod for $540 per month.\n")
     values = {"notes": tmp_path / "notes", "index": tmp_path / "index", "embed_backend": "hash", "fetch_links": False}
@@ -507,7 +507,7 @@ def test_a_month_is_the_same_hours_in_a_price_read_and_a_month_asked_about(tmp_p
 
 def test_an_index_built_by_an_older_price_reader_reads_every_note_again(tmp_path: Path) -> None:
     """A note unchanged since the last build keeps its price facts, unless they were read by an older reader."""
-    from hwqa import index as store
+    from hwqa.index import reader as store
     from hwqa.prices import PRICES_READER
 
     write_note(tmp_path / "notes", "tpu.md", "# TPUs\n\nOn GCP I paid $8.00/hr for a TPU v3 and $4.50/hr for a TPUv2.\n")

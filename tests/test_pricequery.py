@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwqa.notes import parse_note
+from hwqa.answer.priceplan import find_hardware_mentions, plan_price_question, plan_price_request
+from hwqa.answer.pricetool import run_price_calculator
+from hwqa.answer.question import parse_question
+from hwqa.notes.note import parse_note
 from hwqa.prices import CalcRequest, PriceTable, load_price_table
-from hwqa.prices.question import find_hardware_mentions, plan_price_question, plan_price_request
-from hwqa.prices.tool import run_price_calculator
-from hwqa.question import parse_question
 
 NOTE = """---
 title: Prices

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hwqa.answer.pricetool import PRICE_CALCULATOR_TOOL, run_price_calculator, validate_arguments
 from hwqa.errors import HwqaError, PriceTableError, ToolArgumentError
-from hwqa.notes import Note, load_notes, parse_note
+from hwqa.notes.note import Note, load_notes, parse_note
 from hwqa.prices import CalcRequest, CalcResult, PriceRow, PriceTable, calculate, load_price_table
 from hwqa.prices.parse import normalize_column, parse_usd_per_hour
 from hwqa.prices.render import render_price_result, render_price_table
 from hwqa.prices.result import rank_key
 from hwqa.prices.table import hardware_matches
-from hwqa.prices.tool import PRICE_CALCULATOR_TOOL, run_price_calculator, validate_arguments
 
 REPO = Path(__file__).resolve().parent.parent
 FRONT = "---\ntitle: Prices\ntags: [Prices, cloud]\n---\n"  # 4 lines: the body starts at file line 5

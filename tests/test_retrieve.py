@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from hwqa.build import build_index
+from hwqa.answer.question import parse_question
+from hwqa.answer.retrieve import Filter, missing_terms, rrf
+from hwqa.build.builder import build_index
 from hwqa.cli import app
 from hwqa.engine import Engine
-from hwqa.keywords import identifiers
-from hwqa.question import parse_question
-from hwqa.retrieve import Filter, missing_terms, rrf
+from hwqa.notes.keywords import identifiers
 from hwqa.settings import Settings
 
 from .conftest import built_hash_index, write_note

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from hwqa.answer import Answer
-from hwqa.safety import RedactingFilter, install_log_redaction, neutralise, redact
-from hwqa.spans import clean_markdown
+from hwqa.answer.answer import Answer
+from hwqa.answer.safety import RedactingFilter, install_log_redaction, neutralise, redact
+from hwqa.notes.spans import clean_markdown
 
 ALLOWED = ["https://example.com/tpu", "http://docs.example.org/a"]
 HOSTS = {"example.com", "docs.example.org"}

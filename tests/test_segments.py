@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hwqa import index as store
-from hwqa.build import build_index, compact_index
+from hwqa.answer.retrieve import retrieve
+from hwqa.build.builder import build_index, compact_index
+from hwqa.build.watch import changed_notes
 from hwqa.engine import Engine
+from hwqa.index import reader as store
 from hwqa.prices import stored_price_table
-from hwqa.retrieve import retrieve
 from hwqa.settings import Settings, load_settings
-from hwqa.watch import changed_notes
 
 from .conftest import write_note
 
@@ -223,7 +223,7 @@ READER = textwrap.dedent(
     """
     import re, sys
     from pathlib import Path
-    from hwqa import index as store
+    from hwqa.index import reader as store
 
     index, rounds = Path(sys.argv[1]), int(sys.argv[2])
     seen = set()
@@ -321,7 +321,7 @@ def test_a_compaction_killed_at_any_step_leaves_the_index_answering(tmp_path: Pa
         """
         import os, signal, sys
         from pathlib import Path
-        from hwqa.build import compact_index
+        from hwqa.build.builder import compact_index
         from hwqa.settings import load_settings
 
         settings = load_settings(

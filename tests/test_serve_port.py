@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from hwqa import notefiles
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.engine import Engine
-from hwqa.notes import load_notes
+from hwqa.notes import files as notefiles
+from hwqa.notes.note import load_notes
 from hwqa.settings import load_settings
 
 from .conftest import write_note

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from hwqa.build import build_index
+from hwqa.build.builder import build_index
 from hwqa.engine import Engine
 from hwqa.settings import Settings
 from hwqa.ui import build_app, make_chat, status_line
@@ -310,8 +310,8 @@ def test_the_spot_control_counts_preemptible_prices_and_unset_filters_are_not_bl
 
 
 def test_a_filtered_question_the_notes_dont_cover_names_the_filter(settings: Settings) -> None:
+    from hwqa.answer.retrieve import Filter
     from hwqa.engine import describe_filter
-    from hwqa.retrieve import Filter
 
     build_index(settings)
     engine = Engine.load(settings)

@@ -6,11 +6,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hwqa.build import BuildReport, build_index
-from hwqa.embed import HashEmbedder
+from hwqa.build.builder import BuildReport, build_index
+from hwqa.build.watch import start_watcher
 from hwqa.engine import Engine
+from hwqa.index.embed import HashEmbedder
 from hwqa.settings import Settings
-from hwqa.watch import start_watcher
 
 from .conftest import write_note
 

@@ -132,7 +132,7 @@ def test_the_delay_grows_with_each_wrong_login_and_is_forgotten_after_a_right_on
 
 
 def test_a_full_queue_is_said_in_the_chat_and_the_question_kept(settings: Settings) -> None:
-    from hwqa.build import build_index
+    from hwqa.build.builder import build_index
     from hwqa.engine import Engine
     from hwqa.ui.chat import BUSY, WORKING, ChatController
 
@@ -151,7 +151,7 @@ def test_a_full_queue_is_said_in_the_chat_and_the_question_kept(settings: Settin
 
 
 def test_queue_full_reads_the_apps_queue(settings: Settings) -> None:
-    from hwqa.build import build_index
+    from hwqa.build.builder import build_index
     from hwqa.engine import Engine
     from hwqa.ui import build_app
     from hwqa.ui.security import queue_full

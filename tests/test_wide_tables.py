@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from hwqa.build import build_index
-from hwqa.chunk import CHARS_PER_TOKEN, TABLE_MAX_COLUMNS, Chunk, chunk_markdown
-from hwqa.embed import HashEmbedder
+from hwqa.build.builder import build_index
 from hwqa.engine import Engine
+from hwqa.index.embed import HashEmbedder
+from hwqa.notes.chunk import CHARS_PER_TOKEN, TABLE_MAX_COLUMNS, Chunk, chunk_markdown
 from hwqa.settings import load_settings
 
 from .conftest import write_note

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hwqa.answer.retrieve import Filter
 from hwqa.engine import Engine, describe_filter
 from hwqa.prices import CalcRequest, check_and_calculate, render_price_result
 from hwqa.prices.table import PriceRow, PriceTable
-from hwqa.retrieve import Filter
 from hwqa.ui import panels
 from tests.conftest import built_hash_index, write_note
 

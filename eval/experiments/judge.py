@@ -10,7 +10,7 @@ expected fact) on one fold of the training part held out. The test part is never
   the vectors the index stored, so the similarity of the shipped scorer is replaced by the tuned one.
 
 Baselines in the same run: the question-to-span similarity alone, and the shipped scorer's features
-refitted on the other folds (``hwqa.scorer.fit_listwise``). Needs torch and transformers (the
+refitted on the other folds (``hwqa.answer.scorer.fit_listwise``). Needs torch and transformers (the
 torch extra, `make torch`, brings both) and the eval indexes (``hwqa eval`` builds them).
 
 Usage: ``python eval/experiments/judge.py --mode cross --fold 0 --epochs 2 --lr 3e-5``
@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from hwqa.embed import resolve_model
-from hwqa.evalset import load_question_set
-from hwqa.fit import FOLDS, collect
-from hwqa.scorer import FEATURES, fit_listwise
+from hwqa.answer.scorer import FEATURES, fit_listwise
+from hwqa.eval.fit import FOLDS, collect
+from hwqa.eval.sets import load_question_set
+from hwqa.index.embed import resolve_model
+from hwqa.notes.spans import spans_of
 from hwqa.settings import load_settings
-from hwqa.spans import spans_of
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -68,7 +68,9 @@ def pools(cache: Path) -> list[dict[str, Any]]:
 
 
 # The columns of the features the shipped scorer chose.
-SHIPPED = [FEATURES.index(f) for f in json.loads((REPO / "src/hwqa/data/scorer.json").read_text(encoding="utf-8"))["features"]]
+SHIPPED = [
+    FEATURES.index(f) for f in json.loads((REPO / "src/hwqa/answer/data/scorer.json").read_text(encoding="utf-8"))["features"]
+]
 
 
 def shipped(x: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
 """How much should a name that no passage holds weigh on "not covered"? Measured, not assumed.
 
-Walks every question of the sets once (``hwqa.fit.collect``), then, with the scorer's features held
+Walks every question of the sets once (``hwqa.eval.fit.collect``), then, with the scorer's features held
 at the shipped model's, compares the evidence a missing name gives the fitted decision:
 
 - ``veto``: the old gate: any missing name or unknown word turns the question away;
@@ -8,7 +8,7 @@ at the shipped model's, compares the evidence a missing name gives the fitted de
 - ``names``: the share of the asked names and identifiers no passage holds, weighted by cross-validation;
 - ``names+words``: the same share counting the lower-case words no dictionary knows.
 
-Every weight and threshold is chosen on the training part (``hwqa.fit``); the test part, blind sets
+Every weight and threshold is chosen on the training part (``hwqa.eval.fit``); the test part, blind sets
 included, is only reported. Run: ``python eval/experiments/missing_names.py [--cache DIR]``.
 """
 
@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from hwqa import fit
-from hwqa.evalset import load_question_set
+from hwqa.eval import fit
+from hwqa.eval.sets import load_question_set
 from hwqa.settings import load_settings
 
 HERE = Path(__file__).resolve().parent.parent

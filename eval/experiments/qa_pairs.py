@@ -6,7 +6,7 @@ pages (an option and its description, with the command's name). Each pair comes 
 the same page: the neighbouring entries, which is the confusion the builtin answerer makes (quoting the
 entry next to the asked one).
 
-The pairs are embedded the way an index embeds a passage (:func:`hwqa.embed.embed_with_pieces`): a few
+The pairs are embedded the way an index embeds a passage (:func:`hwqa.index.embed.embed_with_pieces`): a few
 neighbouring entries make one passage, each answer a piece read in it; the question is embedded alone.
 A question's candidates are the entries within ``REACH`` of it on its page. The judge is a diagonal
 bilinear head over the bundled model's vectors, ``judge(q, s) = sum_i (1 + w_i) q_i s_i`` (``w = 0`` is
@@ -336,7 +336,7 @@ def is_test(group: str) -> bool:
 
 def corpus() -> None:
     """Render the pages, cut them into passages, embed; write CACHE/corpus.npz and CACHE/corpus.json."""
-    from hwqa.embed import embed_with_pieces, make_embedder
+    from hwqa.index.embed import embed_with_pieces, make_embedder
     from hwqa.settings import load_settings
 
     pages = faq_and_ref_pages() + man_pages()
@@ -549,11 +549,11 @@ def write(args: argparse.Namespace) -> None:
 
 
 def judge_feature(scale: np.ndarray) -> Any:
-    """``hwqa.scorer.features`` with one more column, ``judge``: each candidate's span vector (read in its
+    """``hwqa.answer.scorer.features`` with one more column, ``judge``: each candidate's span vector (read in its
     passage, as the index stored it) against the question's vector weighted by ``scale``; the candidate's
     own similarity when the index holds no span vectors for its passage (as ``sim`` falls back)."""
-    from hwqa import scorer
-    from hwqa.spans import spans_of
+    from hwqa.answer import scorer
+    from hwqa.notes.spans import spans_of
 
     plain = scorer.features
     cut: dict[str, list[tuple[int, str]]] = {}  # a passage's spans, by its text (chunk ids repeat across indexes)
@@ -578,11 +578,12 @@ def judge_feature(scale: np.ndarray) -> Any:
 
 
 def measure(args: argparse.Namespace) -> None:
-    """The scorer's fit (features chosen by CV on train, ridge, threshold, margin: :mod:`hwqa.fit`), without
-    and with the candidate feature ``judge`` (patched in: ``hwqa.scorer`` does not ship it); the test part
+    """The scorer's fit (features chosen by CV on train, ridge, threshold, margin: :mod:`hwqa.eval.fit`), without
+    and with the candidate feature ``judge`` (patched in: ``hwqa.answer.scorer`` does not ship it); the test part
     only reported. Needs CACHE/judge.json (``write``) and the eval indexes (``hwqa eval`` builds them)."""
-    from hwqa import builtin, fit, scorer
-    from hwqa.evalset import default_question_files, load_question_set
+    from hwqa.answer import builtin, scorer
+    from hwqa.eval import fit
+    from hwqa.eval.sets import default_question_files, load_question_set
     from hwqa.settings import load_settings
 
     scale = np.asarray(json.loads((CACHE / "judge.json").read_text(encoding="utf-8"))["scale"], dtype=np.float32)

@@ -19,23 +19,23 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .answer import Answer, Citation
-    from .build import BuildReport, build_index
+    from .answer.answer import Answer, Citation
+    from .build.builder import BuildReport, build_index
     from .engine import Engine
     from .errors import HwqaError
+    from .index.status import IndexStatus, LinkCounts
     from .settings import Settings, load_settings
-    from .status import IndexStatus, LinkCounts
 
 _WHERE = {  # public name -> the module that defines it
-    "Answer": "answer",
-    "BuildReport": "build",
-    "Citation": "answer",
+    "Answer": "answer.answer",
+    "BuildReport": "build.builder",
+    "Citation": "answer.answer",
     "Engine": "engine",
     "HwqaError": "errors",
-    "IndexStatus": "status",
-    "LinkCounts": "status",
+    "IndexStatus": "index.status",
+    "LinkCounts": "index.status",
     "Settings": "settings",
-    "build_index": "build",
+    "build_index": "build.builder",
     "load_settings": "settings",
 }
 

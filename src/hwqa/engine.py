@@ -13,28 +13,28 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from . import index as store
-from .answer import Answer, Answerer, not_covered
-from .base import Hit, Tool
-from .budget import read_question
-from .builtin import BuiltinAnswerer
-from .embed import Embedder, make_embedder
+from .answer.answer import Answer, Answerer, not_covered
+from .answer.base import Hit, Tool
+from .answer.budget import read_question
+from .answer.builtin import BuiltinAnswerer
+from .answer.chat.grounded import GroundedAnswerer
+from .answer.chat.llm import OpenAIAnswerer
+from .answer.priceplan import resolve_reference
+from .answer.pricetool import PriceTool, computable
+from .answer.question import Question, parse_question
+from .answer.retrieve import Filter, admitted, name_evidence, retrieve, with_surroundings
+from .answer.safety import install_log_redaction, neutralise, neutralise_answer
 from .errors import ConfigError, HwqaError
-from .grounded import GroundedAnswerer
-from .llm import OpenAIAnswerer
+from .index import reader as store
+from .index.embed import Embedder, make_embedder
+from .index.status import IndexStatus
 from .prices import HARDWARE_TYPES, Found, PriceTable, price_table_from
 from .prices.costs import answer_costs
-from .prices.question import resolve_reference
 from .prices.table import OTHER_TYPE
-from .prices.tool import PriceTool, computable
-from .question import Question, parse_question
-from .retrieve import Filter, admitted, name_evidence, retrieve, with_surroundings
-from .safety import install_log_redaction, neutralise, neutralise_answer
 from .settings import Settings, load_settings
-from .status import IndexStatus
 
 if TYPE_CHECKING:
-    from .build import BuildReport, build_index, compact_index
+    from .build.builder import BuildReport, build_index, compact_index
 
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
 
@@ -47,7 +47,7 @@ def __getattr__(name: str) -> Any:
     """``build_index``, ``compact_index`` and ``BuildReport`` import the build stack when first asked for,
     so answering a question never loads it."""
     if name in ("BuildReport", "build_index", "compact_index"):
-        from . import build
+        from .build import builder as build
 
         return getattr(build, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -109,7 +109,7 @@ def _filtered_prices(gen: store.Generation, table: PriceTable, notes: frozenset[
 
 
 def embedder_id(settings: Settings) -> str:
-    """'backend:model': what the answer scorer's not-covered threshold was calibrated with (see hwqa.scorer)."""
+    """'backend:model': what the answer scorer's not-covered threshold was calibrated with (see hwqa.answer.scorer)."""
     return f"{settings.embed_backend}:{settings.embed_model}"
 
 
@@ -259,7 +259,7 @@ class Engine:
     def name_evidence(
         self, gen: store.Generation, q: Question, tools: Sequence[Tool], history: Sequence[Message] = ()
     ) -> Question:
-        """``q`` with the names it asks about that no passage holds (see :func:`hwqa.retrieve.name_evidence`):
+        """``q`` with the names it asks about that no passage holds (see :func:`hwqa.answer.retrieve.name_evidence`):
         evidence for the answerer's "not covered" decision. None for a price question the calculator can
         answer (or a budget over notes with no prices, which the answer must say): it is never turned away
         for a word the passages lack."""

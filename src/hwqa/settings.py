@@ -54,7 +54,7 @@ class Settings:
         "How passages are found: 'hybrid' (keyword BM25 and dense vectors, fused), 'dense' or 'keyword'.",
     )
     # Off by default: whether the notes cover a question is the answer scorer's calibrated decision
-    # (hwqa.scorer, fitted by `hwqa eval --fit`); a floor here only narrows what it may quote.
+    # (hwqa.answer.scorer, fitted by `hwqa eval --fit`); a floor here only narrows what it may quote.
     min_score: float = _f(0.0, "Cosine similarity below which a passage is not considered to cover the question.")
     answer_sentences: int = _f(3, "Most sentences the builtin answerer puts in an answer.")
     question_max_chars: int = _f(2_000, "Longest question read, in characters; a longer one is refused with one line.")

@@ -12,7 +12,7 @@ import logging
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..atomic import write_atomic
+from ..index.atomic import write_atomic
 
 __all__ = ["Cache", "CacheEntry"]
 

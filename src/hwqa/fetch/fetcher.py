@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 from ..errors import FetchError
-from ..links import normalize_url, split_fragment
+from ..notes.links import normalize_url, split_fragment
 from .address import AddressPolicy, default_resolver, host_key
 from .cache import Cache, CacheEntry
 from .config import FetchConfig

@@ -6,11 +6,13 @@
 - :mod:`.prose` (with :mod:`.names`, :mod:`.facts`, :mod:`.adhoc`): prices stated in sentences, list
   items and tables of any shape, in notes and linked articles, each with its evidence;
 - :mod:`.merge`: one table from all of them, sources ranked, conflicts said;
-- :mod:`.question`: planning a parsed question (and its follow-ups) into a :class:`CalcRequest`;
 - :mod:`.request`, :mod:`.calculator`, :mod:`.result`: what to compute, computing it, what was found;
 - :mod:`.render`: results and tables as Markdown;
-- :mod:`.tool`: the calculator as a chat model's tool (JSON schema and argument checks) and
-  :class:`~hwqa.prices.tool.PriceTool` (import it from there: it needs the answer and index stack).
+- :mod:`.words`: what a question says about money, time, devices and hardware; :mod:`.units`: hours in
+  a day, week and month, the bounds of an amount.
+
+Planning a parsed question into a :class:`CalcRequest` (:mod:`hwqa.answer.priceplan`) and the calculator
+as a tool (:mod:`hwqa.answer.pricetool`) belong to answering.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from .calculator import calculate, check_and_calculate
 from .facts import Doc, Found, article_doc, note_doc
 from .parse import linked_page_prices, load_price_table, note_prices, price_table_from, stored_price_table
 from .prose import PRICES_READER, read_document
-from .question import plan_price_request
 from .render import render_price_result, render_price_table
 from .request import CalcRequest, check_request
 from .result import CalcResult
@@ -43,7 +44,6 @@ __all__ = [
     "load_price_table",
     "note_doc",
     "note_prices",
-    "plan_price_request",
     "price_table_from",
     "read_document",
     "render_price_result",

@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..pricewords import WORD_NUMBERS, PriceWords
-from ..units import HOURS_PER_MONTH
 from .table import PriceFact, PriceTable, hardware_matches
+from .units import HOURS_PER_MONTH
+from .words import WORD_NUMBERS, PriceWords
 
 __all__ = ["CostAnswer", "answer_costs"]
 

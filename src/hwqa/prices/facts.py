@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..notes import Note
-from ..units import HOURS_PER, MAX_BUDGET_USD, money_words
+from ..notes.note import Note
 from .names import DEVICE_WORDS, Mention, Money, find_hardware, find_pricing, find_providers, provider_of_host
 from .table import DEFAULT_PRICING, LeftOut, PriceFact, PriceRow, PriceTable
+from .units import HOURS_PER, MAX_BUDGET_USD, money_words
 
 __all__ = ["Doc", "Found", "SpeedFact", "article_doc", "clean", "note_doc", "per_device_hour"]
 

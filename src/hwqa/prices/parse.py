@@ -27,10 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import IndexMissingError
-from ..index import read_live_manifest
-from ..links import find_all_urls
-from ..notes import Note
-from ..units import money_words
+from ..index.reader import read_live_manifest
+from ..notes.links import find_all_urls
+from ..notes.note import Note
 from .facts import MAX_PRICE_USD, Found, note_doc
 from .merge import bounded_left_out, fill_speeds, merge_rows, resolve_speeds
 from .pipe_tables import PipeTable, find_tables
@@ -44,6 +43,7 @@ from .table import (
     PriceRow,
     PriceTable,
 )
+from .units import money_words
 
 __all__ = [
     "linked_page_prices",

@@ -1,6 +1,6 @@
 """Markdown pipe tables in a note's body, outside code, with the problems a reader should fix.
 
-Rows, separators and code blocks are read by the shared rules of :mod:`hwqa.markdown`, so the
+Rows, separators and code blocks are read by the shared rules of :mod:`hwqa.notes.markdown`, so the
 price tables are the tables chunking and the answerer see.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..markdown import code_lines, is_delimiter_row, split_row
+from ..notes.markdown import code_lines, is_delimiter_row, split_row
 
 __all__ = ["PipeTable", "find_tables", "is_delimiter_row"]
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from ..markdown import code_lines, heading, is_delimiter_row, split_row
+from ..notes.markdown import code_lines, heading, is_delimiter_row, split_row
 from .adhoc import read_table
 from .facts import MAX_PRICE_USD, Context, Doc, Found, SpeedFact, clean, one, per_device_hour, rental_unit_problem
 from .names import (

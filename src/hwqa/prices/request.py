@@ -1,7 +1,7 @@
 """What to compute: :class:`CalcRequest`, the one shape of a price-calculator request.
 
-The price planner (:mod:`hwqa.prices.question`), the ``hwqa prices`` flags, the web page's
-prices tab and the tool (:mod:`hwqa.prices.tool`, from a chat model's JSON arguments) all build a
+The price planner (:mod:`hwqa.answer.priceplan`), the ``hwqa prices`` flags, the web page's
+prices tab and the tool (:mod:`hwqa.answer.pricetool`, from a chat model's JSON arguments) all build a
 ``CalcRequest``; :func:`check_request` holds it to the bounds and to the price table before the
 calculator runs. Dicts exist only at the edges: :meth:`CalcRequest.to_arguments` (the tool
 arguments that ask for it) and :meth:`CalcRequest.to_json` (the ``inputs`` of a result).
@@ -14,8 +14,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..errors import ToolArgumentError
-from ..units import MAX_BUDGET_USD, MAX_HOURS, MAX_PURCHASE_USD, money_words
 from .table import HARDWARE_TYPES, HardwareType, PriceTable
+from .units import MAX_BUDGET_USD, MAX_HOURS, MAX_PURCHASE_USD, money_words
 
 __all__ = [
     "MAX_BUDGET_USD",

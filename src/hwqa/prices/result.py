@@ -1,7 +1,7 @@
 """What the calculator found: :class:`CalcResult`, its ranked :class:`PriceOption` values, the rows
 it left out (:class:`ExcludedOption`) and a :class:`Recommendation`.
 
-Rendering (:mod:`hwqa.prices.render`) and citations (:meth:`hwqa.prices.tool.PriceTool.sources`)
+Rendering (:mod:`hwqa.prices.render`) and citations (:meth:`hwqa.answer.pricetool.PriceTool.sources`)
 read these types. JSON exists only at the edge: :meth:`CalcResult.to_json` is what a chat model,
 ``hwqa ask --json`` and ``hwqa prices --json`` see, and :meth:`CalcResult.from_json` reads such a
 result back (the web page shows tool calls from their JSON).

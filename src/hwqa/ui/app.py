@@ -181,7 +181,7 @@ def create_server_app(engine: Engine, settings: Settings) -> Any:
 
 def warm(engine: Engine) -> None:
     """Load what the first question needs, so it is as quick as the next; start a question reader."""
-    from ..budget import warm_workers
+    from ..answer.budget import warm_workers
 
     warm_workers()  # answers run in worker threads, which read their question in a worker process
     engine.warm()
@@ -236,7 +236,7 @@ def launch(settings: Settings, *, engine: Engine | None = None) -> None:
     print("hwqa: loading the model and the index …", file=sys.stderr, flush=True)
     engine = engine or Engine.load(settings)
     if settings.watch:
-        from ..watch import WatchState, start_watcher
+        from ..build.watch import WatchState, start_watcher
 
         state = WatchState()
         engine.notices.append(state.summary)  # the index tab says when the watcher stopped and was restarted

@@ -27,11 +27,11 @@ from typing import Any
 
 import gradio as gr
 
-from ..answer import Answer, stream_text
+from ..answer.answer import Answer, stream_text
+from ..answer.chat.prompt import flatten_content
+from ..answer.retrieve import Filter
 from ..engine import Engine, Message
 from ..errors import HwqaError
-from ..prompt import flatten_content
-from ..retrieve import Filter
 from . import conversations
 from .filters import search_filter
 from .render import answer_messages, plain_sources, render_answer, safe_markdown

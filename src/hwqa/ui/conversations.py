@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from ..prompt import flatten_content
+from ..answer.chat.prompt import flatten_content
 
 FIRST = "c-first"  # the first conversation's id: the same however often an empty store is read
 MAX_CHATS = 30  # the oldest conversations beyond this are forgotten

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..answer.retrieve import Filter
 from ..engine import Engine
-from ..retrieve import Filter
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..notes import parse_note
+from ..notes.note import parse_note
 from .assets import FONT_FACES
 
 CSP = (

@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from ..answer import Answer, Citation
-from ..base import ToolCall
-from ..claims import MARK
+from ..answer.answer import Answer, Citation
+from ..answer.base import ToolCall
+from ..answer.chat.claims import MARK
 from ..prices import CalcResult, render_price_result
 from ..prices.render import render_excluded
 
@@ -83,7 +83,7 @@ def _attr(value: str) -> str:
 
 
 REL = "noopener noreferrer nofollow"
-# In a cited passage: [text](url), ![alt](url) (already a plain link, see hwqa.safety), <url>, a bare url.
+# In a cited passage: [text](url), ![alt](url) (already a plain link, see hwqa.answer.safety), <url>, a bare url.
 _PASSAGE_LINK = re.compile(
     r"(!?)\[([^\[\]\n]*)\]\((https?://[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)\)|<(https?://[^\s<>]+)>"
     r"|(https?://[^\s<>\"'`\[\]\x00]*[^\s<>\"'`\[\]\x00.,;:!?)*_~])",
@@ -95,7 +95,7 @@ _TEXT_ESCAPES = {c: f"&#{ord(c)};" for c in "*_~`[]()!\\<>&\"'|"}
 def external_link(url: str, *, from_markdown: bool = False) -> str:
     """An ``<a>`` to ``url`` whose text is exactly ``url``; it opens in a new tab, with no referrer.
 
-    ``from_markdown``: the address of a Markdown link, whose brackets hwqa.safety percent-encoded.
+    ``from_markdown``: the address of a Markdown link, whose brackets hwqa.answer.safety percent-encoded.
     """
     if from_markdown:
         url = url.replace("%28", "(").replace("%29", ")").replace("%5B", "[").replace("%5D", "]")

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import index as store
 from ..errors import IndexMissingError
+from ..index import reader as store
 from ..prices import PriceRow, PriceTable
 from ..prices.render import evidence_label
 

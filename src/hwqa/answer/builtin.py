@@ -1,0 +1,270 @@
+"""The builtin answerer: the words of the retrieved passages that answer the question, cited.
+
+It needs no language model. The question's one walk: parsed (:mod:`hwqa.answer.question`), retrieved
+(:mod:`hwqa.answer.retrieve`), cut into candidates, scored, composed.
+
+- **Candidates**: each retrieved passage is cut into spans (sentences with their neighbours, list
+  items with their lead-in, table rows with their header; see :mod:`hwqa.notes.spans`), plus the spans of
+  the chunks the best hits hand over (their section's next chunk, the rest of a split table) and,
+  for a price superlative, every row of the price table.
+- **Score**: one fitted model (:mod:`hwqa.answer.scorer`) gives each candidate a confidence from a few
+  features, the question-to-span similarity first. When the best confidence, lowered by the share
+  of the question's names that no passage holds (fitted too), is under the fitted threshold, the
+  notes do not cover the question; answered all the same, the answer names what they never mention.
+- **Compose**: superlatives ("which GPU has the most memory?") are answered by
+  :mod:`hwqa.answer.superlatives`, comparisons ("X vs Y") quote the best span for each side, anything else
+  the best spans (within the fitted margin of the best); :mod:`hwqa.answer.quotes` makes a chosen span read
+  alone (a lead-in brings its list or table, a term its definition).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from ..errors import PriceTableError, ToolArgumentError
+from ..notes.keywords import fold
+from ..notes.spans import clean_markdown, spans_of
+from ..prices.costs import answer_costs
+from ..prices.render import render_no_prices, render_price_result, render_unpriced
+from .answer import (
+    Answer,
+    CitationList,
+    compose_price_answer,
+    compose_price_gap,
+    make_citation,
+    not_covered,
+    similar,
+    with_caveat,
+)
+from .base import Hit, Tool, ToolCall
+from .pricetool import PriceTool, compose_cost_answer, computable
+from .question import Question
+from .quotes import Candidate, introduced, introduced_rows, quote, span_idents, whole_list, whole_table
+from .scorer import Model, features, load_model, span_similarities
+from .superlatives import price_rows, superlative
+
+DEPTH = 5  # passages whose spans are candidates (a superlative compares every relevant passage)
+#: Words that judge or advise ("TPUs are best when ...", "we recommend CPUs", "needs XLA-compatible code").
+_ADVICE = re.compile(
+    r"\b(?:recommend\w*|best|better|worse|prefer\w*|choose|choice|should|avoid\w*|versatil\w*|suited|suitable|ideal|"
+    r"worth|unless|only if|needs?|require[sd]?|must|careful|caveat\w*|limit(?:s|ed|ation\w*)|drawbacks?|downsides?)\b",
+    re.I,
+)
+_MONEY = re.compile(r"[$€£]\s?\d|\d\s?(?:usd|dollars?)\b", re.I)
+
+
+class BuiltinAnswerer:
+    """Extractive answers: the spans of the retrieved passages that answer the question, cited."""
+
+    name = "builtin"
+
+    def __init__(self, *, min_score: float, max_sentences: int, model: Model | None = None, embedder: str = "") -> None:
+        self.min_score = min_score
+        self.max_sentences = max_sentences
+        self.model = model or load_model()
+        self.embedder = embedder  # "backend:model" of the index: the not-covered threshold holds for the one it was fitted on
+
+    def stream(
+        self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
+    ) -> Iterator[str | Answer]:
+        """The answer from the passages; for a price question, the calculator's table first (see :mod:`hwqa.answer.pricetool`)."""
+        yield self.answer(question, hits, history, tools)
+
+    def answer(
+        self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
+    ) -> Answer:
+        price = next((t for t in tools if isinstance(t, PriceTool)), None)
+        from_notes = self.extract(question, hits, price)
+        costs = answer_costs(question.price, price.table) if price is not None else None
+        if price is not None and costs is not None:
+            return compose_cost_answer(costs, price, from_notes)
+        asked = price.ask(question, history) if price is not None else None
+        if price is None or asked is None:
+            return from_notes
+        if asked.problems:  # an amount it cannot use is said, never read as another one
+            said = "The price calculator could not answer: " + "; ".join(asked.problems) + "."
+            return Answer("\n\n".join(p for p in (said, from_notes.text) if p), from_notes.citations, covered=from_notes.covered)
+        # What the notes hold no price for is said first, never dropped: no prices at all, or none for the hardware named.
+        if not price.table.rows:
+            return compose_price_gap(render_no_prices(asked.request, asked.unpriced), from_notes)
+        preface = render_unpriced(asked.unpriced, price.table) if asked.unpriced else ""
+        if not computable(asked.request):
+            # Only hardware without an hourly price was asked about: what the notes say of it comes first.
+            if from_notes.covered:
+                return Answer(f"{from_notes.text}\n\n{preface}", from_notes.citations, covered=True)
+            if question.missing or question.unknown:  # turned away naming what the notes never mention, and what they price
+                return not_covered(hits, missing=question.missing or question.unknown, also=preface)
+            return compose_price_gap(preface, from_notes)
+        request = asked.request
+        arguments = request.to_arguments()
+        try:
+            result = price.compute(request)
+        except (ToolArgumentError, PriceTableError) as exc:
+            call = ToolCall(price.name, arguments, {"error": str(exc)})
+            text = "\n\n".join(p for p in (preface, f"The price calculator could not answer: {exc}", from_notes.text) if p)
+            return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
+        call = ToolCall(price.name, arguments, result.to_json())
+        explicit = any(o.row.origin == "price table" for o in result.options) or not result.options
+        carried = price.reused(question, history, request)
+        answer = compose_price_answer(
+            render_price_result(result),
+            price.sources(result),
+            call,
+            from_notes,
+            price.caveats(),
+            "your price table" if explicit else "your notes",
+            preface,
+        )
+        if carried:  # a follow-up says what it took from the question before
+            answer.text = f"Using {carried} from your earlier question.\n\n{answer.text}"
+        return answer
+
+    def advice(self, hits: Sequence[Hit], names: Sequence[str], limit: int = 2) -> Answer:
+        """What the passages advise about the hardware compared: up to ``limit`` sentences or items that
+        name one of ``names`` and judge it ("best when", "recommend", "needs"), without a price in them
+        (the prices are the calculator's); the first of each passage by retrieval rank, then the next of
+        each, so that several notes' advice is heard before one note's second. Not covered when none does."""
+        if not names:
+            return Answer("", covered=False)
+        named = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(n) for n in names) + r")s?(?![\w-])", re.I)
+        found: list[list[tuple[Candidate, str]]] = []
+        for rank, hit in enumerate(hits):
+            judged = []
+            for span in spans_of(hit.chunk.text):
+                text = clean_markdown(span.text)
+                if span.kind == "sentence" and text.startswith("#"):
+                    continue
+                if _ADVICE.search(text) and named.search(text) and not _MONEY.search(text):
+                    judged.append((Candidate(hit, rank, span), text))
+            found.append(judged)
+        chosen: list[tuple[Candidate, str]] = []
+        for turn in range(limit):
+            for judged in found:
+                if len(chosen) < limit and turn < len(judged) and not any(similar(judged[turn][1], t) for _, t in chosen):
+                    chosen.append(judged[turn])
+        return _compose(chosen) if chosen else Answer("", covered=False)
+
+    def extract(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None) -> Answer:
+        """The spans of ``hits`` that answer ``q``, cited; 'not covered' when the scorer is not confident.
+
+        A price superlative also reads every row of the price table.
+        """
+        relevant, pool = self.candidates(q, hits, price)
+        absent = q.missing or q.unknown  # what a not-covered answer says the notes never mention
+        if not relevant:
+            return not_covered(hits, missing=absent)
+        calibrated = not self.embedder or self.embedder == self.model.embedder
+        if not calibrated and absent:
+            # Another embedder's similarities have no calibrated decision: a name no passage holds is the evidence left.
+            return not_covered(hits, missing=absent)
+        if not pool:
+            return with_caveat(_passages_only(relevant), q.missing)
+        if calibrated and self.model.declines(max(c.score for c in pool), q.missing_share):
+            return not_covered(hits, missing=absent)
+        chosen = superlative(q, pool, self.model.threshold) or _comparison(q, pool) or self._best(q, pool)
+        if not chosen:
+            return with_caveat(_passages_only(relevant), q.missing)
+        return with_caveat(_compose(chosen), q.missing)
+
+    def candidates(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None) -> tuple[list[Hit], list[Candidate]]:
+        """The hits above the relevance floor (``min_score``), and their spans as candidates, scored."""
+        relevant = [h for h in hits if h.score >= self.min_score]
+        depth = len(relevant) if q.superlative else DEPTH
+        pool = [c for r, h in enumerate(relevant[:depth]) for c in _spans(h, r)]
+        pool += _following(relevant[:depth])
+        if price is not None and q.superlative and q.attribute == "price":
+            pool += price_rows(price, q, pool)
+        if pool:
+            for cand, confidence in zip(pool, self.model.confidence(features(q, pool)), strict=True):
+                cand.score = float(confidence)
+        return relevant, pool
+
+    def _best(self, q: Question, pool: list[Candidate]) -> list[tuple[Candidate, str]]:
+        ranked = sorted(pool, key=lambda c: (-c.score, c.rank, c.span.position))
+        best = ranked[0]
+        following = introduced(best, pool)
+        if following:  # a lead-in ("The SDK supports these versions:") answers through the list it introduces
+            return whole_list(following[0], pool)
+        rows = introduced_rows(best, pool)
+        if rows:  # ... or through the table it introduces
+            return [(best, whole_table(best, rows))]
+        if q.wants == "list" and best.span.kind == "item":
+            return whole_list(best, pool)
+        chosen: list[tuple[Candidate, str]] = []
+        for cand in ranked:
+            if len(chosen) == self.max_sentences or cand.score < best.score * self.model.margin:
+                break
+            if any(similar(cand.span.text, t) for _, t in chosen):
+                continue
+            items = introduced(cand, pool)
+            if items:  # a lead-in quoted alone ("... supports these versions:") says nothing: quote its list
+                chosen.extend(whole_list(items[0], pool))
+                break
+            rows = introduced_rows(cand, pool)
+            if rows:
+                chosen.append((cand, whole_table(cand, rows)))
+                break
+            text = quote(cand, pool)
+            if any(cand.span.text in t for _, t in chosen):
+                continue  # already part of a longer quote (a definition read on)
+            chosen = [(c, t) for c, t in chosen if c.span.text not in text]  # ... or now part of this one
+            chosen.append((cand, text))
+        return chosen
+
+
+def _spans(hit: Hit, rank: int) -> list[Candidate]:
+    """The candidate spans of one passage, each with the question's similarity to it."""
+    spans = spans_of(hit.chunk.text)
+    sims = span_similarities(hit.query, hit.chunk.spans, len(spans), hit.score)
+    return [Candidate(hit, rank, s, sim=sim) for s, sim in zip(spans, sims, strict=True)]
+
+
+def _following(hits: Sequence[Hit]) -> list[Candidate]:
+    """Spans of the chunks the best hits hand over (their section's next chunk, the rest of a table
+    they hold rows of) that were not retrieved themselves, ranked as their hit."""
+    have = {h.chunk.id for h in hits}
+    out: list[Candidate] = []
+    for rank, hit in enumerate(hits):
+        for nxt in [*([hit.following] if hit.following is not None else []), *hit.table]:
+            if nxt.id not in have:
+                have.add(nxt.id)
+                out += _spans(Hit(nxt, hit.score, hit.fused, query=hit.query), rank)
+    return out
+
+
+def _comparison(q: Question, pool: list[Candidate]) -> list[tuple[Candidate, str]] | None:
+    """'X vs Y': the best span naming each side."""
+    terms = [t.folded for t in q.terms]
+    if not q.comparison or len(terms) < 2:
+        return None
+    chosen: list[tuple[Candidate, str]] = []
+    for term in terms[:3]:
+        # The span must name the term itself ("T3"), not a longer name that contains it ("T3X").
+        naming = [c for c in pool if term in span_idents(c.span.text)] or [c for c in pool if term in fold(c.span.text)]
+        if not naming:
+            return None
+        best = max(naming, key=lambda c: c.score)
+        if all(best is not c for c, _ in chosen):
+            chosen.append((best, quote(best, pool)))
+    return chosen
+
+
+def _compose(chosen: list[tuple[Candidate, str]]) -> Answer:
+    cites = CitationList()  # one number per section, even when it is split in chunks
+    parts = []
+    for cand, text in chosen:
+        n = cites.add(make_citation(0, cand.hit))
+        citation = cites.citations[n - 1]
+        if cand.hit.chunk.text not in citation.text:
+            citation.text += "\n" + cand.hit.chunk.text
+        end = "" if text.endswith((".", "!", "?")) else "."
+        parts.append(f"{text}{end} [{n}]")
+    return Answer(" ".join(parts), cites.citations)
+
+
+def _passages_only(hits: Sequence[Hit]) -> Answer:
+    citations = [make_citation(i + 1, h) for i, h in enumerate(hits[:3])]
+    listing = "; ".join(f"{c.label()} [{c.n}]" for c in citations)
+    return Answer(f"These passages of my notes are the most relevant: {listing}.", citations)
