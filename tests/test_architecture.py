@@ -38,7 +38,9 @@ def entries() -> list[tuple[str, set[str]]]:
         m = ENTRY.match(line)
         if m and m.group(1) != "entry":
             allowed = m.group(3).strip()
-            out.append((m.group(1).rstrip("/").removesuffix(".py"), set() if allowed == "—" else {a.strip() for a in allowed.split(",")}))
+            out.append(
+                (m.group(1).rstrip("/").removesuffix(".py"), set() if allowed == "—" else {a.strip() for a in allowed.split(",")})
+            )
     return out
 
 
@@ -85,7 +87,9 @@ def test_no_module_imports_more_than_its_row_allows() -> None:
 def test_the_import_check_sees_imports() -> None:
     """The checker is not vacuous: it finds the imports a module really has."""
     assert imports_of(PACKAGE / "notes" / "chunk.py") == set()  # its sibling notes/markdown.py is its own package
-    assert {"errors", "notes", "index"} <= imports_of(PACKAGE / "fetch" / "fetcher.py") | imports_of(PACKAGE / "fetch" / "cache.py")
+    assert {"errors", "notes", "index"} <= imports_of(PACKAGE / "fetch" / "fetcher.py") | imports_of(
+        PACKAGE / "fetch" / "cache.py"
+    )
     assert "hwqa" in imports_of(PACKAGE / "settings.py")
     assert {"answer", "build"} <= imports_of(PACKAGE / "engine.py")
 
@@ -117,7 +121,6 @@ def test_no_package_imports_one_listed_after_it() -> None:
     assert not problems, problems
 
 
-
 def test_no_module_imports_itself_through_others() -> None:
     """The modules form layers: no chain of imports (type-only ones included) leads back to where it
     started, so each module can be read, tested and replaced from the bottom up."""
@@ -139,3 +142,12 @@ def test_no_module_imports_itself_through_others() -> None:
         walk([module], set())
     assert not cycles, f"import cycles: {[' → '.join(c) for c in cycles[:5]]}"
     assert {"answer", "notes", "index", "build", "engine"} <= set(graph)
+
+
+def test_every_module_is_at_most_500_lines() -> None:
+    long = {
+        str(p.relative_to(REPO)): n
+        for p in PACKAGE.rglob("*.py")
+        if "__pycache__" not in p.parts and (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
+    }
+    assert not long, f"split these along a seam they have: {long}"

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hwqa.build.builder import build_index, build_lock
+from hwqa.build.builder import build_index
+from hwqa.build.lock import build_lock
 from hwqa.engine import Engine
 from hwqa.errors import IndexLockedError
 from hwqa.index import reader as store

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from hwqa.answer.retrieve import retrieve
-from hwqa.build.builder import build_index, compact_index
+from hwqa.build.builder import build_index
+from hwqa.build.compact import compact_index
 from hwqa.build.watch import changed_notes
 from hwqa.engine import Engine
 from hwqa.index import reader as store
@@ -321,7 +322,7 @@ def test_a_compaction_killed_at_any_step_leaves_the_index_answering(tmp_path: Pa
         """
         import os, signal, sys
         from pathlib import Path
-        from hwqa.build.builder import compact_index
+        from hwqa.build.compact import compact_index
         from hwqa.settings import load_settings
 
         settings = load_settings(

@@ -95,7 +95,8 @@ def index(
     as_json: JsonOpt = False,
 ) -> None:
     """Build or update the index from the notes and the articles they link to."""
-    from .build.builder import CompactionError, compact_index
+    from .build.compact import CompactionError, compact_index
+    from .ui.reports import print_build_summary
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir, offline=offline or None)
@@ -103,7 +104,7 @@ def index(
         if as_json:
             print_json(report.to_json())
         else:
-            print_build_summary(report)
+            print_build_summary(report, out)
         merged = None
         if compact or report.compaction:
             try:
@@ -121,7 +122,7 @@ def index(
             err.print(f"Watching {settings.notes} for changes (Ctrl-C to stop) …")
             watch_and_rebuild(
                 settings,
-                on_report=lambda r: print_json(r.to_json()) if as_json else print_build_summary(r),
+                on_report=lambda r: print_json(r.to_json()) if as_json else print_build_summary(r, out),
                 on_error=lambda m: err.print(f"[bold red]error:[/] {escape(m)}"),
             )
 
@@ -166,26 +167,6 @@ def run_build(
     return report
 
 
-def print_build_summary(report: Any) -> None:
-    """Totals for people: notes, passages, links; the links not fetched are counted, not listed."""
-    from .ui.reports import failure_totals, plural
-
-    counts = report.link_counts()
-    what = "unchanged" if not report.changed else f"generation {report.generation}"
-    out.print(
-        f"Indexed {plural(report.notes_seen, 'note')}: {plural(report.chunks_total, 'chunk')} "
-        f"({report.chunks_embedded} embedded, {report.chunks_reused} reused, {report.chunks_removed} removed); "
-        f"links: {counts.summary()}; {what}; {report.seconds:.1f} s"
-    )
-    totals = failure_totals({"outcome": link.status, "reason": link.reason} for link in report.links)
-    if totals:
-        reasons = "; ".join(f"{n} {escape(reason)}" for reason, n in totals[:3])
-        more = f"; {plural(len(totals) - 3, 'other reason')}" if len(totals) > 3 else ""
-        out.print(f"Not fetched: {reasons}{more}. See [bold]hwqa links --failed[/] for each link.")
-    if report.full_rebuild and report.chunks_embedded:
-        out.print(f"Full rebuild: {report.full_rebuild}.")
-
-
 def show_markdown(text: str) -> None:
     """Markdown rendered (bold, tables, links) in a terminal; the text as it is when piped."""
     if out.is_terminal:
@@ -218,7 +199,7 @@ def ask(
     from .answer.chat.claims import MARK
     from .answer.retrieve import Filter
     from .engine import Engine
-    from .ui.terminal import more_options
+    from .ui.terminal import more_options, stream_markdown
 
     with user_errors():
         settings = settings_from(notes=notes, index=index_dir)
@@ -230,7 +211,7 @@ def ask(
             return
         answer: Answer | None = None
         if out.is_terminal:
-            answer = stream_markdown(engine.stream(question, flt=flt))
+            answer = stream_markdown(engine.stream(question, flt=flt), rendered)
         else:  # piped: the whole answer at once, plain text
             for item in engine.stream(question, flt=flt):
                 if isinstance(item, Answer):
@@ -242,24 +223,6 @@ def ask(
             if out.is_terminal:
                 rendered.print()  # a blank line before the sources (Markdown drops a leading one)
             show_markdown("\n**Sources**\n\n" + "\n".join(line + "  " for line in render_sources(answer).splitlines()))
-
-
-def stream_markdown(items: Iterator[Any]) -> Any:
-    """Show the growing answer rendered as Markdown while it is written; returns the final Answer
-    (the caller prints it for good, so nothing of the draft stays on the screen)."""
-    from rich.live import Live
-
-    from .answer.answer import Answer
-    from .ui.terminal import TerminalMarkdown
-
-    answer = None
-    with Live(console=rendered, transient=True, auto_refresh=False, vertical_overflow="visible") as live:
-        for item in items:
-            if isinstance(item, Answer):
-                answer = item
-            else:
-                live.update(TerminalMarkdown(item), refresh=True)
-    return answer
 
 
 @app.command()
@@ -330,13 +293,14 @@ def serve(
         check_port(settings)  # ... and a port another program holds, in one line
         engine = None
         if build:
-            from .build.builder import compact_index
+            from .build.compact import compact_index
             from .engine import Engine
             from .index.embed import make_embedder
+            from .ui.reports import print_build_summary
 
             embedder = make_embedder(settings)  # one model for the build and the chat
             report = run_build(settings, embedder=embedder)
-            print_build_summary(report)
+            print_build_summary(report, out)
             if report.compaction:
                 try:
                     compact_index(settings, lock_wait=600.0)
@@ -382,6 +346,7 @@ def prices(
         render_price_table,
         stored_price_table,
     )
+    from .prices.parse import unread_pages
 
     with user_errors():
         if devices is not None and (devices < 1 or devices != int(devices)):
@@ -414,23 +379,13 @@ def prices(
         for problem in table.problems:
             err.print(f"[yellow]warning:[/] {escape(problem)}")
         if unread:
-            err.print(f"[yellow]warning:[/] {escape(_unread_pages(unread, settings.notes, settings.index))}")
+            err.print(f"[yellow]warning:[/] {escape(unread_pages(unread, settings.notes, settings.index))}")
         if result is None:
             show_markdown(render_price_table(table, show_problems=False))
             return
         from .ui.terminal import more_options
 
         show_markdown(more_options(render_price_result(result, max_rows=len(result.options) if show_all else 12), "add `--all`"))
-
-
-def _unread_pages(urls: list[str], notes: Path, index: Path) -> str:
-    """One line: which linked pages' prices ``hwqa prices --notes`` leaves out, and how to include them."""
-    named = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
-    pages, them = ("1 page", "it") if len(urls) == 1 else (f"{len(urls)} pages", "them")
-    return (
-        f"the prices of {pages} these notes link to are left out ({named}): the index at {index} has not read "
-        f"{them}; run 'hwqa index --notes {notes} --index {index}' to include {them}"
-    )
 
 
 llm_app = typer.Typer(help="The small local chat model bundled with the llm extra (SmolLM2-135M).", no_args_is_help=True)

@@ -34,7 +34,8 @@ from .prices.table import OTHER_TYPE
 from .settings import Settings, load_settings
 
 if TYPE_CHECKING:
-    from .build.builder import BuildReport, build_index, compact_index
+    from .build.builder import BuildReport, build_index
+    from .build.compact import compact_index
 
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str}
 
@@ -46,10 +47,14 @@ install_log_redaction()  # no API-key-shaped string from notes or pages reaches 
 def __getattr__(name: str) -> Any:
     """``build_index``, ``compact_index`` and ``BuildReport`` import the build stack when first asked for,
     so answering a question never loads it."""
-    if name in ("BuildReport", "build_index", "compact_index"):
-        from .build import builder as build
+    if name in ("BuildReport", "build_index"):
+        from .build import builder
 
-        return getattr(build, name)
+        return getattr(builder, name)
+    if name == "compact_index":
+        from .build.compact import compact_index
+
+        return compact_index
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -20,6 +20,45 @@ from ..index.embed import Embedder
 from ..prices import article_doc, read_document
 from ..settings import Settings
 
+
+# A link that failed is remembered with its reason and fetched again only after a pause that doubles
+# with each failure in a row: 1, 2, 4 … hours, at most a week (or at once: hwqa index --retry-links).
+LINK_RETRY_FIRST_S = 3600.0
+LINK_RETRY_MAX_S = 7 * 24 * 3600.0
+
+
+def link_retry_pause(failures: int) -> float:
+    """Seconds before a link that failed ``failures`` times in a row is fetched again."""
+    return float(min(LINK_RETRY_FIRST_S * 2 ** max(0, min(failures, 30) - 1), LINK_RETRY_MAX_S))
+
+
+def retry_waits(old: dict[str, Any] | None, now: float) -> bool:
+    """Whether a link the previous build failed to fetch is still in its pause before the next try."""
+    return old is not None and old.get("status") == "failed" and now < float(old.get("retry_at") or 0)
+
+
+FETCH_POLICY = (  # the settings deciding which pages are admitted and how: when one changes, every page is fetched again
+    "offline",
+    "fetch_links",
+    "allow_private_hosts",
+    "fetch_allow_hosts",
+    "fetch_allow_networks",
+    "fetch_max_bytes",
+    "fetch_max_redirects",
+    "fetch_user_agent",
+    "fetch_robots_max_bytes",
+)
+
+
+def link_changed(old: dict[str, Any] | None, now: dict[str, list[str]], settings: Settings) -> bool:
+    """Whether a linked page is fetched by a build that reads only what changed: one newly linked, or
+    linked from other notes, or fetched longer than ``fetch_max_age`` ago (or never)."""
+    if old is None or old.get("linked_from") != now["notes"] or old.get("fragments", []) != now["fragments"]:
+        return True
+    if old.get("status") == "skipped":
+        return settings.fetch_links
+    return time.time() - float(old.get("fetched_at") or 0) >= settings.fetch_max_age
+
 if TYPE_CHECKING:  # the fetcher and the HTML extractor are imported only by a build that fetches
     from ..fetch import FetchOutcome
 

@@ -6,8 +6,8 @@ newly linked, into one new segment of a new generation, which shares the live on
 (:mod:`hwqa.index.reader`); only chunks whose embedded text is new are embedded. A full build (no index,
 an older format, ``full_check``, or a day since the last full check) reads every note and page and
 writes one segment, reusing the stored vectors. Changing the embedding model or the chunking
-settings re-embeds everything, and the report says why. :func:`compact_index` merges segments
-after a build, never inside one. One builder at a time holds ``build.lock``.
+settings re-embeds everything, and the report says why. :func:`hwqa.build.compact.compact_index` merges
+segments after a build, never inside one. One builder at a time holds ``build.lock`` (:mod:`.lock`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ import numpy as np
 
 from ..index import reader as store
 from ..index import writer
-from .articles import KEPT, LinkReport, chunking_settings, linked_urls, refresh_articles
+from .lock import build_lock
+from .articles import FETCH_POLICY, KEPT, link_changed, link_retry_pause, retry_waits, LinkReport, chunking_settings, linked_urls, refresh_articles
 from ..index.atomic import disk_error
 from ..notes.chunk import CHUNKER_VERSION, Chunk, chunk_markdown
 from ..index.embed import Embedder, embed_with_pieces, make_embedder
@@ -42,37 +43,9 @@ from ..settings import Settings
 from ..notes.spans import SPANS_VERSION, locate, spans_of
 from ..index.status import LinkCounts
 
-__all__ = ["LOCK", "BuildReport", "LinkReport", "build_index", "build_lock", "chunking_settings", "compact_index", "note_chunks"]
+__all__ = ["BuildReport", "LinkReport", "build_index", "chunking_settings", "note_chunks"]
 
-LOCK = "build.lock"
 FULL_CHECK_EVERY = 24 * 3600.0  # seconds between full builds that read every note and page again
-# A link that failed is remembered with its reason and fetched again only after a pause that doubles
-# with each failure in a row: 1, 2, 4 … hours, at most a week (or at once: hwqa index --retry-links).
-LINK_RETRY_FIRST_S = 3600.0
-LINK_RETRY_MAX_S = 7 * 24 * 3600.0
-
-
-def link_retry_pause(failures: int) -> float:
-    """Seconds before a link that failed ``failures`` times in a row is fetched again."""
-    return float(min(LINK_RETRY_FIRST_S * 2 ** max(0, min(failures, 30) - 1), LINK_RETRY_MAX_S))
-
-
-def _retry_waits(old: dict[str, Any] | None, now: float) -> bool:
-    """Whether a link the previous build failed to fetch is still in its pause before the next try."""
-    return old is not None and old.get("status") == "failed" and now < float(old.get("retry_at") or 0)
-
-
-FETCH_POLICY = (  # the settings deciding which pages are admitted and how: when one changes, every page is fetched again
-    "offline",
-    "fetch_links",
-    "allow_private_hosts",
-    "fetch_allow_hosts",
-    "fetch_allow_networks",
-    "fetch_max_bytes",
-    "fetch_max_redirects",
-    "fetch_user_agent",
-    "fetch_robots_max_bytes",
-)
 
 
 @dataclass
@@ -114,45 +87,6 @@ ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 
 def _noop(stage: str, done: int, total: int) -> None:
     return None
-
-
-@contextmanager
-def build_lock(index_dir: Path, *, wait: float = 0.0, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold the index's build lock; wait up to ``wait`` seconds for another builder, then refuse."""
-    index_dir.mkdir(parents=True, exist_ok=True)
-    path = index_dir / LOCK
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + wait
-        told = False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                holder = _lock_holder(path)
-                if time.monotonic() >= deadline:
-                    raise IndexLockedError(
-                        f"another build of {index_dir} is running ({holder}); wait for it to finish and try again"
-                    ) from None
-                if on_wait and not told:
-                    on_wait(f"waiting for another build of {index_dir} ({holder})")
-                    told = True
-                time.sleep(0.2)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}).encode(), 0)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the flock
-
-
-def _lock_holder(path: Path) -> str:
-    try:
-        info = json.loads(path.read_text(encoding="utf-8") or "{}")
-        since = time.strftime("%H:%M:%S", time.localtime(float(info["since"])))
-        return f"pid {info['pid']} on {info['host']}, since {since}"
-    except (OSError, ValueError, KeyError, TypeError):
-        return "holder unknown"
 
 
 def note_chunks(note: Note, settings: Settings, embedder: Embedder) -> list[Chunk]:
@@ -321,7 +255,7 @@ def _build_locked(
     fetch = [
         u
         for u in linked
-        if (every or _link_changed(before.get(u), linked[u], settings)) and not (waits and _retry_waits(before.get(u), now))
+        if (every or link_changed(before.get(u), linked[u], settings)) and not (waits and retry_waits(before.get(u), now))
     ]
     fetched, updates, recorded = refresh_articles(settings, embedder, linked, fetch, previous, progress)
     if not settings.offline:  # offline, a link is not tried: its pause is not counted
@@ -487,54 +421,6 @@ def _record(note: Note, loaded: LoadReport) -> dict[str, Any]:
         "links": [[link.url, link.fragment] for link in find_all_urls(note.body)],
         "warnings": [w for w in loaded.warnings if w.startswith(f"{note.rel}:")],
     }
-
-
-def _link_changed(old: dict[str, Any] | None, now: dict[str, list[str]], settings: Settings) -> bool:
-    """Whether a linked page is fetched by a build that reads only what changed: one newly linked, or
-    linked from other notes, or fetched longer than ``fetch_max_age`` ago (or never)."""
-    if old is None or old.get("linked_from") != now["notes"] or old.get("fragments", []) != now["fragments"]:
-        return True
-    if old.get("status") == "skipped":
-        return settings.fetch_links
-    return time.time() - float(old.get("fetched_at") or 0) >= settings.fetch_max_age
-
-
-class CompactionError(IndexWriteError):
-    """Merging the segments of a live index failed for lack of disk: the index itself is whole and answers."""
-
-
-def compact_index(
-    settings: Settings, *, force: bool = False, lock_wait: float = 0.0, progress: Callable[[int], None] | None = None
-) -> str | None:
-    """Merge the live generation's segments when it needs it (:func:`hwqa.index.reader.needs_compaction`),
-    or every segment with ``force``, as a new generation; returns what was merged (``"all"``,
-    ``"small"``) or None. Runs after a build, never inside one."""
-    with build_lock(settings.index, wait=lock_wait):
-        gen_dir = store.current_generation_dir(settings.index)
-        if gen_dir is None or not gen_dir.is_dir():
-            return None
-        gen = store.open_generation(gen_dir, verify=False, formats=store.READABLE_FORMATS)
-        try:
-            how = ("all" if len(gen.segments) > 1 or gen.deleted else None) if force else writer.needs_compaction(gen)
-            if how is None or gen.manifest.get("format") != store.FORMAT:
-                return None
-            same_reader = gen.manifest.get("prices_reader") == PRICES_READER  # facts this code can file by key
-            try:
-                new = writer.compact(settings.index, gen, how, step=progress, note_index=index_entries if same_reader else None)
-                store.switch_to(settings.index, new)
-            except (OSError, sqlite3.Error, RuntimeError, IndexWriteError) as exc:
-                # the index is whole and live: only the merge did not happen; say exactly that
-                still = f"the index itself is built and answers (generation {gen.name}); only merging its segments waits"
-                original = exc.__context__ if isinstance(exc, IndexWriteError) and exc.__context__ is not None else exc
-                error = disk_error(original, settings.index, then="run 'hwqa index --compact'", still=still)
-                if error is not None:
-                    raise CompactionError(str(error)) from None
-                if isinstance(exc, IndexWriteError):
-                    raise CompactionError(str(exc).replace("the previous index still answers", still)) from None
-                raise
-        finally:
-            gen.close()
-        return how
 
 
 def _previous_generation(

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .builder import BuildReport, build_index, compact_index
+from .builder import BuildReport, build_index
+from .compact import compact_index
 from ..index.embed import Embedder, make_embedder
 from ..errors import HwqaError
 from ..notes.note import NOTE_SUFFIXES

@@ -381,3 +381,13 @@ def linked_page_prices(notes: Iterable[Note], index_dir: Path) -> tuple[list[Fou
         if isinstance(prices, Mapping):
             found.append(Found.from_json(prices))
     return found, unread
+
+
+def unread_pages(urls: list[str], notes: Path, index: Path) -> str:
+    """One line: which linked pages' prices ``hwqa prices --notes`` leaves out, and how to include them."""
+    named = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+    pages, them = ("1 page", "it") if len(urls) == 1 else (f"{len(urls)} pages", "them")
+    return (
+        f"the prices of {pages} these notes link to are left out ({named}): the index at {index} has not read "
+        f"{them}; run 'hwqa index --notes {notes} --index {index}' to include {them}"
+    )

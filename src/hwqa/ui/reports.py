@@ -10,12 +10,17 @@ import re
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
 
 from ..errors import IndexMissingError
 from ..index import reader as store
 from ..prices import PriceRow, PriceTable
 from ..prices.render import evidence_label
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 OUTCOMES = {"fetched": "fetched", "not-modified": "cached", "from-cache": "cached", "failed": "failed", "skipped": "skipped"}
 PROBLEMS = ("failed", "skipped")
@@ -235,3 +240,21 @@ def link_health(manifest: Mapping[str, Any]) -> str:
     )
     verb = "was" if failed == 1 else "were"
     return f"{plural(failed, 'link')} of {len(rows)} {verb} not fetched: {main} — {what}."
+
+
+def print_build_summary(report: Any, out: Console) -> None:
+    """Totals for people: notes, passages, links; the links not fetched are counted, not listed."""
+    counts = report.link_counts()
+    what = "unchanged" if not report.changed else f"generation {report.generation}"
+    out.print(
+        f"Indexed {plural(report.notes_seen, 'note')}: {plural(report.chunks_total, 'chunk')} "
+        f"({report.chunks_embedded} embedded, {report.chunks_reused} reused, {report.chunks_removed} removed); "
+        f"links: {counts.summary()}; {what}; {report.seconds:.1f} s"
+    )
+    totals = failure_totals({"outcome": link.status, "reason": link.reason} for link in report.links)
+    if totals:
+        reasons = "; ".join(f"{n} {escape(reason)}" for reason, n in totals[:3])
+        more = f"; {plural(len(totals) - 3, 'other reason')}" if len(totals) > 3 else ""
+        out.print(f"Not fetched: {reasons}{more}. See [bold]hwqa links --failed[/] for each link.")
+    if report.full_rebuild and report.chunks_embedded:
+        out.print(f"Full rebuild: {report.full_rebuild}.")

@@ -11,6 +11,7 @@ drawn one option per block, "column: value" lines, so nothing is lost at any wid
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from rich import box
@@ -102,3 +103,20 @@ _MORE = re.compile(r"… and (\d+) more (options?)\.")
 def more_options(text: str, how: str) -> str:
     """The calculator's "… and N more options." saying how to see them all (``how``: "add `--all`")."""
     return _MORE.sub(lambda m: f"… and {m.group(1)} more {m.group(2)}: {how} to see every one.", text)
+
+
+def stream_markdown(items: Iterator[Any], console: Console) -> Any:
+    """Show the growing answer rendered as Markdown while it is written; returns the final Answer
+    (the caller prints it for good, so nothing of the draft stays on the screen)."""
+    from rich.live import Live
+
+    from ..answer.answer import Answer
+
+    answer = None
+    with Live(console=console, transient=True, auto_refresh=False, vertical_overflow="visible") as live:
+        for item in items:
+            if isinstance(item, Answer):
+                answer = item
+            else:
+                live.update(TerminalMarkdown(item), refresh=True)
+    return answer
