@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..index import reader as store
-from ..notes.chunk import CHUNKER_VERSION, Chunk, chunk_markdown
-from .deadline import TimeLimitExceeded, time_limit
 from ..index.embed import Embedder
+from ..notes.chunk import CHUNKER_VERSION, Chunk, chunk_markdown
 from ..prices import article_doc, read_document
 from ..settings import Settings
-
+from .deadline import TimeLimitExceeded, time_limit
 
 # A link that failed is remembered with its reason and fetched again only after a pause that doubles
 # with each failure in a row: 1, 2, 4 … hours, at most a week (or at once: hwqa index --retry-links).
@@ -58,6 +57,7 @@ def link_changed(old: dict[str, Any] | None, now: dict[str, list[str]], settings
     if old.get("status") == "skipped":
         return settings.fetch_links
     return time.time() - float(old.get("fetched_at") or 0) >= settings.fetch_max_age
+
 
 if TYPE_CHECKING:  # the fetcher and the HTML extractor are imported only by a build that fetches
     from ..fetch import FetchOutcome

@@ -12,36 +12,42 @@ segments after a build, never inside one. One builder at a time holds ``build.lo
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import socket
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..errors import HwqaError, IndexCorruptError
 from ..index import reader as store
 from ..index import writer
-from .lock import build_lock
-from .articles import FETCH_POLICY, KEPT, link_changed, link_retry_pause, retry_waits, LinkReport, chunking_settings, linked_urls, refresh_articles
 from ..index.atomic import disk_error
-from ..notes.chunk import CHUNKER_VERSION, Chunk, chunk_markdown
 from ..index.embed import Embedder, embed_with_pieces, make_embedder
-from ..errors import HwqaError, IndexCorruptError, IndexLockedError, IndexWriteError
+from ..index.status import LinkCounts
+from ..notes.chunk import CHUNKER_VERSION, Chunk, chunk_markdown
 from ..notes.links import find_all_urls
 from ..notes.note import LoadReport, Note, load_notes
-from .pricebuild import new_price_table
+from ..notes.spans import SPANS_VERSION, locate, spans_of
 from ..prices import PRICES_READER, note_prices
 from ..prices.delta import index_entries
 from ..settings import Settings
-from ..notes.spans import SPANS_VERSION, locate, spans_of
-from ..index.status import LinkCounts
+from .articles import (
+    FETCH_POLICY,
+    KEPT,
+    LinkReport,
+    chunking_settings,
+    link_changed,
+    link_retry_pause,
+    linked_urls,
+    refresh_articles,
+    retry_waits,
+)
+from .lock import build_lock
+from .pricebuild import new_price_table
 
 __all__ = ["BuildReport", "LinkReport", "build_index", "chunking_settings", "note_chunks"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..index import reader as store
 from ..errors import IndexCorruptError
+from ..index import reader as store
 from ..prices import Found
 from ..prices.delta import STATE, index_entries, merge_all, merge_changed, state_of
 

@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .builder import BuildReport, build_index
-from .compact import compact_index
-from ..index.embed import Embedder, make_embedder
 from ..errors import HwqaError
+from ..index.embed import Embedder, make_embedder
 from ..notes.note import NOTE_SUFFIXES
 from ..settings import Settings
+from .builder import BuildReport, build_index
+from .compact import compact_index
 
 
 def note_filter(settings: Settings) -> Callable[[object, str], bool]:
