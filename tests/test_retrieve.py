@@ -214,6 +214,23 @@ def test_a_versioned_name_counts_when_the_notes_shorten_it(tmp_path: Path) -> No
     assert missing_terms(gen, parse_question("Which cards does Rivulet Serve 2.0 support?")) == ["Serve 2.0"]
 
 
+def test_a_slash_pair_counts_when_the_notes_hold_one_of_its_parts(tmp_path: Path) -> None:
+    """ "nic/gpu" and "cuda/nvml" are two names each, not one coined word: a page that speaks of the NIC,
+    or of CUDA, covers them; a pair neither part of which the notes hold is still missing."""
+    notes = tmp_path / "notes"
+    note = (
+        "---\ntitle: Topology\n---\n# Locality\n\nThe firmware reports the locality of each NIC. "
+        "Probing CUDA devices at start-up is slow; keep the driver loaded.\n"
+    )
+    write_note(notes, "topology.md", note)
+    settings = built_hash_index(tmp_path)
+    gen = Engine.load(settings).generation()
+    assert missing_terms(gen, parse_question("firmware gets the locality of my nic/gpu wrong, fix?")) == []
+    assert missing_terms(gen, parse_question("start-up is slow with cuda/nvml probing, fix?")) == []
+    assert missing_terms(gen, parse_question("does the rocm/oneapi runtime report locality?")) == ["rocm/oneapi"]
+    assert missing_terms(gen, parse_question("how many TB/s does the NIC move?")) == []  # a unit, not a pair
+
+
 def test_filters_restrict_the_search_to_tags_and_notes(ident_settings: Settings) -> None:
     engine = Engine.load(ident_settings)
     question = "Which build flags and targets do I need?"

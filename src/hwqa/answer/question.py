@@ -199,11 +199,13 @@ def parse_question(text: str) -> Question:
     )
 
 
-# Kinds of thing, not names of one: number formats ("fp16", "BF16", "int8") and memory types ("HBM2e",
-# "GDDR6X", "LPDDR5", "SRAM"). Passages write them in other ways ("half precision", "high-bandwidth
-# memory"), so a question is never turned away for one a passage lacks.
+# Kinds of thing, not names of one: number formats ("fp16", "BF16", "int8"), memory types ("HBM2e",
+# "GDDR6X", "LPDDR5", "SRAM") and rates ("TB/s", "tok/s", "$/hr"). Passages write them in other ways
+# ("half precision", "high-bandwidth memory", "terabytes a second"), so a question is never turned away
+# for one a passage lacks.
 _KIND = re.compile(
-    r"(?:fp|bf|tf|int|uint|float|bfloat|e\dm)\d{1,3}|(?:hbm|gddr|lpddr|ddr)\d?[a-z]?|[sdv]?ram|vram|ecc|nvlink|pcie\d?",
+    r"(?:fp|bf|tf|int|uint|float|bfloat|e\dm)\d{1,3}|(?:hbm|gddr|lpddr|ddr)\d?[a-z]?|[sdv]?ram|vram|ecc|nvlink|pcie\d?"
+    r"|[a-z$€£]{1,6}/(?:s|sec|h|hr|hour|min|day|wk|week|mo|month|yr|year)",
     re.I,
 )
 

@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 from ..errors import ConfigError
 from ..index.embed import Embedder
 from ..index.reader import Generation
+from ..notes.keywords import fold
 from ..notes.markdown import table_headers
 from .base import Hit
 from .question import Question, is_kind
@@ -197,7 +198,8 @@ def name_evidence(generation: Generation, q: Question) -> NameEvidence:
     An identifier counts as present when a passage holds it whole (see :mod:`hwqa.notes.keywords`); one
     written with spaces or hyphens also when a passage holds the same words in a row ("RTX 5090");
     a name with a version ("Rivulet 1.8") also when one passage holds the name near the version.
-    A capitalised name counts as present when any passage holds the word.
+    A capitalised name counts as present when any passage holds the word. A slash pair ("nic/gpu",
+    "Arc/Xe", "A100/H100") names each of its parts: it is present when a passage holds one of them.
 
     Only names count, never a word the passages may phrase differently: not a number format or
     memory type ("fp16", "HBM2e", see :func:`hwqa.answer.question.is_kind`). A lower-case word no
@@ -214,6 +216,8 @@ def name_evidence(generation: Generation, q: Question) -> NameEvidence:
     for term in terms:
         if generation.has_term(term.folded, "idents"):
             continue
+        if any(generation.has_term(fold(part), "idents") or generation.has_phrase(part) for part in alternatives(term.written)):
+            continue
         if term.spaced and generation.has_phrase(term.written):
             continue
         # "Rivulet Serve 1.8": the notes may say "Rivulet 1.8"; a capitalised word just before the name counts.
@@ -224,6 +228,17 @@ def name_evidence(generation: Generation, q: Question) -> NameEvidence:
     coined = [] if terms or names else list(q.coined)
     unknown = [word for word in coined if not generation.has_term(word)]
     return NameEvidence(missing, len(terms) + len(names), unknown, len(coined))
+
+
+def alternatives(written: str) -> tuple[str, ...]:
+    """The parts of a slash pair, each a name of two characters or more with a letter ("nic/gpu" → nic,
+    gpu); () for anything else: a unit ("TB/s"), a fraction, a path, a flag."""
+    if written.startswith("-") or "/" not in written:
+        return ()
+    parts = tuple(written.split("/"))
+    if all(len(part) >= 2 and any(c.isalpha() for c in part) for part in parts):
+        return parts
+    return ()
 
 
 def missing_terms(generation: Generation, q: Question) -> list[str]:
