@@ -347,3 +347,18 @@ def test_a_list_item_ending_in_a_colon_names_the_hardware_of_the_items_nested_un
     rows = {(r["hardware"], r["usd_per_hour"], r["pricing"]) for r in data["rows"]}
     assert rows == {("RTX A4000", 0.76, "on-demand"), ("RTX A4000", 0.47, "spot"), ("L4", 0.8, "on-demand")}
     assert any("$0.30/hr" in item["reason"] for item in data["left_out"])
+
+
+def test_a_per_gpu_price_in_a_table_cell_is_not_divided_by_the_nodes_devices(tmp_path: Path) -> None:
+    """ "8x H100 SXM" in one cell and "$2.99/hr per GPU" in the next: the price is already per device."""
+    notes = tmp_path / "notes"
+    note = (
+        "---\ntitle: Options\n---\n# Options\n\n"
+        "| option | what | price |\n|---|---|---|\n"
+        "| burst | 8x H100 SXM on-demand | $2.99/hr per GPU |\n"
+        "| node | 8x A100 80GB node | $14.32/hr |\n"
+    )
+    write_note(notes, "options.md", note)
+    rows = {r["hardware"]: round(r["usd_per_hour"], 2) for r in table(notes)["rows"]}
+    assert rows.get("H100 SXM") == 2.99, rows
+    assert rows.get("A100 80GB") == 1.79, rows  # a price for the node: ÷ 8

@@ -167,7 +167,7 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
             if problem is not None:
                 found.left_out.append(LeftOut(where, raw, f"{head}: {problem}"))
                 continue
-            usd, conversion = per_device_hour(money, count, "", head)
+            usd, conversion = per_device_hour(money, count, texts[idx][money.end :], head)  # "per GPU" after it
             kinds = [k for k in find_pricing(head) if k[2] != "free"]
             pricing = (kinds[0][2] if kinds else None) or (row_kind[0][2] if row_kind else None) or ctx.pricing()
             found.rows.append(
