@@ -148,3 +148,17 @@ def test_a_word_the_notes_never_use_does_not_turn_a_question_away(model: Sentenc
     assert "don't mention" not in wattage.text
     sibling = engine.ask("How much memory does the RTX 5090 have?")
     assert not sibling.covered and "“RTX 5090”" in sibling.text
+
+
+def test_a_question_turned_away_names_the_words_the_notes_never_use(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    """Nothing it names is missing, yet the notes don't answer it: the answer says which of its words they lack,
+    so the reader knows why (the decision itself is the scorer's, unchanged)."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "lab.md").write_text(LAB_NOTE, encoding="utf-8")
+    settings = load_settings({"notes": notes, "index": tmp_path / "index", "fetch_links": False}, env={}, cwd=tmp_path)
+    build_index(settings, embedder=model)
+    engine = Engine(settings, embedder=model)
+    answer = engine.ask("at what temperature does water boil on a mountain?")
+    assert not answer.covered
+    assert "don't mention “temperature”, “water” or “boil”" in answer.text, answer.text

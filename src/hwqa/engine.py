@@ -275,7 +275,13 @@ class Engine:
         if price is not None and asked is not None and (not price.table.rows or computable(asked.request) or asked.problems):
             return q
         evidence = name_evidence(gen, q)
-        return replace(q, missing=tuple(evidence.missing), missing_share=evidence.share, unknown=tuple(evidence.unknown))
+        return replace(
+            q,
+            missing=tuple(evidence.missing),
+            missing_share=evidence.share,
+            unknown=tuple(evidence.unknown),
+            unheard=tuple(evidence.unheard),
+        )
 
     def ask(
         self, question: str, history: Sequence[Message] | None = None, *, flt: Filter | None = None, preemptible: bool = False
@@ -319,7 +325,7 @@ class Engine:
         q = self.name_evidence(gen, q, tools, history)
         if (q.missing or q.unknown) and not isinstance(self.answerer, BuiltinAnswerer):
             # A chat model is not asked about a thing no passage names; the builtin answerer weighs the evidence.
-            answer = not_covered(hits, missing=q.missing or q.unknown)
+            answer = not_covered(hits, missing=q.absent)
         else:
             for item in self.answerer.stream(q, hits, history, tools):
                 if isinstance(item, Answer):

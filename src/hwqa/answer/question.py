@@ -83,6 +83,11 @@ def stem(word: str) -> str:
     return word
 
 
+def content_words(text: str) -> list[str]:
+    """The question's own words of three letters or more that are not stopwords, once each, in order."""
+    return list(dict.fromkeys(w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in STOPWORDS))
+
+
 def content_stems(text: str) -> list[str]:
     """Stemmed content words of ``text`` (stopwords dropped), in order, with repeats."""
     return [stem(w) for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
@@ -129,10 +134,18 @@ class Question:
     # Set by the engine against the index (hwqa.answer.retrieve.name_evidence), not by the parse: the names asked
     # about that no passage holds, and the share of the asked names they are (evidence for the fitted "not
     # covered" decision and the caveat of an answer, never a reason on their own to turn a question away);
-    # the words no dictionary knows that no passage holds, named when the question is not covered.
+    # the words no dictionary knows that no passage holds, named when the question is not covered; and,
+    # when it names nothing else, its other words no passage holds ("temperature"), named the same way.
     missing: tuple[str, ...] = ()
     missing_share: float = 0.0
     unknown: tuple[str, ...] = ()
+    unheard: tuple[str, ...] = ()
+
+    @property
+    def absent(self) -> tuple[str, ...]:
+        """What a not-covered answer says the notes never mention: the names, else the unknown words, else
+        any other word of the question no passage holds."""
+        return self.missing or self.unknown or self.unheard
 
 
 def parse_question(text: str) -> Question:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from ..errors import ConfigError
@@ -27,7 +27,7 @@ from ..index.reader import Generation
 from ..notes.keywords import fold
 from ..notes.markdown import table_headers
 from .base import Hit
-from .question import Question, is_kind
+from .question import Question, content_words, is_kind
 
 RETRIEVERS = ("dense", "keyword", "hybrid")
 RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al. 2009)
@@ -184,11 +184,15 @@ class NameEvidence:
     asked: int  # how many names and identifiers the question asks about
     unknown: list[str]  # lower-case words no dictionary knows ("tenstorrent"), asked when it names nothing else
     coined: int  # how many such words it asks about then
+    unheard: list[str] = field(default_factory=list)  # when it names nothing missing: its other words no passage holds
 
     @property
     def share(self) -> float:
         """The share of the asked names that no passage holds."""
         return len(self.missing) / self.asked if self.asked else 0.0
+
+
+UNHEARD_NAMED = 3  # at most this many of a question's words a not-covered answer names
 
 
 def name_evidence(generation: Generation, q: Question) -> NameEvidence:
@@ -227,7 +231,10 @@ def name_evidence(generation: Generation, q: Question) -> NameEvidence:
     missing.extend(name for name in names if not generation.has_phrase(name))
     coined = [] if terms or names else list(q.coined)
     unknown = [word for word in coined if not generation.has_term(word)]
-    return NameEvidence(missing, len(terms) + len(names), unknown, len(coined))
+    # Said, never weighed: when nothing it names is missing, the words of the question no passage holds
+    # ("can lstopo show the temperature?") tell the reader of a not-covered answer what the notes lack.
+    unheard = [] if missing or unknown else [w for w in content_words(q.text) if not generation.has_term(w)][:UNHEARD_NAMED]
+    return NameEvidence(missing, len(terms) + len(names), unknown, len(coined), unheard)
 
 
 def alternatives(written: str) -> tuple[str, ...]:
