@@ -161,4 +161,4 @@ def test_a_question_turned_away_names_the_words_the_notes_never_use(model: Sente
     engine = Engine(settings, embedder=model)
     answer = engine.ask("at what temperature does water boil on a mountain?")
     assert not answer.covered
-    assert "don't mention “temperature”, “water” or “boil”" in answer.text, answer.text
+    assert "they never use the words “temperature”, “water” or “boil”" in answer.text, answer.text

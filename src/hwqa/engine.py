@@ -325,7 +325,7 @@ class Engine:
         q = self.name_evidence(gen, q, tools, history)
         if (q.missing or q.unknown) and not isinstance(self.answerer, BuiltinAnswerer):
             # A chat model is not asked about a thing no passage names; the builtin answerer weighs the evidence.
-            answer = not_covered(hits, missing=q.absent)
+            answer = not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard)
         else:
             for item in self.answerer.stream(q, hits, history, tools):
                 if isinstance(item, Answer):

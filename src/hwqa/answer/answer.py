@@ -121,9 +121,13 @@ def make_citation(n: int, hit: Hit) -> Citation:
     )
 
 
-def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = (), also: str = "") -> Answer:
+def not_covered(
+    hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = (), also: str = "", unheard: Sequence[str] = ()
+) -> Answer:
     """Say plainly that the notes do not cover the question (naming what they never mention), and list the
-    closest notes; ``also`` is said before them (what the notes do price, for a price question)."""
+    closest notes; ``also`` is said before them (what the notes do price, for a price question). ``missing``
+    are names the decision weighed; ``unheard`` other words of the question no passage holds, said as a fact,
+    not as the reason."""
     seen: dict[str, Hit] = {}
     for hit in hits:
         seen.setdefault(hit.chunk.source, hit)
@@ -137,6 +141,14 @@ def not_covered(hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = ()
         named = quote_names(missing, "or")
         return Answer(
             f"My notes don't mention {named}, so they don't cover that question. {also + ' ' if also else ''}"
+            f"The closest notes are: {closest}.",
+            citations,
+            covered=False,
+        )
+    if unheard:
+        words = quote_names(unheard, "or")
+        return Answer(
+            f"My notes don't cover that question; they never use the word{'s' if len(unheard) > 1 else ''} {words}. "
             f"The closest notes are: {closest}.",
             citations,
             covered=False,

@@ -95,7 +95,7 @@ class BuiltinAnswerer:
             if from_notes.covered:
                 return Answer(f"{from_notes.text}\n\n{preface}", from_notes.citations, covered=True)
             if question.missing or question.unknown:  # turned away naming what the notes never mention, and what they price
-                return not_covered(hits, missing=question.absent, also=preface)
+                return not_covered(hits, missing=question.missing or question.unknown, also=preface)
             return compose_price_gap(preface, from_notes)
         request = asked.request
         arguments = request.to_arguments()
@@ -153,7 +153,7 @@ class BuiltinAnswerer:
         """
         relevant, pool = self.candidates(q, hits, price)
         if not relevant:
-            return not_covered(hits, missing=q.absent)
+            return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard)
         calibrated = not self.embedder or self.embedder == self.model.embedder
         if not calibrated and (q.missing or q.unknown):
             # Another embedder's similarities have no calibrated decision: a name no passage holds is the evidence left.
@@ -161,7 +161,7 @@ class BuiltinAnswerer:
         if not pool:
             return with_caveat(_passages_only(relevant), q.missing)
         if calibrated and self.model.declines(max(c.score for c in pool), q.missing_share):
-            return not_covered(hits, missing=q.absent)
+            return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard)
         chosen = superlative(q, pool, self.model.threshold) or _comparison(q, pool) or self._best(q, pool)
         if not chosen:
             return with_caveat(_passages_only(relevant), q.missing)

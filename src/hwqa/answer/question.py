@@ -135,17 +135,11 @@ class Question:
     # about that no passage holds, and the share of the asked names they are (evidence for the fitted "not
     # covered" decision and the caveat of an answer, never a reason on their own to turn a question away);
     # the words no dictionary knows that no passage holds, named when the question is not covered; and,
-    # when it names nothing else, its other words no passage holds ("temperature"), named the same way.
+    # when it names nothing missing, its other words no passage holds ("temperature"), said as a fact.
     missing: tuple[str, ...] = ()
     missing_share: float = 0.0
     unknown: tuple[str, ...] = ()
     unheard: tuple[str, ...] = ()
-
-    @property
-    def absent(self) -> tuple[str, ...]:
-        """What a not-covered answer says the notes never mention: the names, else the unknown words, else
-        any other word of the question no passage holds."""
-        return self.missing or self.unknown or self.unheard
 
 
 def parse_question(text: str) -> Question:
