@@ -231,6 +231,18 @@ def test_a_slash_pair_counts_when_the_notes_hold_one_of_its_parts(tmp_path: Path
     assert missing_terms(gen, parse_question("how many TB/s does the NIC move?")) == []  # a unit, not a pair
 
 
+def test_a_short_name_counts_as_the_word_of_a_longer_one_but_a_joined_name_is_not_its_words(tmp_path: Path) -> None:
+    """ "q4" is what the notes write as "Q4_K_M"; "PYTHON_GIL" is not "the Python GIL" of a sentence."""
+    notes = tmp_path / "notes"
+    note = "---\ntitle: Quant\n---\n# Quant\n\n* 13B Q4_K_M file is 7.9GB.\n* The Python GIL is released for big hashes.\n"
+    write_note(notes, "quant.md", note)
+    settings = built_hash_index(tmp_path)
+    gen = Engine.load(settings).generation()
+    assert missing_terms(gen, parse_question("size of the 13b model file at q4?")) == []
+    assert missing_terms(gen, parse_question("can i turn off the gil by setting PYTHON_GIL?")) == ["PYTHON_GIL"]
+    assert missing_terms(gen, parse_question("size of the 13b model file at q5?")) == ["q5"]
+
+
 def test_filters_restrict_the_search_to_tags_and_notes(ident_settings: Settings) -> None:
     engine = Engine.load(ident_settings)
     question = "Which build flags and targets do I need?"

@@ -222,7 +222,9 @@ def name_evidence(generation: Generation, q: Question) -> NameEvidence:
             continue
         if any(generation.has_term(fold(part), "idents") or generation.has_phrase(part) for part in alternatives(term.written)):
             continue
-        if term.spaced and generation.has_phrase(term.written):
+        # Its words in a row ("RTX 5090"); one run of letters and digits also as a word of a longer name ("q4" of
+        # "Q4_K_M", ".import"), never the parts of a joined one ("PYTHON_GIL" is not "the Python GIL").
+        if (term.spaced or re.fullmatch(r"\W*[^\W_]+", term.written)) and generation.has_phrase(term.written):
             continue
         # "Rivulet Serve 1.8": the notes may say "Rivulet 1.8"; a capitalised word just before the name counts.
         if term.versioned and any(generation.has_near(name, term.parts[1]) for name in (term.parts[0], *term.qualifiers)):
