@@ -41,7 +41,7 @@ from .answer import (
 from .base import Hit, Tool, ToolCall
 from .pricetool import PriceTool, compose_cost_answer, computable
 from .question import Question
-from .quotes import Candidate, introduced, introduced_rows, quote, span_idents, whole_list, whole_table
+from .quotes import Candidate, introduced, introduced_rows, join_entry, quote, span_idents, whole_list, whole_table
 from .scorer import Model, features, load_model, span_similarities
 from .superlatives import price_rows, superlative
 
@@ -205,12 +205,28 @@ class BuiltinAnswerer:
             if rows:
                 chosen.append((cand, whole_table(cand, rows)))
                 break
+            known = next((k for k, (c, _) in enumerate(chosen) if _one_entry(c, cand)), None)
+            if known is not None:  # another span of an entry already quoted: it joins that quote, under its term once
+                c, t = chosen[known]
+                chosen[known] = (c, join_entry(t, cand, pool))
+                continue
             text = quote(cand, pool)
             if any(cand.span.text in t for _, t in chosen):
                 continue  # already part of a longer quote (a definition read on)
             chosen = [(c, t) for c, t in chosen if c.span.text not in text]  # ... or now part of this one
             chosen.append((cand, text))
         return chosen
+
+
+def _one_entry(a: Candidate, b: Candidate) -> bool:
+    """Whether two candidates are spans of one entry (:mod:`hwqa.spans`) of one page: one term."""
+    return (
+        a.span.entry >= 0
+        and b.span.entry >= 0
+        and bool(a.span.subject)
+        and a.span.subject == b.span.subject
+        and (a.hit.chunk.source == b.hit.chunk.source)
+    )
 
 
 def _spans(hit: Hit, rank: int) -> list[Candidate]:

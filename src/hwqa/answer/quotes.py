@@ -5,6 +5,10 @@ sentence that starts with "It" keeps the sentence before it; a definition's open
 term line and the rest of its short paragraph; a term line alone its definition; a lead-in ending
 in ":" its list (continued from the section's next chunk), its table or its command; a question
 in the notes ("Q: ...") its answer; a sentence of a short list item the whole item.
+
+A quote never leaves its entry (a term and its definition, see :mod:`hwqa.spans`): the sentences
+read on, the sentence before a pronoun and an FAQ's answer all come from the span's own entry, and
+a sentence of an entry is shown with the entry's term.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from .base import Hit
 _PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
 DEFINITION_WORDS = 45  # a definition is quoted on while it stays this short (ablation in eval/fit-report.md)
 FAQ_ANSWER_WORDS = 8  # a question in the notes is quoted with what follows, until this many words (idem)
+_ANGLED = re.compile(r"<([^<>\s][^<>]*)>")
 _SOURCE_TRAILER = re.compile(r"\s+Source:\s[^.]{0,120}\.?$")  # a note's "Source: <link text>" after a fact
 
 
@@ -42,11 +47,14 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     """The span as quoted, with what it needs to be read alone (see the module docstring)."""
     span = cand.span
     text = _SOURCE_TRAILER.sub("", span.text)
+    entry = whole_entry(cand, pool)
+    if entry is not None:  # a short entry is read whole, its term first
+        return f"{shown_term(span.subject)}: {entry}"
     item = whole_item(cand, pool)
     whole = _short_item(item)
     if whole is not None:  # a short list item is read whole, like a short definition; a long one by its sentences
         text, lead = _SOURCE_TRAILER.sub("", whole), item[0].span.lead
-        return f"{lead} {text}" if lead.endswith(":") else text
+        return _with_subject(span, f"{lead} {text}" if lead.endswith(":") else text)
     if span.kind == "sentence" and _PRONOUN_START.match(span.text):
         before = [
             c
@@ -54,14 +62,16 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
             if c.hit is cand.hit
             and c.span.position == span.position - 1
             and (c.span.kind == "sentence" or c.span.list_id == span.list_id >= 0)  # or the item it goes on from
+            and c.span.entry == span.entry
+            and not (span.entry >= 0 and c.span.text == span.subject)  # (not the entry's term line)
         ]
         if before:
-            return f"{before[0].span.text} {text}"
+            return _with_subject(span, f"{before[0].span.text} {text}")
     after = _next_sentences(cand, pool, 3)
     if after and after[0].span.label == span.text:  # a term line alone says nothing: quote its definition
-        return f"{text}: " + " ".join(c.span.text for c in [after[0], *_same_definition(after[1:], pool, text)])
+        return f"{shown_term(text)}: " + " ".join(c.span.text for c in [after[0], *_same_definition(after[1:], pool, text)])
     if span.label and span.label not in text:
-        text = f"{span.label}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
+        text = f"{shown_term(span.label)}: {text}"  # the term a definition is about ("csv.QUOTE_ALL: Instructs ...")
         # A definition is read whole: its next sentences, while it stays short.
         rest: list[str] = []
         for nxt in _same_definition(after, pool, span.label):
@@ -81,10 +91,88 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     if span.code:
         return f"{text} `{span.code}`"  # "Check that the cards are visible: `tsr devices`"
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
-        return f"{span.lead} {text}"
-    if span.kind == "sentence" and span.subject and span.subject not in text:
-        return f"{span.subject}: {text}"  # a later sentence of a definition says which term it is about
+        text = f"{span.lead} {text}"
+    if span.subject and span.subject not in text and (span.kind == "sentence" or span.entry >= 0):
+        return f"{shown_term(span.subject)}: {text}"  # a later sentence of a definition says which term it is about
     return text
+
+
+def shown_term(term: str) -> str:
+    """A term as a quote shows it: a placeholder in angle brackets ("--array=<indexes>", "<script>") would
+    read as an HTML tag, which the answer's safety pass drops; it is written with ‹ › instead."""
+    return _ANGLED.sub(r"‹\1›", term)
+
+
+def _with_subject(span: Span, text: str) -> str:
+    """``text`` of an entry's span, with the entry's term in front unless it says it already."""
+    return f"{shown_term(span.subject)}: {text}" if span.entry >= 0 and span.subject and span.subject not in text else text
+
+
+def join_entry(quoted: str, cand: Candidate, pool: Sequence[Candidate]) -> str:
+    """``quoted`` (a quote of ``cand``'s entry) with what a quote of ``cand`` adds to it: its sentence and
+    the ones it reads on with, those not quoted yet, the term not said again."""
+    span = cand.span
+    parts = [cand] if span.text != span.subject else []
+    if span.label or span.text == span.subject:  # a definition's opening (or its term line) reads on while short
+        words = len(quoted.split())
+        for nxt in _same_definition(_next_sentences(cand, pool, 3), pool, span.label or span.text):
+            words += len(nxt.span.text.split())
+            if words > len(quoted.split()) + DEFINITION_WORDS:
+                break
+            parts.append(nxt)
+    added = [_SOURCE_TRAILER.sub("", c.span.text) for c in parts if c.span.text not in quoted]
+    return " ".join([quoted, *added])
+
+
+def entry_of(cand: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
+    """The spans of the entry ``cand`` belongs to, without the term line, in order: in its passage and,
+    when the pool holds them, in the chunks of its section right before and after it (an entry cut
+    between chunks has its term on both sides); empty outside an entry."""
+    span, chunk = cand.span, cand.hit.chunk
+    if span.entry < 0:
+        return []
+    same = [c for c in pool if c.hit is cand.hit and c.span.entry == span.entry]
+    if span.subject:
+        same += [
+            c
+            for c in pool
+            if c.hit.chunk.source == chunk.source
+            and c.hit.chunk.heading == chunk.heading
+            and abs(c.hit.chunk.ordinal - chunk.ordinal) == 1
+            and c.span.entry >= 0
+            and c.span.subject == span.subject
+        ]
+    same.sort(key=lambda c: (c.hit.chunk.ordinal, c.span.position))
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for c in same:  # (consecutive chunks overlap: a sentence is said once)
+        if c.span.text != span.subject and c.span.text not in seen:
+            seen.add(c.span.text)
+            out.append(c)
+    return out
+
+
+def whole_entry(cand: Candidate, pool: Sequence[Candidate]) -> str | None:
+    """The text of the entry ``cand`` belongs to, when the entry has a term and, with it, at most
+    DEFINITION_WORDS words (its tables and the entries nested in it left out); else None."""
+    span = cand.span
+    if span.entry < 0 or not span.subject:
+        return None
+    parts = [c for c in entry_of(cand, pool) if c.span.kind != "row"]
+    if not parts or any(c.span.code for c in parts):
+        return None
+    text = " ".join(_SOURCE_TRAILER.sub("", c.span.text) for c in parts)
+    if span.kind == "row" or len(f"{span.subject} {text}".split()) > DEFINITION_WORDS:
+        return None
+    return text
+
+
+def same_entry(a: Candidate, b: Candidate) -> bool:
+    """Whether two candidates are of one entry (:mod:`hwqa.spans`): in one passage by its number, across
+    the chunks of a section by its term."""
+    if a.hit is b.hit:
+        return a.span.entry == b.span.entry
+    return a.span.subject == b.span.subject
 
 
 def whole_item(cand: Candidate, pool: Sequence[Candidate]) -> list[Candidate]:
@@ -130,7 +218,7 @@ def _next_sentences(cand: Candidate, pool: Sequence[Candidate], n: int) -> list[
             if after:  # the passage ended: its section goes on in the next chunk
                 hit, pos = after[0].hit, after[0].span.position
                 continue
-        if nxt is None or nxt.span.kind != "sentence":
+        if nxt is None or nxt.span.kind != "sentence" or not same_entry(cand, nxt):
             break
         out.append(nxt)
         pos += 1

@@ -142,7 +142,9 @@ def features(q: Question, pool: Sequence[Candidate]) -> np.ndarray:
         return x
     said = [_said(c, pool) for c in pool]
     stems_of = [set(content_stems(text)) for text in said]
-    context_of = [set(content_stems(f"{c.span.context} {c.hit.chunk.heading} {c.hit.chunk.title}")) for c in pool]
+    context_of = [
+        set(content_stems(f"{c.span.context} {c.span.subject} {c.hit.chunk.heading} {c.hit.chunk.title}")) for c in pool
+    ]
     idf = {w: math.log(1 + n / (1 + sum(1 for s in stems_of if w in s))) for w in q.stems}
     total = sum(idf.values()) or 1.0
     terms = [t.folded for t in q.terms]

@@ -1,8 +1,15 @@
 """The renderer: cleaned HTML to Markdown blocks in reading order.
 
 ``#`` headings, paragraphs, ``-`` / ``1.`` list items, Markdown tables (layout tables are read as
-ordinary content), fenced code and ``>`` quotes. The renderer remembers which heading tags it
-wrote, so a URL fragment's section can be found in its output.
+ordinary content), fenced code, ``>`` quotes and definition lists. A definition list (``<dl>``:
+man-page options, Sphinx members, configuration keys) is written as Pandoc writes one: each term
+(``<dt>``) on its own line, each paragraph of its definition (``<dd>``) starting with ``: ``, its
+lists, tables and code indented two spaces; a list nested in a definition is indented two spaces
+too (never more: four spaces would make code of it). So an entry's extent stays visible to the
+readers of the Markdown (:mod:`hwqa.spans`, the chunker): what follows a term belongs to it until
+the next term. An empty ``<dt>`` (man pages written by ``man2html`` put ``<DT><DD>`` between the
+paragraphs of one definition) continues the entry before it. The renderer remembers which
+heading tags it wrote, so a URL fragment's section can be found in its output.
 """
 
 from __future__ import annotations
@@ -91,12 +98,16 @@ def _is_layout_cell(cell: Tag) -> bool:
     return len(blocks) >= 3 or (len(blocks) >= 2 and len(collapse(cell.get_text(" "))) > 400)
 
 
+_NOT_PARAGRAPH = re.compile(r"^(?:[-*+] |\d+[.)] |\||`{3,}|~{3,}|>|#{1,6} | )")  # a rendered block that is no paragraph
+
+
 class Renderer:
     """Renders cleaned HTML to Markdown blocks, remembering which heading tags it wrote."""
 
     def __init__(self) -> None:
         self.headings: dict[int, str] = {}
         self.heading_order: list[str] = []
+        self._dl_depth = 0
 
     def render(self, root: Tag) -> str:
         return "\n\n".join(self.blocks(root))
@@ -187,6 +198,8 @@ class Renderer:
                 out.append("\n".join("> " + ln if ln else ">" for ln in text.splitlines()))
         elif name == "hr":
             return
+        elif name == "dl":
+            self._definitions(tag, out)
         else:
             self._children(tag, out)
 
@@ -217,6 +230,57 @@ class Renderer:
             for part in rest:
                 lines.extend(pad + ln if ln else "" for ln in part.splitlines())
         return "\n".join(lines)
+
+    def _definitions(self, tag: Tag, out: list[str]) -> None:
+        """A definition list as terms and ``: `` definitions (see the module docstring)."""
+        pad = "  " if self._dl_depth else ""  # a nested list is indented once (deeper ones as much: never code)
+        self._dl_depth += 1
+        try:
+            terms: list[str] = []
+            for child in tag.children:
+                if isinstance(child, NavigableString) and not isinstance(child, PreformattedString):
+                    text = collapse(str(child))
+                    if text:  # text loose in the list reads as a definition of the term before it
+                        out.append(f"{pad}: {escape_para(text)}")
+                    continue
+                if not isinstance(child, Tag):
+                    continue
+                if child.name == "dt":
+                    text = collapse(self._cell_text(child))
+                    if text:
+                        terms.append(escape_para(text))
+                    continue
+                if child.name == "div" and child.find(["dt", "dd"], recursive=False):
+                    self._dl_depth -= 1  # (HTML allows a <div> around each entry: the same list)
+                    try:
+                        self._definitions(child, out)
+                    finally:
+                        self._dl_depth += 1
+                    continue
+                if child.name != "dd":
+                    self._block(child, out)
+                    continue
+                blocks: list[str] = []
+                self._children(child, blocks)
+                blocks = [b for b in blocks if b.strip()]
+                if not blocks and terms:  # a term without a definition is still an entry
+                    blocks = [""]
+                head = "\n".join(pad + t for t in terms)
+                terms = []
+                for i, block in enumerate(blocks):
+                    if block.startswith("  ") or block.startswith("#"):  # a nested list's entries, a heading
+                        text = block
+                    elif _NOT_PARAGRAPH.match(block):
+                        text = "\n".join(f"  {ln}" if ln else "" for ln in block.splitlines())  # (4 would be code)
+                    else:
+                        text = f"{pad}: {block}".rstrip()
+                    if head and i == 0:  # the term, right above its first paragraph (or an empty one)
+                        text = f"{head}\n{text}" if text.startswith(f"{pad}:") else f"{head}\n{pad}:\n\n{text}"
+                    out.append(text)
+            if terms:
+                out.append("\n".join(pad + t for t in terms) + f"\n{pad}:")
+        finally:
+            self._dl_depth -= 1
 
     def _cell_text(self, cell: Tag) -> str:
         """One line for a data cell: its paragraphs and list items joined by spaces."""

@@ -13,6 +13,11 @@ their header and delimiter rows in a third of a chunk's token budget (at most
 :data:`HEADER_CELL_MAX_CHARS` are cut too, and a row never has more cells than its header. A
 table of any width then costs chunks in proportion to its rows, not to rows × columns.
 
+A definition list's entry (a term line, then paragraphs starting with ``: ``, as the extractor
+writes ``<dt>``/``<dd>``) keeps its term the same way: a piece that starts inside an entry gets the
+term line again (and the outer term of a nested entry), so its sentences still say what they are
+about (:func:`entry_terms`, :func:`pack`).
+
 Chunks are bounded in characters too: a text counts as at least one token per
 :data:`CHARS_PER_TOKEN` characters, so a "word" with no whitespace (a base64 blob, a 5 MB line)
 is cut into slices of at most ``CHARS_PER_TOKEN * max_tokens`` characters whatever the tokenizer
@@ -29,7 +34,7 @@ from typing import Any
 
 from .markdown import code_lines, heading, is_delimiter_row, iter_code, unquote
 
-CHUNKER_VERSION = 1  # bump when the chunker cuts a document differently: every note and page is cut again
+CHUNKER_VERSION = 5  # bump when the chunker cuts a document differently: every note and page is cut again
 
 TokenCounter = Callable[[str], int]
 
@@ -41,6 +46,8 @@ HEADER_CELL_MAX_CHARS = 80  # one header cell's text, cut with '…' past this
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9$*])")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
+_DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]|$)")  # a definition's paragraph (see hwqa.spans)
+ENTRY_TERM_SHARE = 4  # the terms repeated at a piece's start take at most 1/4 of a chunk's token budget
 
 
 @dataclass(frozen=True)
@@ -186,28 +193,75 @@ def join_units(units: list[str]) -> str:
     return out
 
 
-def pack(text: str, budget: int, overlap: int, count: TokenCounter) -> list[str]:
-    """Greedily pack a section's units into pieces of at most ``budget`` tokens, with overlap."""
+def pack(text: str, budget: int, overlap: int, count: TokenCounter, terms: dict[int, str] | None = None) -> list[str]:
+    """Greedily pack a section's units into pieces of at most ``budget`` tokens, with overlap.
+
+    ``terms`` (:func:`entry_terms` of ``text``): a piece starting inside a definition list's entry
+    begins with the entry's term lines, counted in its budget (a term longer than a quarter of the
+    budget is not repeated).
+    """
     if count(text) <= budget:
         return [text]
     units = _units(text, budget, overlap, count)
+    heads = _unit_terms(text, units, terms, budget // ENTRY_TERM_SHARE, count) if terms else [""] * len(units)
+
+    def piece(indices: list[int]) -> str:
+        return with_term(heads[indices[0]], join_units([units[k] for k in indices]))
+
     pieces: list[str] = []
-    current: list[str] = []
-    for unit in units:
-        candidate = join_units([*current, unit])
-        if current and count(candidate) > budget:
-            pieces.append(join_units(current))
-            carry: list[str] = []
+    current: list[int] = []
+    for i in range(len(units)):
+        if heads[i] and count(piece([i])) > budget:
+            heads[i] = ""  # no room for the term before this unit
+        if current and count(piece([*current, i])) > budget:
+            pieces.append(piece(current))
+            carry: list[int] = []
             for prev in reversed(current):
-                if count(join_units([prev, *carry, unit])) > budget or count(join_units([prev, *carry])) > overlap:
+                if count(piece([prev, *carry, i])) > budget or count(join_units([units[k] for k in [prev, *carry]])) > overlap:
                     break
                 carry.insert(0, prev)
-            current = [*carry, unit]
+            current = [*carry, i]
         else:
-            current.append(unit)
+            current.append(i)
     if current:
-        pieces.append(join_units(current))
+        pieces.append(piece(current))
     return pieces
+
+
+def _unit_terms(text: str, units: list[str], terms: dict[int, str], limit: int, count: TokenCounter) -> list[str]:
+    """The term lines a piece starting at each of ``units`` repeats ("" outside an entry, or too long)."""
+    out: list[str] = []
+    at = 0
+    for unit in units:
+        found = text.find(unit[:80], at)
+        if found < 0:
+            out.append("")
+            continue
+        at = found
+        term = terms.get(text.count("\n", 0, found), "")
+        if term and count(term) + 2 > limit:
+            term = short_term(term)  # a long signature by its name
+        out.append(term if term and not unit.startswith(term) and count(term) + 2 <= limit else "")
+    return out
+
+
+def short_term(term: str) -> str:
+    """Term lines without their parameter lists: ``shutil.make_archive(base_name, format[, …])`` is
+    repeated as ``shutil.make_archive(…)``."""
+    return "\n".join(re.sub(r"\(.*", "(…)", line) if "(" in line else line for line in term.splitlines())
+
+
+def with_term(term: str, piece: str) -> str:
+    """``piece`` after its entry's term lines: a definition's paragraph as it is, an indented list, table
+    or code after an empty definition line, the rest of a paragraph as a definition."""
+    if not term:
+        return piece
+    first = piece.split("\n", 1)[0]
+    if _DEFINITION.match(first):
+        return f"{term}\n{piece}"
+    if first.startswith((" ", "\t")):
+        return f"{term}\n:\n{piece}"
+    return f"{term}\n: {piece}"
 
 
 def char_bounded(count: TokenCounter, max_tokens: int) -> TokenCounter:
@@ -259,9 +313,12 @@ def chunk_markdown(
         budget = max(16, max_tokens - count_tokens(probe.embed_text) - 2)
         extra = section_meta(section.heading_path) if section_meta else {}
         text = narrow_tables(section.text, budget, count_tokens)
-        if count_tokens(text) > budget:  # split: a piece starting mid-table gets the header again
+        if count_tokens(text) > budget:  # split: a piece starting mid-table gets the header again, mid-entry its term
             budget = max(16, budget - table_header_cost(text, count_tokens))
-        for piece in with_table_headers(text, pack(text, budget, overlap, count_tokens)):
+            pieces = with_table_headers(text, pack(text, budget, overlap, count_tokens, entry_terms(text)))
+        else:
+            pieces = [text]
+        for piece in pieces:
             chunks.append(Chunk(kind, source, title, heading, piece, section.line, len(chunks), url, {**(meta or {}), **extra}))
     return chunks
 
@@ -306,6 +363,55 @@ def with_table_headers(section: str, pieces: list[str]) -> list[str]:
         header = headers.get(first) if first is not None else None
         out.append(piece.replace(first, f"{header}\n{first}", 1) if header and first and header not in piece else piece)
     return out
+
+
+def entry_terms(section: str) -> dict[int, str]:
+    """Each line of ``section`` inside a definition list's entry -> the entry's term lines (the outer
+    entry's too, for a nested one), as a piece starting there would repeat them."""
+    lines = section.splitlines()
+    if not any(_DEFINITION.match(ln) for ln in lines):
+        return {}
+    code = code_lines(lines)
+    out: dict[int, str] = {}
+    open_terms: list[tuple[int, str]] = []  # (level, term lines)
+    block: list[int] = []  # the lines since the last definition line or blank line: maybe a term
+    para = False  # in a definition's paragraph
+    for i, line in enumerate(lines):
+        if code[i]:
+            if open_terms:
+                out[i] = _prefix(open_terms)
+            continue
+        m = _DEFINITION.match(line)
+        if m:
+            level = 1 if m.group(1) else 0
+            if not block:  # a further paragraph of the entry open at its level: a nested list before it has ended
+                open_terms = [t for t in open_terms if t[0] <= level]
+            elif len(block) <= 3:  # the lines right before it are its term
+                open_terms = [t for t in open_terms if t[0] < level]
+                for k in block:  # a piece starting at a nested term repeats the outer ones
+                    if open_terms:
+                        out[k] = _prefix(open_terms)
+                    else:
+                        out.pop(k, None)
+                open_terms.append((level, "\n".join(lines[k] for k in block)))
+            block = []
+            para = True
+        elif not line.strip():
+            block, para = [], False
+            continue
+        elif not para and not block and not line.startswith((" ", "\t")):
+            open_terms = []  # text at the margin after a blank line: the list has ended (or a term starts)
+            block = [i]
+        else:
+            block.append(i)
+        if open_terms:
+            out[i] = _prefix(open_terms)
+    return out
+
+
+def _prefix(open_terms: list[tuple[int, str]]) -> str:
+    """The term lines (outer, then nested) a piece starting inside these entries begins with."""
+    return "\n:\n".join(t for _, t in open_terms)
 
 
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")

@@ -4,6 +4,15 @@ A sentence keeps its neighbours, a list item its lead-in and a table row its hea
 *context*: the context helps decide whether the span answers the question, the span itself is
 what the answer quotes. Table rows also keep their cells by column, so the answerer can read a
 table as data (superlatives, lookups).
+
+**Entries.** Reference text is made of entries, each a term and what it says of it: a definition
+list as the extractor writes it (a term line, then paragraphs starting with ``: ``, their lists,
+tables and code indented; see :mod:`hwqa.extract.render`), a man-page option, a Sphinx or Doxygen
+member, a configuration key, an environment variable; in notes also a list item or a line of the
+form ``TERM: description``. Every span of an entry carries the entry's number and its term
+(``subject``), its neighbours are taken from the entry only, and a quote (:mod:`hwqa.answer.quotes`)
+shows the term and never runs into the next entry. An entry nested in another's definition has
+the outer term too ("task (--acctg-freq=...)").
 """
 
 from __future__ import annotations
@@ -14,9 +23,14 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
-SPANS_VERSION = 3  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
+SPANS_VERSION = 4  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
+_DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]+(.*)|[ \t]*)$")  # ": text", a definition's paragraph (Pandoc's syntax)
+#: "TERM: description" in a list item or a line: a short name before the colon (or a dash), then what it is.
+_KEYED = re.compile(r"^((?:`[^`]+`|[^\s:`][^:`]{0,58}?))(?::|\s[—–-])\s+(?=\S)")
+_KEY_MAX_WORDS = 5
+NESTED_OUTER = True
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
@@ -51,6 +65,7 @@ class Span:
     label: str = ""  # a paragraph's first sentence: the term line just above it, if any ("csv.QUOTE_ALL")
     subject: str = ""  # every sentence of a definition: its term line (the label of its first sentence)
     code: str = ""  # a lead-in's command: the first line of the code block right after it ("tsr devices")
+    entry: int = -1  # the entry (a term and its definition) the span belongs to; spans of one entry share it
 
 
 def unit_of(column: str) -> tuple[str, str]:
@@ -110,6 +125,45 @@ def is_term(line: str) -> bool:
     return len(line.split()) <= 12 and not line.endswith((".", ":", "!", "?", ";", ",")) and ": " not in line and "·" not in line
 
 
+def keyed(text: str) -> str:
+    """The name a ``TERM: description`` text starts with ("`HWQA_TIMEOUT`", "-v, --verbose"), or ""."""
+    m = _KEYED.match(text)
+    if m is None:
+        return ""
+    key = m.group(1).strip()
+    if len(key.split()) > _KEY_MAX_WORDS or re.search(r"[.!?]\s", key):
+        return ""
+    return clean_markdown(key)
+
+
+def _term_lines(lines: list[str], code: list[bool]) -> list[bool]:
+    """Which lines are the term of the definition (``: text``) that follows them: the paragraph right
+    before a definition's first paragraph (a blank line between them allowed), when it is not itself
+    a definition, a list, a table or a heading, and holds at most three lines."""
+    terms = [False] * len(lines)
+    for i, line in enumerate(lines):
+        if code[i] or not _DEFINITION.match(line):
+            continue
+        j = i - 1
+        loose = j >= 0 and not lines[j].strip()  # "term", a blank line, ": definition"
+        if loose:
+            j -= 1
+        block: list[int] = []
+        while j >= 0 and lines[j].strip() and not code[j] and not _DEFINITION.match(lines[j]):
+            block.insert(0, j)
+            j -= 1
+        if not block or len(block) > 3 or (loose and (len(block) > 1 or len(lines[block[0]].split()) > 12)):
+            continue
+        if any(
+            _DEFINITION.match(lines[k]) or _LIST_ITEM.match(lines[k]) or lines[k].lstrip().startswith(("|", "#", ">"))
+            for k in block
+        ):
+            continue
+        for k in block:
+            terms[k] = True
+    return terms
+
+
 def spans_of(text: str) -> list[Span]:
     """Sentences, list items (with lead-in) and table rows (with header) of a passage's Markdown."""
     spans: list[Span] = []
@@ -120,46 +174,113 @@ def spans_of(text: str) -> list[Span]:
     list_id = -1
     in_list = False
     code = code_lines(lines)
+    term_line = _term_lines(lines, code)
     item: list[str] = []
 
     term = ""  # the previous paragraph, if it was a term line (a definition list's <dt>, "--json-lines")
     defined = ""  # the term whose definition the paragraphs since it belong to
+    entries = 0  # entries numbered so far
+    open_entries: list[tuple[int, str, int]] = []  # (entry, its term, its indent level) from outermost
+    pending: list[str] = []  # term lines waiting for their definition
+    first_of_entry = False  # the next sentence opens its entry's definition
+
+    def current() -> tuple[int, str]:
+        return (open_entries[-1][0], open_entries[-1][1]) if open_entries else (-1, "")
+
+    def close_entries(level: int = 0) -> None:
+        while open_entries and open_entries[-1][2] >= level:
+            open_entries.pop()
+
+    def new_entry(subject: str, level: int) -> None:
+        nonlocal entries
+        close_entries(level)
+        outer = open_entries[-1][1] if open_entries else ""
+        if outer and subject and NESTED_OUTER:
+            subject = f"{subject} ({outer})"  # a nested entry says which entry it is part of
+        open_entries.append((entries, subject or outer, level))
+        entries += 1
+
+    def emit_sentences(sentences: list[str], entry: int, subject: str) -> None:
+        nonlocal first_of_entry
+        for i, sentence in enumerate(sentences):
+            around = " ".join(sentences[max(0, i - 1) : i] + sentences[i + 1 : i + 2])
+            label = subject if i == 0 and first_of_entry else ""
+            spans.append(Span(sentence, "sentence", around, len(spans), label=label, subject=subject, entry=entry))
+        first_of_entry = False
 
     def flush_paragraph() -> None:
         nonlocal paragraph, last_prose, term, defined
         if not paragraph:
             return
+        entry, subject = current()
+        if entry < 0 and len(paragraph) > 1 and all(keyed(x.strip()) for x in paragraph):
+            # "KEY: what it is" on each line of a paragraph: each line is an entry of its own
+            for line in paragraph:
+                new_entry(keyed(line.strip()), 0)
+                entry, subject = current()
+                sentences = [x for x in map(clean_markdown, split_sentences(line.strip())) if x]
+                emit_sentences(sentences, entry, subject)
+                close_entries()
+            last_prose = clean_markdown(paragraph[-1])
+            term = defined = ""
+            paragraph = []
+            return
         sentences = [clean_markdown(s) for s in split_sentences(" ".join(x.strip() for x in paragraph))]
         sentences = [s for s in sentences if s]
-        term_line = len(paragraph) == 1 and len(sentences) == 1 and is_term(sentences[0])
-        defined = term or ("" if term_line else defined)
+        if entry >= 0:
+            emit_sentences(sentences, entry, subject)
+            last_prose = sentences[-1] if sentences else last_prose
+            term = defined = ""
+            paragraph = []
+            return
+        term_like = len(paragraph) == 1 and len(sentences) == 1 and is_term(sentences[0])
+        defined = term or ("" if term_like else defined)
         for i, sentence in enumerate(sentences):
             around = " ".join(sentences[max(0, i - 1) : i] + sentences[i + 1 : i + 2])
             label = defined if i == 0 else ""
             spans.append(Span(sentence, "sentence", around, len(spans), label=label, subject=defined))
         last_prose = sentences[-1] if sentences else last_prose
-        term = sentences[0] if term_line else ""
+        term = sentences[0] if term_like else ""
         paragraph = []
 
     def flush_item() -> None:
         nonlocal item
         if item:
             body = clean_markdown(" ".join(x.strip() for x in item))
+            entry, subject = current()
+            key = keyed(_LIST_ITEM.sub("", " ".join(x.strip() for x in item)))
+            if key:  # "- `HWQA_TIMEOUT`: seconds to wait. Default 30." is an entry: its sentences are about the key
+                new_entry(key, 9)
+                entry, subject = current()
             # An item of several sentences ("GPUs were P100s with 13 GB RAM. TPUs were TPUv3s with 16 GB.") is
             # the list's item by its first sentence; each further sentence is a span of its own, so a question
             # about one of them quotes that sentence, not the whole item.
             sentences = ([x for x in map(clean_markdown, split_sentences(body)) if x] or [body]) if body else []
             for k, sentence in enumerate(sentences):
                 if k == 0:
-                    spans.append(Span(sentence, "item", last_prose, len(spans), list_id=list_id, lead=last_prose))
+                    spans.append(
+                        Span(
+                            sentence,
+                            "item",
+                            last_prose,
+                            len(spans),
+                            list_id=list_id,
+                            lead=last_prose,
+                            subject=subject,
+                            entry=entry,
+                        )
+                    )
                 else:
                     around = " ".join(sentences[k - 1 : k] + sentences[k + 1 : k + 2])
-                    spans.append(Span(sentence, "sentence", around, len(spans), list_id=list_id))
+                    spans.append(Span(sentence, "sentence", around, len(spans), list_id=list_id, subject=subject, entry=entry))
+            if key:
+                close_entries(9)
             item = []
 
     for i, raw in enumerate(lines):
         line = unquote(raw)  # a block quote is read as the text it quotes
         stripped = line.strip()
+        indented = line.startswith((" ", "\t"))
         if code[i]:  # code is not an answer's wording (see hwqa.notes.markdown for what is code) ...
             command = _PROMPT.sub("", stripped)
             if not command or _FENCE_MARK.match(stripped):
@@ -173,6 +294,38 @@ def spans_of(text: str) -> list[Span]:
             if lead is not None and not lead.code:
                 lead.code = command
             continue
+        if term_line[i]:  # a term: its definition follows
+            flush_paragraph()
+            flush_item()
+            in_list = False
+            term = defined = ""
+            if not pending:
+                close_entries(1 if indented else 0)
+            pending.append(clean_markdown(stripped))
+            continue
+        definition = _DEFINITION.match(line)
+        if definition:
+            flush_paragraph()
+            flush_item()
+            in_list = False
+            term = defined = ""
+            level = 1 if definition.group(1) else 0
+            if pending:
+                new_entry("; ".join(p for p in pending if p), level)
+                pending.clear()
+                entry, subject = current()
+                spans.append(Span(subject, "sentence", "", len(spans), subject=subject, entry=entry))
+                first_of_entry = True
+            else:  # a further paragraph: of the entry open at its level (a nested list before it has ended)
+                close_entries(level + 1)
+                if not open_entries:
+                    new_entry("", level)
+            rest = definition.group(2) or ""
+            if rest.strip():
+                paragraph.append(rest)
+            continue
+        if stripped and open_entries and not indented and not paragraph and not (item and in_list):
+            close_entries()  # text at the margin after a blank line: the definition list has ended
         if stripped.startswith("|"):
             flush_paragraph()
             flush_item()
@@ -187,7 +340,8 @@ def spans_of(text: str) -> list[Span]:
                 continue
             if header and len(cells) == len(header):
                 row = {h: c for h, c in zip(header, cells, strict=True)}
-                spans.append(Span(row_text(row), "row", " ".join(header), len(spans), cells=row))
+                entry, subject = current()
+                spans.append(Span(row_text(row), "row", " ".join(header), len(spans), cells=row, subject=subject, entry=entry))
             continue
         header = None if not stripped else header
         if _LIST_ITEM.match(line):
@@ -211,6 +365,8 @@ def spans_of(text: str) -> list[Span]:
         paragraph.append(line)
     flush_paragraph()
     flush_item()
+    for dangling in pending:  # the passage ends between a term and its definition
+        spans.append(Span(dangling, "sentence", "", len(spans), subject=dangling))
     return spans
 
 

@@ -1,0 +1,156 @@
+"""Reference entries (man-page options, API members, configuration keys, environment variables): an
+answer about one entry quotes that entry, with its term, and never the entry next to it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hwqa.build.builder import build_index
+from hwqa.engine import Engine
+from hwqa.settings import load_settings
+
+from .conftest import built_hash_index, write_note
+from .helpers_http import LoopbackSite, Reply
+
+# A man page as a documentation generator writes it: options in a <dl>, a definition of several
+# paragraphs with an admonition ("Note") in it, a pair of opposite flags.
+MAN_PAGE = """<!doctype html><html><head><title>fetchq(1)</title></head><body><main>
+<h1>fetchq(1)</h1>
+<h2>Options</h2>
+<dl class="option">
+<dt><code>-t, --timeout SECONDS</code></dt>
+<dd><p>How long fetchq waits for a mirror to answer before it gives up on that mirror.</p>
+<p>The default is 30.</p></dd>
+<dt><code>-r, --retries COUNT</code></dt>
+<dd><p>How many times a failed download is attempted again before fetchq reports an error.</p>
+<div class="admonition note"><p class="admonition-title">Note</p>
+<p>Each attempt waits twice as long as the one before it.</p></div>
+<p>The default is 5.</p></dd>
+<dt><code>--keep-alive</code></dt>
+<dd><p>Keep the connection to a mirror open between downloads.</p></dd>
+<dt><code>--no-keep-alive</code></dt>
+<dd><p>Close the connection to a mirror after every download.</p></dd>
+</dl>
+</main></body></html>"""
+
+# An API reference: each member a signature (with type annotations, longer than a heading) and its text.
+API_PAGE = """<!doctype html><html><head><title>zephyr.client</title></head><body><main>
+<h1>zephyr.client</h1>
+<dl class="py method">
+<dt class="sig" id="Client.open_stream">Client.open_stream(device: int, depth: int = 4, pinned: bool = False) &#8594; Stream</dt>
+<dd><p>Create a command stream on the device with room for depth queued kernels.</p>
+<p>The stream is released when the client is closed.</p></dd>
+</dl>
+<dl class="py method">
+<dt class="sig" id="Client.sync_stream">Client.sync_stream(stream: Stream, timeout_ms: int = 2000) &#8594; None</dt>
+<dd><p>Block until every kernel queued on the stream has finished, or raise TimeoutError after timeout_ms.</p>
+<p>Calling it on a released stream raises ValueError.</p></dd>
+</dl>
+<dl class="py method">
+<dt class="sig" id="Client.pin_memory">Client.pin_memory(buffer: bytes, device: int | None = None) &#8594; PinnedBuffer</dt>
+<dd><p>Page-lock the host buffer so that copies to the device skip the staging area.</p></dd>
+</dl>
+</main></body></html>"""
+
+
+@pytest.fixture
+def site() -> Iterator[LoopbackSite]:
+    routes = {"/man/fetchq.html": Reply(body=MAN_PAGE), "/api/client.html": Reply(body=API_PAGE)}
+    routes["/robots.txt"] = Reply(body="User-agent: *\nAllow: /\n", content_type="text/plain")
+    with LoopbackSite(routes) as s:
+        yield s
+
+
+@pytest.fixture
+def docs(tmp_path: Path, site: LoopbackSite) -> Engine:
+    notes = tmp_path / "notes"
+    write_note(notes, "fetchq.md", f"# fetchq\n\nThe mirror tool's [manual page]({site.url('/man/fetchq.html')}).\n")
+    write_note(notes, "zephyr.md", f"# Zephyr SDK\n\nThe [client reference]({site.url('/api/client.html')}).\n")
+    values = {
+        "notes": notes,
+        "index": tmp_path / "index",
+        "embed_backend": "hash",
+        "allow_private_hosts": True,
+        "fetch_host_delay": 0.0,
+        "fetch_timeout": 5.0,
+        "min_score": 0.0,
+    }
+    settings = load_settings(values, env={}, cwd=tmp_path)
+    build_index(settings)
+    return Engine.load(settings)
+
+
+def test_an_option_is_quoted_with_its_own_term_not_the_neighbouring_one(docs: Engine) -> None:
+    """The retries default sits after a "Note" in its definition: the quote still names --retries, and
+    states 5, not the timeout's 30. Of a pair of opposite flags, the one asked is quoted."""
+    answer = docs.ask("What is the default for --retries?")
+    first = answer.text.split("[1]")[0]
+    assert "--retries" in first and "5" in first, answer.text
+    assert "30" not in first and "--timeout" not in first, answer.text
+    answer = docs.ask("What does --no-keep-alive do?")
+    first = answer.text.split("[1]")[0]
+    assert "--no-keep-alive: Close the connection to a mirror after every download" in first, answer.text
+    assert "Keep the connection to a mirror open" not in first, answer.text
+
+
+def test_an_api_member_is_quoted_with_its_signature_and_not_its_neighbours_text(docs: Engine) -> None:
+    answer = docs.ask("What does Client.sync_stream do?")
+    first = answer.text.split("[1]")[0]
+    assert "Client.sync_stream(stream: Stream, timeout_ms: int = 2000)" in first, answer.text
+    assert "Block until every kernel queued on the stream has finished" in first, answer.text
+    assert "Create a command stream" not in first and "Page-lock" not in first, answer.text
+    # A later paragraph of a member is quoted under its signature, never under the member above it.
+    answer = docs.ask("What happens when Client.sync_stream is called on a released stream?")
+    first = answer.text.split("[1]")[0]
+    assert "Client.sync_stream(" in first and "raises ValueError" in first, answer.text
+    assert "Client.open_stream(" not in first, answer.text
+
+
+# Environment variables as notes list them: "NAME: what it does", one a line.
+ENV_LINES = """
+# Zephyr runtime settings
+
+ZEPHYR_CACHE_DIR: Where compiled kernels are kept between runs. Defaults to ~/.cache/zephyr.
+ZEPHYR_THREADS: How many host threads feed the device queues. Defaults to 8.
+ZEPHYR_TRACE: Whether every kernel launch is written to the trace log. Defaults to off.
+"""
+
+
+def test_a_setting_s_default_is_quoted_with_its_name(tmp_path: Path) -> None:
+    write_note(tmp_path / "notes", "zephyr-env.md", ENV_LINES)
+    engine = Engine.load(built_hash_index(tmp_path, min_score=0.0))
+    answer = engine.ask("What does ZEPHYR_THREADS default to?")
+    first = answer.text.split("[1]")[0]
+    assert "ZEPHYR_THREADS" in first and "Defaults to 8" in first, answer.text
+    assert "~/.cache/zephyr" not in first and "ZEPHYR_CACHE_DIR" not in first, answer.text
+
+
+# A long entry, cut between chunks: the second chunk still says which option it is about.
+LONG_OPTION = "\n".join(
+    [
+        "<!doctype html><html><head><title>runq(1)</title></head><body><main><h1>runq(1)</h1><h2>Options</h2><dl>",
+        "<dt>--placement POLICY</dt><dd>",
+        *(
+            f"<p>Placement rule {i} moves queued work between the boards of a rack when rule {i - 1} leaves a board idle.</p>"
+            for i in range(1, 16)
+        ),
+        "<p>The spread policy puts each job on the least loaded board of the rack.</p></dd>",
+        "<dt>--priority LEVEL</dt><dd><p>The share of the rack a job may take when the queue is full.</p></dd>",
+        "</dl></main></body></html>",
+    ]
+)
+
+
+def test_a_long_entry_cut_between_chunks_keeps_its_term(tmp_path: Path) -> None:
+    with LoopbackSite({"/man/runq.html": Reply(body=LONG_OPTION)}) as s:
+        write_note(tmp_path / "notes", "runq.md", f"# runq\n\nThe [runq manual]({s.url('/man/runq.html')}).\n")
+        settings = built_hash_index(
+            tmp_path, min_score=0.0, fetch_links=True, allow_private_hosts=True, fetch_host_delay=0.0, chunk_tokens=120
+        )
+    answer = Engine.load(settings).ask("Which board does the spread policy put a job on?")
+    first = answer.text.split("[1]")[0]
+    assert "--placement POLICY" in first and "least loaded board" in first, answer.text
+    assert "--priority" not in first, answer.text
