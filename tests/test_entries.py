@@ -56,9 +56,28 @@ API_PAGE = """<!doctype html><html><head><title>zephyr.client</title></head><bod
 </main></body></html>"""
 
 
+# A C library's reference as Doxygen writes it: a heading, then a prototype table and its documentation.
+DOXYGEN_MEMBER = """<h2 class="memtitle">&#9670;&nbsp;{name}()</h2>
+<div class="memitem"><div class="memproto"><table class="memname"><tr>
+<td class="memname">int {name}</td><td>(</td><td class="paramtype">struct zq_queue *&#160;</td>
+<td class="paramname"><em>queue</em></td><td>)</td></tr></table></div>
+<div class="memdoc"><p>{text}</p>
+<dl class="section return"><dt>Returns</dt><dd>{returns}</dd></dl></div></div>"""
+DOXYGEN_PAGE = (
+    '<!doctype html><html><head><title>zq.h File Reference</title></head><body><div class="contents">'
+    "<h1>zq.h File Reference</h1>"
+    + DOXYGEN_MEMBER.format(name="zq_drain", text="Waits until every job of the queue has run.", returns="0 once drained.")
+    + DOXYGEN_MEMBER.format(
+        name="zq_flush", text="Drops the jobs still waiting in the queue.", returns="the number of jobs dropped."
+    )
+    + "</div></body></html>"
+)
+
+
 @pytest.fixture
 def site() -> Iterator[LoopbackSite]:
     routes = {"/man/fetchq.html": Reply(body=MAN_PAGE), "/api/client.html": Reply(body=API_PAGE)}
+    routes["/c/zq.html"] = Reply(body=DOXYGEN_PAGE)
     routes["/robots.txt"] = Reply(body="User-agent: *\nAllow: /\n", content_type="text/plain")
     with LoopbackSite(routes) as s:
         yield s
@@ -69,6 +88,7 @@ def docs(tmp_path: Path, site: LoopbackSite) -> Engine:
     notes = tmp_path / "notes"
     write_note(notes, "fetchq.md", f"# fetchq\n\nThe mirror tool's [manual page]({site.url('/man/fetchq.html')}).\n")
     write_note(notes, "zephyr.md", f"# Zephyr SDK\n\nThe [client reference]({site.url('/api/client.html')}).\n")
+    write_note(notes, "zq.md", f"# zq\n\nThe [zq C API]({site.url('/c/zq.html')}).\n")
     values = {
         "notes": notes,
         "index": tmp_path / "index",
@@ -107,6 +127,13 @@ def test_an_api_member_is_quoted_with_its_signature_and_not_its_neighbours_text(
     first = answer.text.split("[1]")[0]
     assert "Client.sync_stream(" in first and "raises ValueError" in first, answer.text
     assert "Client.open_stream(" not in first, answer.text
+
+
+def test_a_doxygen_member_is_quoted_with_its_prototype(docs: Engine) -> None:
+    answer = docs.ask("What does zq_flush return?")
+    first = answer.text.split("[1]")[0]
+    assert "int zq_flush(struct zq_queue * queue)" in first and "the number of jobs dropped" in first, answer.text
+    assert "zq_drain" not in first and "0 once drained" not in first, answer.text
 
 
 # Environment variables as notes list them: "NAME: what it does", one a line.
@@ -154,3 +181,28 @@ def test_a_long_entry_cut_between_chunks_keeps_its_term(tmp_path: Path) -> None:
     first = answer.text.split("[1]")[0]
     assert "--placement POLICY" in first and "least loaded board" in first, answer.text
     assert "--priority" not in first, answer.text
+
+
+# Options as a man page prints them, copied into a note: the option, then its description indented.
+MAN_OPTIONS_NOTE = """
+# fetchq options
+
+-t, --timeout SECONDS
+    How long fetchq waits for a mirror to answer before it gives up on that mirror.
+    The default is 30.
+
+-r, --retries COUNT
+    How many times a failed download is attempted again before fetchq reports an error.
+    The default is 5.
+
+--keep-alive
+    Keep the connection to a mirror open between downloads.
+"""
+
+
+def test_an_option_copied_from_a_man_page_is_quoted_with_its_flag(tmp_path: Path) -> None:
+    write_note(tmp_path / "notes", "fetchq.md", MAN_OPTIONS_NOTE)
+    answer = Engine.load(built_hash_index(tmp_path, min_score=0.0)).ask("What is the default for --retries?")
+    first = answer.text.split("[1]")[0]
+    assert "--retries" in first and "The default is 5" in first, answer.text
+    assert "30" not in first and "--timeout" not in first, answer.text

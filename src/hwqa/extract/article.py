@@ -19,8 +19,9 @@ __all__ = ["EXTRACTOR_VERSION", "Article", "Extractor", "extract_article", "html
 
 # Bumped whenever extraction changes what a page yields, so a build reads cached pages again
 # instead of reusing the chunks an older extractor made of them.
-# 3: GitBook/HonKit text inside #book-search-results kept; 4: definition lists as terms and ": " definitions
-EXTRACTOR_VERSION = 5
+# 3: GitBook/HonKit text inside #book-search-results kept; 5: definition lists (and Doxygen members)
+# as terms and ": " definitions
+EXTRACTOR_VERSION = 6
 
 Extractor = Literal["html", "html+trafilatura", "text"]
 

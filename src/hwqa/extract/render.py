@@ -7,9 +7,10 @@ man-page options, Sphinx members, configuration keys) is written as Pandoc write
 lists, tables and code indented two spaces; a list nested in a definition is indented two spaces
 too (never more: four spaces would make code of it). So an entry's extent stays visible to the
 readers of the Markdown (:mod:`hwqa.spans`, the chunker): what follows a term belongs to it until
-the next term. An empty ``<dt>`` (man pages written by ``man2html`` put ``<DT><DD>`` between the
-paragraphs of one definition) continues the entry before it. The renderer remembers which
-heading tags it wrote, so a URL fragment's section can be found in its output.
+the next term. A Doxygen member (``div.memitem``) is an entry too, its prototype the term. An
+empty ``<dt>`` (man pages written by ``man2html`` put ``<DT><DD>`` between the paragraphs of one
+definition) continues the entry before it. The renderer remembers which heading tags it wrote, so
+a URL fragment's section can be found in its output.
 """
 
 from __future__ import annotations
@@ -200,6 +201,8 @@ class Renderer:
             return
         elif name == "dl":
             self._definitions(tag, out)
+        elif name == "div" and "memitem" in attr_text(tag, "class").split():
+            self._member(tag, out)
         else:
             self._children(tag, out)
 
@@ -260,25 +263,44 @@ class Renderer:
                 if child.name != "dd":
                     self._block(child, out)
                     continue
-                blocks: list[str] = []
-                self._children(child, blocks)
-                blocks = [b for b in blocks if b.strip()]
-                if not blocks and terms:  # a term without a definition is still an entry
-                    blocks = [""]
-                head = "\n".join(pad + t for t in terms)
+                self._definition(terms, child, out, pad)
                 terms = []
-                for i, block in enumerate(blocks):
-                    if block.startswith("  ") or block.startswith("#"):  # a nested list's entries, a heading
-                        text = block
-                    elif _NOT_PARAGRAPH.match(block):
-                        text = "\n".join(f"  {ln}" if ln else "" for ln in block.splitlines())  # (4 would be code)
-                    else:
-                        text = f"{pad}: {block}".rstrip()
-                    if head and i == 0:  # the term, right above its first paragraph (or an empty one)
-                        text = f"{head}\n{text}" if text.startswith(f"{pad}:") else f"{head}\n{pad}:\n\n{text}"
-                    out.append(text)
             if terms:
                 out.append("\n".join(pad + t for t in terms) + f"\n{pad}:")
+        finally:
+            self._dl_depth -= 1
+
+    def _definition(self, terms: list[str], dd: Tag, out: list[str], pad: str) -> None:
+        """One entry: its term lines, then its definition's blocks (``: `` paragraphs, the rest indented)."""
+        blocks: list[str] = []
+        self._children(dd, blocks)
+        blocks = [b for b in blocks if b.strip()]
+        if not blocks and terms:  # a term without a definition is still an entry
+            blocks = [""]
+        head = "\n".join(pad + t for t in terms)
+        for i, block in enumerate(blocks):
+            if block.startswith("  ") or block.startswith("#"):  # a nested list's entries, a heading
+                text = block
+            elif _NOT_PARAGRAPH.match(block):
+                text = "\n".join(f"  {ln}" if ln else "" for ln in block.splitlines())  # (4 would be code)
+            else:
+                text = f"{pad}: {block}".rstrip()
+            if head and i == 0:  # the term, right above its first paragraph (or an empty one)
+                text = f"{head}\n{text}" if text.startswith(f"{pad}:") else f"{head}\n{pad}:\n\n{text}"
+            out.append(text)
+
+    def _member(self, item: Tag, out: list[str]) -> None:
+        """A Doxygen member (``div.memitem``): its prototype is the term, its documentation the definition."""
+        proto = item.find(class_="memproto")
+        doc = item.find(class_="memdoc")
+        if not isinstance(proto, Tag) or not isinstance(doc, Tag):
+            self._children(item, out)
+            return
+        term = collapse(proto.get_text(" "))
+        term = re.sub(r"\s*([(),])\s*", lambda m: {"(": "(", ")": ")", ",": ", "}[m.group(1)], term).strip()
+        self._dl_depth += 1  # (a list inside the documentation is nested in the entry)
+        try:
+            self._definition([escape_para(term)] if term else [], doc, out, "")
         finally:
             self._dl_depth -= 1
 

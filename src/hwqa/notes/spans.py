@@ -9,7 +9,8 @@ table as data (superlatives, lookups).
 list as the extractor writes it (a term line, then paragraphs starting with ``: ``, their lists,
 tables and code indented; see :mod:`hwqa.extract.render`), a man-page option, a Sphinx or Doxygen
 member, a configuration key, an environment variable; in notes also a list item or a line of the
-form ``TERM: description``. Every span of an entry carries the entry's number and its term
+form ``TERM: description``, or a short line (``-t, --timeout SECONDS``) with an indented description
+under it, as man pages print options. Every span of an entry carries the entry's number and its term
 (``subject``), its neighbours are taken from the entry only, and a quote (:mod:`hwqa.answer.quotes`)
 shows the term and never runs into the next entry. An entry nested in another's definition has
 the outer term too ("task (--acctg-freq=...)").
@@ -23,10 +24,11 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
-SPANS_VERSION = 4  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
+SPANS_VERSION = 5  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]+(.*)|[ \t]*)$")  # ": text", a definition's paragraph (Pandoc's syntax)
+_DESCRIBED = re.compile(r"^()\s+(.*)$")  # a man page's indented description (group 1: at the margin's level)
 #: "TERM: description" in a list item or a line: a short name before the colon (or a dash), then what it is.
 _KEYED = re.compile(r"^((?:`[^`]+`|[^\s:`][^:`]{0,58}?))(?::|\s[—–-])\s+(?=\S)")
 _KEY_MAX_WORDS = 5
@@ -164,6 +166,24 @@ def _term_lines(lines: list[str], code: list[bool]) -> list[bool]:
     return terms
 
 
+def _described(lines: list[str], code: list[bool], terms: list[bool]) -> list[bool]:
+    """Which lines open a man-page style description: indented, right under a short term line at the
+    margin ("-t, --timeout SECONDS" then "    How long to wait ..."). Marks the term lines in ``terms`` too."""
+    opens = [False] * len(lines)
+    for i in range(1, len(lines)):
+        line, above = lines[i], lines[i - 1]
+        if code[i] or code[i - 1] or not line.strip() or not line.startswith(("  ", "\t")) or _LIST_ITEM.match(line):
+            continue
+        if not above.strip() or above.startswith((" ", "\t")) or terms[i - 1] or _DEFINITION.match(above):
+            continue
+        if _LIST_ITEM.match(above) or above.lstrip().startswith(("|", "#", ">")) or (i > 1 and lines[i - 2].strip()):
+            continue  # (the term is a paragraph of one line)
+        if is_term(clean_markdown(above)) and (above.startswith("-") or len(above.split()) <= 4):
+            terms[i - 1] = True
+            opens[i] = True
+    return opens
+
+
 def spans_of(text: str) -> list[Span]:
     """Sentences, list items (with lead-in) and table rows (with header) of a passage's Markdown."""
     spans: list[Span] = []
@@ -175,6 +195,7 @@ def spans_of(text: str) -> list[Span]:
     in_list = False
     code = code_lines(lines)
     term_line = _term_lines(lines, code)
+    described = _described(lines, code, term_line)
     item: list[str] = []
 
     term = ""  # the previous paragraph, if it was a term line (a definition list's <dt>, "--json-lines")
@@ -303,7 +324,7 @@ def spans_of(text: str) -> list[Span]:
                 close_entries(1 if indented else 0)
             pending.append(clean_markdown(stripped))
             continue
-        definition = _DEFINITION.match(line)
+        definition = _DEFINITION.match(line) or (_DESCRIBED.match(line) if described[i] else None)
         if definition:
             flush_paragraph()
             flush_item()
