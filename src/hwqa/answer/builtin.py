@@ -219,7 +219,7 @@ class BuiltinAnswerer:
 
 
 def _one_entry(a: Candidate, b: Candidate) -> bool:
-    """Whether two candidates are spans of one entry (:mod:`hwqa.spans`) of one page: one term."""
+    """Whether two candidates are spans of one entry (:mod:`hwqa.notes.spans`) of one page: one term."""
     return (
         a.span.entry >= 0
         and b.span.entry >= 0

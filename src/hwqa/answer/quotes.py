@@ -6,7 +6,7 @@ term line and the rest of its short paragraph; a term line alone its definition;
 in ":" its list (continued from the section's next chunk), its table or its command; a question
 in the notes ("Q: ...") its answer; a sentence of a short list item the whole item.
 
-A quote never leaves its entry (a term and its definition, see :mod:`hwqa.spans`): the sentences
+A quote never leaves its entry (a term and its definition, see :mod:`hwqa.notes.spans`): the sentences
 read on, the sentence before a pronoun and an FAQ's answer all come from the span's own entry, and
 a sentence of an entry is shown with the entry's term.
 """
@@ -168,7 +168,7 @@ def whole_entry(cand: Candidate, pool: Sequence[Candidate]) -> str | None:
 
 
 def same_entry(a: Candidate, b: Candidate) -> bool:
-    """Whether two candidates are of one entry (:mod:`hwqa.spans`): in one passage by its number, across
+    """Whether two candidates are of one entry (:mod:`hwqa.notes.spans`): in one passage by its number, across
     the chunks of a section by its term."""
     if a.hit is b.hit:
         return a.span.entry == b.span.entry

@@ -6,7 +6,7 @@ man-page options, Sphinx members, configuration keys) is written as Pandoc write
 (``<dt>``) on its own line, each paragraph of its definition (``<dd>``) starting with ``: ``, its
 lists, tables and code indented two spaces; a list nested in a definition is indented two spaces
 too (never more: four spaces would make code of it). So an entry's extent stays visible to the
-readers of the Markdown (:mod:`hwqa.spans`, the chunker): what follows a term belongs to it until
+readers of the Markdown (:mod:`hwqa.notes.spans`, the chunker): what follows a term belongs to it until
 the next term. A Doxygen member (``div.memitem``) is an entry too, its prototype the term. An
 empty ``<dt>`` (man pages written by ``man2html`` put ``<DT><DD>`` between the paragraphs of one
 definition) continues the entry before it. The renderer remembers which heading tags it wrote, so

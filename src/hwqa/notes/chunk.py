@@ -46,7 +46,7 @@ HEADER_CELL_MAX_CHARS = 80  # one header cell's text, cut with '…' past this
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9$*])")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
-_DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]|$)")  # a definition's paragraph (see hwqa.spans)
+_DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]|$)")  # a definition's paragraph (see hwqa.notes.spans)
 ENTRY_TERM_SHARE = 4  # the terms repeated at a piece's start take at most 1/4 of a chunk's token budget
 
 
