@@ -206,3 +206,30 @@ def test_an_option_copied_from_a_man_page_is_quoted_with_its_flag(tmp_path: Path
     first = answer.text.split("[1]")[0]
     assert "--retries" in first and "The default is 5" in first, answer.text
     assert "30" not in first and "--timeout" not in first, answer.text
+
+
+OWNER_ITEMS = """---
+title: Credits
+---
+# Credits
+
+## Spending them
+
+* GCP: a2-highgpu-1g (1x A100 40G) is $3.67/hr on-demand in us-central1.
+* AWS: p3.2xlarge (1x V100 16G) on-demand is $3.06/hr.
+
+## Docks
+
+* [R43SG OCuLink dock - ADT-Link](https://example.org/r43sg) - the cheap oculink route, no thunderbolt at all.
+"""
+
+
+def test_an_item_that_names_its_key_is_quoted_with_it_once_and_a_link_title_is_no_key(tmp_path: Path) -> None:
+    """ "GCP: a2-highgpu-1g …" already says its term: the quote does not say "GCP: GCP:". A link item's title
+    ("[R43SG OCuLink dock - ADT-Link](…) - comment") is not a "key - description" entry."""
+    write_note(tmp_path / "notes", "credits.md", OWNER_ITEMS)
+    engine = Engine.load(built_hash_index(tmp_path, min_score=0.0))
+    text = engine.ask("which region is the a2-highgpu-1g instance in?").text
+    assert "GCP: a2-highgpu-1g" in text and "GCP: GCP" not in text, text
+    text = engine.ask("which dock is the cheap oculink route?").text
+    assert "R43SG OCuLink dock" in text and "[R43SG" not in text and "dock: R43SG" not in text, text

@@ -48,8 +48,8 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     span = cand.span
     text = _SOURCE_TRAILER.sub("", span.text)
     entry = whole_entry(cand, pool)
-    if entry is not None:  # a short entry is read whole, its term first
-        return f"{shown_term(span.subject)}: {entry}"
+    if entry is not None:  # a short entry is read whole, its term first (once: "GCP: a2-highgpu-1g …" names it already)
+        return entry if entry.lower().startswith(span.subject.lower()) else f"{shown_term(span.subject)}: {entry}"
     item = whole_item(cand, pool)
     whole = _short_item(item)
     if whole is not None:  # a short list item is read whole, like a short definition; a long one by its sentences

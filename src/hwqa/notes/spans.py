@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
-SPANS_VERSION = 6  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
+SPANS_VERSION = 7  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]+(.*)|[ \t]*)$")  # ": text", a definition's paragraph (Pandoc's syntax)
@@ -133,7 +133,12 @@ def keyed(text: str) -> str:
     if m is None:
         return ""
     key = m.group(1).strip()
-    if len(key.split()) > _KEY_MAX_WORDS or re.search(r"[.!?]\s", key) or key.count("(") != key.count(")"):
+    if (
+        len(key.split()) > _KEY_MAX_WORDS
+        or re.search(r"[.!?]\s", key)
+        or key.count("(") != key.count(")")
+        or key.count("[") != key.count("]")
+    ):
         return ""
     # A name, not the start of a sentence ("Turning TPU into GPU (mean: ..."): a few words, or code, a flag, an identifier.
     if len(key.split()) > 3 and not (key.startswith(("`", "-")) or re.search(r"[_$]|\b[A-Z0-9]{2,}_|\(\)", key)):
