@@ -162,6 +162,9 @@ def test_what_cannot_be_read_with_confidence_is_left_out_with_its_reason(folder:
     assert (bought.kind, bought.subject, bought.amount, bought.unit) == ("purchase", "workstation with an RTX 3090", 3000, "once")
     euro = next(reason for text, reason in by_text.items() if "€0.69/h" in text)
     assert "not in US dollars" in euro
+    # a price in euros is kept in euros (no exchange rate is noted), a fact of its own, never a dollar row
+    (kept,) = [f for f in table.facts if f.stated == "€0.69/h"]
+    assert (kept.kind, kept.subject, kept.amount, kept.currency, kept.unit) == ("rental", "RTX 4090", 0.69, "EUR", "hour")
     mystery = next(reason for text, reason in by_text.items() if "mystery box" in text)
     assert mystery == "no hardware name in the row"
     assert not [r for r in table.rows if r.stated in ("$3,000", "€0.69/h", "$0.99")]

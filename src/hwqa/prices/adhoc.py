@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .facts import MAX_PRICE_USD, Context, Found, clean, per_device_hour, rental_unit_problem
 from .names import Mention, Money, find_date, find_hardware, find_money, find_pricing, find_providers
@@ -164,6 +165,27 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
                 )
                 continue
             problem = rental_unit_problem(money)
+            if money.currency != "USD" and money.unit is not None and rental_unit_problem(replace(money, currency="USD")) is None:
+                # "€0.89/h": kept in its currency (no exchange rate is noted), never a dollar row
+                found.facts.append(
+                    PriceFact(
+                        mention.name,
+                        "rental",
+                        money.amount,
+                        money.currency,
+                        money.unit,
+                        provider=provider,
+                        as_of=find_date(cell("date")) or ctx.doc.as_of,
+                        note=ctx.doc.source,
+                        note_title=ctx.doc.title,
+                        line=line,
+                        evidence=raw,
+                        stated=texts[idx],
+                        section=ctx.section,
+                        url=ctx.doc.url,
+                    )
+                )
+                problem = f"{problem}: kept as written, in {money.currency}, with the other prices (no exchange rate is noted)"
             if problem is not None:
                 found.left_out.append(LeftOut(where, raw, f"{head}: {problem}"))
                 continue

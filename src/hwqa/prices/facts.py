@@ -19,7 +19,7 @@ from .names import DEVICE_WORDS, Mention, Money, find_hardware, find_pricing, fi
 from .table import DEFAULT_PRICING, LeftOut, PriceFact, PriceRow, PriceTable
 from .units import HOURS_PER, MAX_BUDGET_USD, money_words
 
-__all__ = ["Doc", "Found", "SpeedFact", "article_doc", "clean", "note_doc", "per_device_hour"]
+__all__ = ["Doc", "Found", "SpeedFact", "article_doc", "clean", "each_after", "is_calculation", "note_doc", "per_device_hour"]
 
 NOT_STATED = "not stated"
 #: The largest amount a price may state: no more than the largest budget the calculator works with.
@@ -29,7 +29,7 @@ _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _SPACES = re.compile(r"\s+")
 _EACH_AFTER = re.compile(r"\s*(?:each|apiece|per\s+(?:gpu|device|card|chip|accelerator))\b", re.IGNORECASE)
-_OPERATOR_BEFORE = re.compile(r"[=/×*+−]\s*$")
+_OPERATOR_BEFORE = re.compile(r"(?:(?:^|[\s\d])[=×*−]|(?:^|\s)[+/])\s*$")  # not the "+" of a name ("DS923+ $600")
 _OPERATOR_AFTER = re.compile(r"\s*[=/×*+−]")
 _PER_THING_AFTER = re.compile(r"\s*per\s+\w[\w-]*", re.IGNORECASE)
 _INSTANCE_WORDS = frozenset({"node", "instance", "vm", "machine", "server"})
@@ -117,6 +117,16 @@ class Found:
             for s in data.get("speeds", [])
         ]
         return cls(table.rows, table.left_out, speeds, table.facts)
+
+
+def is_calculation(before: str, after: str) -> bool:
+    """Whether an amount with ``before`` and ``after`` around it is part of a sum written out ("2 × $700 = $1,400")."""
+    return bool(_OPERATOR_BEFORE.search(before) or _OPERATOR_AFTER.match(after))
+
+
+def each_after(after: str) -> bool:
+    """Whether the text after an amount says it is the price of one of several ("$95 each", "apiece", "per card")."""
+    return bool(_EACH_AFTER.match(after))
 
 
 def rental_unit_problem(money: Money, before: str = "", after: str = "") -> str | None:

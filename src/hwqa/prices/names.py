@@ -37,9 +37,16 @@ _NVIDIA = (
     r"(?:\s?(?:pcie|sxm\d?|nvl))?(?:[\s-]?\d{2,3}\s?gb)?"
 )
 # An RTX A-series workstation card is written with or without its "RTX" ("A6000", "a4000"): four digits after the A.
-_RTX = r"(?:(?:rtx|gtx)\s?-?\s?(?:a\d{4}|\d{4}(?:\s?ti)?)|(?-i:[Aa])\d{4}(?!\d)|\d{4}\s?-?(?:rtx|gtx)|titan\s(?:v|x|rtx))"
+# A GeForce card is often written by its number alone ("the 4090", "two 3090s"): the numbers GeForce cards have had.
+_RTX = (
+    r"(?:(?:rtx|gtx)\s?-?\s?(?:a\d{4}|\d{4}(?:\s?ti)?(?:\s?super)?)|(?-i:[Aa])\d{4}(?!\d)|\d{4}\s?-?(?:rtx|gtx)|titan\s(?:v|x|rtx)"
+    r"|(?<![\d,])(?:[1-5]0[5-9]0|16[56]0)(?:\s?ti)?(?:\s?super)?(?![\d,]|\.\d|\s?(?:mb|gb|mhz|w|hz|x\d|p\b)))"
+)
 _AMD = r"(?:mi\d{2,3}[a-z]?)"
-_CPU = r"(?:xeon(?:\s(?:platinum|gold|silver))?(?:\s\d{4}[a-z]?)?|epyc(?:\s\d{4}[a-z]?)?|graviton\s?\d?)"
+_CPU = (
+    r"(?:xeon(?:\s(?:platinum|gold|silver))?(?:\s\d{4}[a-z]?)?|epyc(?:\s\d{4}[a-z]?)?|graviton\s?\d?"
+    r"|ryzen(?:\s\d{1,2})?(?:\s\d{4}[a-z]{0,2})?|threadripper(?:\spro)?(?:\s\d{4}[a-z]{0,2})?)"
+)
 _OTHER = r"(?:trainium\d?|inferentia\d?|gaudi\s?\d?)"
 # Cloud instance types: AWS (p3.2xlarge, g6.xlarge, trn1.32xlarge), GCP (a2-highgpu-1g, g2-standard-4), Azure
 # (Standard_NC6s_v3): a machine with cards in it, priced as a whole.
@@ -48,7 +55,7 @@ _INSTANCE = (
     r"|(?:a2|a3|g2|n1)-(?:highgpu|megagpu|ultragpu|standard|highmem)-\d{1,3}g?|standard_n[cdv]\w{1,20})"
 )
 _HARDWARE = re.compile(
-    rf"(?<![\w.$-])(?P<name>{_INSTANCE}|{_TPU}|{_RTX}|{_AMD}|{_CPU}|{_OTHER}|{_NVIDIA})(?![\w]|[.-][a-z0-9])",
+    rf"(?<![\w.$-])(?P<name>{_INSTANCE}|{_TPU}|{_RTX}|{_AMD}|{_CPU}|{_OTHER}|{_NVIDIA})(?-i:s)?(?![\w]|[.-][a-z0-9])",
     re.IGNORECASE,
 )
 _MEMORY_IN_NAME = re.compile(r"(\d{2,3})\s?gb$", re.IGNORECASE)
@@ -83,7 +90,7 @@ def _type_of(name: str) -> str:
         return "tpu" if low.startswith("ct") else "gpu"
     if low.startswith("tpu"):
         return "tpu"
-    if re.match(r"xeon|epyc|graviton", low):
+    if re.match(r"xeon|epyc|graviton|ryzen|threadripper", low):
         return "cpu"
     if re.match(r"trainium|inferentia|gaudi", low):
         return "other"
@@ -95,11 +102,14 @@ def find_hardware(text: str) -> list[Mention]:
     found: list[Mention] = []
     for m in _HARDWARE.finditer(text):
         name = m.group("name")
-        end = m.end()
+        end = m.end("name")  # a plural "s" ("two M40s") is not part of the name
         if re.fullmatch(r"[A-Za-z]\d{3}s", name):  # "V100s": a plural, not a model
             name, end = name[:-1], end - 1
         if re.fullmatch(r"[Aa]\d{4}", name):  # "A6000" is the RTX A6000: one name, so a row and a question meet
             name = f"RTX {name.upper()}"
+        elif name[0].isdigit() and not re.search(r"rtx|gtx", name, re.I):  # "the 4090" is the RTX 4090
+            series = "GTX" if name.startswith(("10", "16")) else "RTX"
+            name = f"{series} {name.upper().replace('TI', 'Ti').replace('SUPER', 'Super')}"
         memory = _MEMORY_IN_NAME.search(name)
         count = _COUNT_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
         n = 1
@@ -231,6 +241,24 @@ _UNIT_AFTER = re.compile(
 )
 
 
+# A price per amount of tokens ("$0.79 per million tokens", "$0.05/M input", "$0.002 per 1K tokens"): read as per million.
+_TOKENS_AFTER = re.compile(
+    r"\s*(?:/\s*|\bper\s+)(?:1\s?|one\s+|a\s+)?(?P<scale>m|mtok|million|mil|k|thousand)\b\s*"
+    r"(?:(?P<dir>input|output|prompt|completion)\s+)?(?P<tok>tokens?\b|toks?\b)?(?:\s*(?P<dir2>input|output|prompt|completion)\b)?",
+    re.IGNORECASE,
+)
+_DIRECTION_BEFORE = re.compile(r"\b(input|output|prompt|completion)\s*:?\s*$", re.IGNORECASE)
+# Electricity in cents ("24 cents/kWh", "31c per kWh", "¢24/kWh"): read as dollars per kWh.
+_CENTS_PER_KWH = re.compile(
+    r"(?<![\w.,$])(?:¢\s?(?P<a>\d{1,3}(?:\.\d+)?)|(?P<b>\d{1,3}(?:\.\d+)?)\s?(?:cents?|ct|c|¢))\s?(?:/|per\s+|a\s+)\s?kwh\b",
+    re.IGNORECASE,
+)
+# A price per amount of something that is not time ("$0.09/GB", "$6 per TB", "$0.01 per request").
+_PER_AMOUNT_AFTER = re.compile(
+    r"\s*(?:/\s*|\bper\s+)(?P<what>[kmgtp]i?b|bytes?|tokens?|requests?|calls?|images?|seats?|users?|queries|query)\b",
+    re.IGNORECASE,
+)
+_CURRENCIES = {"€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP"}
 _DOLLARS = frozenset({"$", "us$", "usd", "dollar", "dollars", "us dollar", "us dollars", "bucks"})
 
 
@@ -243,8 +271,9 @@ class Money:
     amount: float
     stated: str
     currency: str  # "USD" or the other currency written
-    unit: str | None  # hour, month, ... (None: no time unit follows)
-    qualifier: str | None  # "chip" in "per chip-hour", "V100-equivalent" in "per V100-equivalent hour"
+    unit: str | None  # hour, month, ..., "mtok" (per million tokens); None: no unit follows
+    qualifier: str | None  # "chip" in "per chip-hour", "V100-equivalent" in "per V100-equivalent hour", "output" in
+    # "$0.79/M output", "GB" in "$0.09/GB" (a rate per amount with no time unit)
 
 
 def find_money(text: str) -> list[Money]:
@@ -253,7 +282,7 @@ def find_money(text: str) -> list[Money]:
     for m in _MONEY.finditer(text):
         raw = m.group("num") or m.group("num2")
         currency_mark = (m.group("pre") or m.group("post") or "").strip().lower()
-        currency = "USD" if currency_mark in _DOLLARS else currency_mark
+        currency = "USD" if currency_mark in _DOLLARS else _CURRENCIES.get(currency_mark, currency_mark.upper())
         # "$NaN/hr" and "$-5/hr" are read as written, so the reader can say why they are left out
         amount = math.nan if raw is None else float(raw.replace(",", "")) * (1000 if m.group("k") or m.group("k2") else 1)
         if m.group("neg"):
@@ -261,12 +290,28 @@ def find_money(text: str) -> list[Money]:
         unit_m = _UNIT_AFTER.match(text, m.end())
         unit = qual = None
         end = m.end()
-        if unit_m:
+        tokens = _TOKENS_AFTER.match(text, m.end())
+        said = _DIRECTION_BEFORE.search(text, max(0, m.start() - 14), m.start()) if tokens else None  # "input $0.90/M"
+        if tokens and (
+            tokens.group("tok") or tokens.group("dir") or tokens.group("dir2") or said or tokens.group("scale") == "mtok"
+        ):
+            direction = tokens.group("dir") or tokens.group("dir2") or (said.group(1) if said else "")
+            unit, qual, end = "mtok", direction.lower() or None, tokens.end()
+            if tokens.group("scale").lower() in ("k", "thousand"):
+                amount *= 1000  # per thousand tokens, as per million
+        elif unit_m:
             word = (unit_m.group("word") or unit_m.group("unit")).lower()
             unit = _UNIT_WORDS.get(word)
             qual = unit_m.group("qual")
             end = unit_m.end()
+        elif (per := _PER_AMOUNT_AFTER.match(text, m.end())) is not None:
+            qual, end = per.group("what"), per.end()  # no time unit: a rate per gigabyte, request, seat
         out.append(Money(m.start(), end, amount, text[m.start() : end], currency, unit, qual))
+    if "kwh" in text.lower():
+        for m in _CENTS_PER_KWH.finditer(text):
+            cents = float(m.group("a") or m.group("b"))
+            out.append(Money(m.start(), m.end(), cents / 100, m.group(0), "USD", "kwh", None))
+        out.sort(key=lambda money: money.start)
     return out
 
 
@@ -330,7 +375,7 @@ def find_speeds(text: str) -> list[Speed]:
     return out
 
 
-_WATTS = re.compile(r"(?<![\w.,])(\d{2,4}(?:\.\d)?)\s?(?:w|watts?)\b", re.IGNORECASE)
+_WATTS = re.compile(r"(?<![\w.,])(\d{1,4}(?:\.\d)?)\s?(?:w|watts?)\b", re.IGNORECASE)
 
 
 def find_watts(text: str) -> list[tuple[int, int, float]]:

@@ -8,14 +8,14 @@ the words joining a list's items (",", "and", "or") separate one pair from the n
 :func:`_pair`); when the clause names none and the sentence names exactly one, that one. Provider
 and pricing kind come from the clause (the one closest to the pair), else the sentence when it names
 only one, else the section heading, else the page; the date from the sentence, else the note's
-front matter. A price that can't be read this way is left out with its reason, never guessed.
+front matter. A price that can't be read this way is left out with its reason, never guessed. Purchases,
+plans, API prices, electricity, power draws and token volumes are facts of their own (:mod:`hwqa.prices.prosefacts`).
 Relative speeds ("equivalent to 8 V100", "about 2x an A100") are read as
 :class:`~hwqa.prices.facts.SpeedFact` for the hardware named before them. Tables go to :mod:`hwqa.prices.adhoc`.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
@@ -24,7 +24,16 @@ from urllib.parse import urlsplit
 
 from ..notes.markdown import code_lines, heading, is_delimiter_row, split_row
 from .adhoc import read_table
-from .facts import MAX_PRICE_USD, Context, Doc, Found, SpeedFact, clean, one, per_device_hour, rental_unit_problem
+from .facts import (
+    Context,
+    Doc,
+    Found,
+    SpeedFact,
+    clean,
+    one,
+    per_device_hour,
+    rental_unit_problem,
+)
 from .names import (
     Mention,
     Money,
@@ -38,17 +47,18 @@ from .names import (
     is_instance,
     provider_of_host,
 )
+from .prosefacts import make_fact, per_amount_problem, read_fact, read_power, read_usage
 from .table import LeftOut, PriceFact
 
 __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
-PRICES_READER = 4  # 4: a list item ending in ":" names its nested items; a plan is named by the words before its price
+PRICES_READER = 5  # 5: purchases without words of buying, plans naming no hardware, API prices, draws, other currencies
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
 #: price can be attributed in (its pairing of prices and names grows with their product), and is left out.
 MAX_SENTENCE_CHARS = 2000
-#: The most price statements (rows and statements left out) read from one document: a page of more is
+#: The most price statements (rows, facts and statements left out) read from one document: a page of more is
 #: not a price list a person keeps, and the rest is left out with one reason, so reading stays bounded.
 MAX_STATEMENTS = 1000
 _FULL = "this document holds more than"
@@ -64,28 +74,8 @@ _CLAUSE_BREAK = re.compile(
 _JOINERS = re.compile(r",|&|\b(?:and|or|plus|then)\b", re.IGNORECASE)
 _ADJACENT = re.compile(r"\s*(?:[\w-]+\s*){0,2}")  # at most two words between a name and its bracket ("A100 GPU (")
 _MEMORY = re.compile(r"(?<![\w.])(\d{1,3})\s?(?:gb|gib)\s+(?:of\s+)?(?:hbm\w*|memory|vram|gpu memory|device memory)", re.I)
-_CHEAP_TEST = re.compile(r"[$€£]|\b(?:usd|dollars?|eur|bucks)\b|v100|\d\s?(?:w|watts?)\b", re.IGNORECASE)
-# The words of a price that is a plan or a service paid per period, not a rental of the hardware it mentions.
-_PLAN_WORDS = re.compile(
-    r"\b(?:plan|subscription|membership|tier|colocat\w*|colo|hosting|rack\s+space|storage|support\s+contract)\b", re.I
-)
-_PLAN_NAME = re.compile(r"((?:[A-Z][\w+.-]*\s+){1,3}(?:plan|subscription|membership|tier))\b")
-# The words of a purchase: a price with no time unit is what the hardware cost to buy.
-_BUY_WORDS = re.compile(
-    r"\b(?:bought|buy(?:ing)?|paid|pay|purchas\w*|sells?\s+for|sold\s+for|second-?hand|refurb\w*|msrp|retail)\b"
-    r"|\b(?:used|new)\s+(?:(?:nvidia|geforce|amd)\s+)?(?:[a-z]{1,4}\s?-?\d|card|gpu)",  # "my used RTX 3090": the adjective
-    re.I,
-)
-_MACHINE_WITH = re.compile(
-    r"\b(?:workstation|box|rig|pc|computer|server|machine|laptop|desktop|build|system|node)\s+with\s+"
-    r"(?:(?:an?|one|two|three|four|eight|\d{1,2})\s*(?:x\s*)?)?(?:nvidia\s+|geforce\s+)*$",
-    re.I,
-)
+_CHEAP_TEST = re.compile(r"[$€£¢]|\b(?:usd|dollars?|eur|bucks|tokens?)\b|v100|kwh|\d\s?(?:w|watts?)\b", re.IGNORECASE)
 _ITEM_LINK = re.compile(r"\s*\[[^\]\n]{1,200}\]\(\s*<?(https?://[^)\s>]{1,500})")
-_ITEM_NAME = re.compile(r"^\s*([^.;:()]{2,60}?)\s+[-–—:]\s")  # "Colab Pro - $9.99/mo": the item's own name
-# The capitalised words right before a price in its clause, with at most a verb or a colon between them ("Pro $8/mo").
-_NAME_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+.-]*(?: [A-Z][\w+.-]*){0,2})\s*(?:is|at|for|costs?|:|=)?\s*~?$")
-_PER_AMOUNT = re.compile(r"(?:[kmgtp]i?b|bytes?|tokens?|requests?|calls?|users?|seats?)", re.I)  # a rate per amount, not per plan
 
 
 def read_document(doc: Doc, *, tables: bool = True) -> Found:
@@ -132,7 +122,7 @@ def read_document(doc: Doc, *, tables: bool = True) -> Found:
             j = i + 2
             while j < len(lines) and "|" in lines[j] and lines[j].strip() and not code[j]:
                 j += 1
-            room = MAX_STATEMENTS - len(found.rows) - len(found.left_out)
+            room = MAX_STATEMENTS - _statements(found)
             if tables and _room(found, ctx, doc.first_line + i):
                 rows = [(doc.first_line + k, lines[k].strip(), split_row(lines[k])) for k in range(i + 2, min(j, i + 2 + room))]
                 found.extend(read_table(ctx, doc.first_line + i, split_row(line), rows))
@@ -195,10 +185,15 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
 
 def _room(found: Found, ctx: Context, line: int) -> bool:
     """Whether ``found`` may take more statements (see :data:`MAX_STATEMENTS`); the first time not, says so."""
-    if len(found.rows) + len(found.left_out) < MAX_STATEMENTS:
+    if _statements(found) < MAX_STATEMENTS:
         return True
     _full(found, ctx, line)
     return False
+
+
+def _statements(found: Found) -> int:
+    """How many price statements ``found`` holds: rows, facts (purchases, plans, draws, ...) and statements left out."""
+    return len(found.rows) + len(found.facts) + len(found.left_out)
 
 
 def _full(found: Found, ctx: Context, line: int) -> None:
@@ -242,7 +237,9 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
     money = find_money(sentence)
     watts = find_watts(sentence)
     if watts:
-        _power(sentence, watts, mentions, line, kind, ctx, found)
+        read_power(sentence, watts, mentions, money, line, kind, ctx, found)
+    if "token" in sentence.lower():
+        read_usage(sentence, line, ctx, found)
     if not money:
         return
     # The reference of a speed ("8 V100") and names inside a price's unit ("per V100-hour") are not what is priced.
@@ -255,15 +252,27 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
     clause_of = clauses[0]
     subject = None if priced else ctx.subject(kind)  # a list item's lead-in, or the heading, names what it prices
     rentals: list[Money] = []
+    floor = 0  # where the text that may name the next amount starts: after the amount before it
+    read: list[PriceFact] = []  # this sentence's facts ("$0.59/M input, $0.79/M output": the second is the first's model's)
     for item in money:  # electricity, plans and purchases are facts of their own, never rental rows
-        fact = _fact(item, sentence, priced, clause_of, subject, line, kind, ctx)
-        if fact is not None:
-            found.facts.append(fact)
+        per = per_amount_problem(item)
+        if per is not None:  # "$0.09/GB", "$6/TB-month": said, never dropped
+            found.left_out.append(LeftOut(where, sentence, per))
         else:
-            rentals.append(item)
+            fact = read_fact(item, sentence, priced, clause_of, subject, line, kind, ctx, read, floor)
+            if fact is not None:
+                found.facts.append(fact)
+                read.append(fact)
+            elif item.unit == "mtok":
+                found.left_out.append(LeftOut(where, sentence, f"{item.stated}: no model or service named before or after it"))
+            else:
+                rentals.append(item)
+        floor = item.end
     prices: list[Money] = []
     for item in rentals:
-        problem = rental_unit_problem(item, sentence[: item.start], sentence[item.end :])
+        # another currency is kept as written (a fact of its own), so its other problems are what is said
+        check = item if item.currency == "USD" or item.unit is None else replace(item, currency="USD")
+        problem = rental_unit_problem(check, sentence[: item.start], sentence[item.end :])
         if problem is None:
             prices.append(item)
         elif priced or subject is not None:  # an amount of money near no hardware name is not a price statement at all
@@ -287,6 +296,18 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
         instance = instances[0] if len(instances) == 1 and not is_instance(mention.name) else None
         provider = _attribute(sentence, providers, clause_of, spans, item.start) or ctx.provider()
         pricing = _attribute(sentence, kinds, clause_of, spans, item.start) or ctx.pricing()
+        if item.currency != "USD":  # "L4 at €0.75/hour": kept in its currency (no exchange rate is noted), not a dollar row
+            detail = "" if pricing == "on-demand" else pricing
+            found.facts.append(make_fact(ctx, mention.name, "rental", item, line, sentence, provider=provider, detail=detail))
+            found.left_out.append(
+                LeftOut(
+                    where,
+                    sentence,
+                    f"{item.stated} is not in US dollars: kept as written, in {item.currency}, with the other prices "
+                    "(no exchange rate is noted), not compared with dollar prices",
+                )
+            )
+            continue
         usd, conversion = per_device_hour(item, mention.count, sentence[item.end :])
         memory = _MEMORY.search(sentence)
         row = ctx.row(
@@ -305,99 +326,6 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
         if instance is not None:  # "a g5.xlarge with one A10G for $1.006/hr": the card's price, stated for that instance
             row = replace(row, instance=instance.name, instance_devices=mention.count)
         found.rows.append(row)
-
-
-def _fact(
-    item: Money,
-    sentence: str,
-    priced: Sequence[Mention],
-    clause_of: Sequence[int],
-    subject: Mention | None,
-    line: int,
-    kind: str,
-    ctx: Context,
-) -> PriceFact | None:
-    """``item`` as a price fact that is not a rental per hour: electricity (per kWh), a plan or service paid
-    per month or year ("the Pro plan is $8/month", colocation), a purchase (no time unit, with words of
-    buying, and the hardware it is of); None when it is none of these (it is read as a rental, or left out)."""
-    if item.unit == "kwh":
-        return _make_fact(ctx, "electricity", "electricity", item, line, sentence)
-    if item.unit in ("month", "year"):
-        if item.qualifier and _PER_AMOUNT.fullmatch(item.qualifier):
-            return None  # "$0.023/GB-mo": a rate per gigabyte stored, not the price of a plan
-        named = _PLAN_WORDS.search(sentence)
-        own = _ITEM_NAME.match(sentence) if kind == "list item" else None
-        name = own.group(1).strip() if own else ""
-        clause = clause_of[item.start]
-        start = next(i for i in range(item.start + 1) if clause_of[i] == clause)
-        right_before = _NAME_BEFORE.search(sentence, max(start, item.start - 60), item.start)  # "Pro $8/mo": the plan's own name
-        if named:
-            called = _PLAN_NAME.search(sentence)
-            plan = called.group(1) if called and called.group(1) else named.group(0).lower()
-            if right_before and not find_hardware(right_before.group(1)) and not called:
-                return _make_fact(ctx, right_before.group(1), "plan", item, line, sentence)
-            plan = re.sub(r"^(?:the|a|an|my|our)\s+", "", plan.strip(), flags=re.I)
-            if name and not find_hardware(name) and name.lower() not in plan.lower():
-                plan = f"{name} {plan}"
-            return _make_fact(ctx, plan, "plan", item, line, sentence)
-        # "Colab Pro - $9.99/mo, usually a T4": a named offering whose cards come after its price is a plan
-        if name and not find_hardware(name) and own and own.end() <= item.start and all(m.start > item.end for m in priced):
-            if right_before and not find_hardware(right_before.group(1)) and right_before.start() >= own.end():
-                name = right_before.group(1)  # "Gradient plans: Pro $8/mo, Growth $39/mo": each price's own name
-            return _make_fact(ctx, name, "plan", item, line, sentence)
-        return None
-    if item.unit is None and _BUY_WORDS.search(sentence):
-        same = [m for m in priced if clause_of[m.start] == clause_of[item.start]]
-        names = {m.name.lower() for m in priced}
-        what = same[-1] if same else (priced[0] if len(names) == 1 else subject)
-        if what is not None and math.isfinite(item.amount) and 0 < item.amount <= MAX_PRICE_USD:
-            name = what.name
-            if what in priced:  # "a workstation with an RTX 3090 ... $3,000": the machine is what was priced, not the card
-                machine = _MACHINE_WITH.search(sentence, max(0, what.start - 60), what.start)
-                name = sentence[machine.start() : what.end] if machine else name
-            return _make_fact(ctx, name, "purchase", item, line, sentence)
-    return None
-
-
-def _make_fact(ctx: Context, subject: str, kind: str, item: Money, line: int, sentence: str) -> PriceFact:
-    providers = find_providers(sentence)
-    return PriceFact(
-        subject=subject,
-        kind=kind,
-        amount=item.amount,
-        currency=item.currency if item.currency == "USD" else item.currency.upper(),
-        unit=item.unit or "once",
-        provider=providers[0][2] if providers else (ctx.provider() if kind == "plan" else ""),
-        as_of=find_date(sentence) or ctx.doc.as_of,
-        note=ctx.doc.source,
-        note_title=ctx.doc.title,
-        line=line,
-        evidence=sentence,
-        stated=item.stated,
-        section=ctx.section,
-        url=ctx.doc.url,
-    )
-
-
-def _power(
-    sentence: str,
-    watts: Sequence[tuple[int, int, float]],
-    mentions: Sequence[Mention],
-    line: int,
-    kind: str,
-    ctx: Context,
-    found: Found,
-) -> None:
-    """Power draws ("pulls about 350 W") of the one hardware the sentence names, else of its list's lead-in or heading."""
-    names = {m.name.lower() for m in mentions}
-    what = mentions[0] if len(names) == 1 else (ctx.subject(kind) if not names else None)
-    if what is None:
-        return
-    for start, end, value in watts[:1]:
-        stated = sentence[start:end]
-        found.facts.append(
-            _make_fact(ctx, what.name, "power", Money(start, end, value, stated, "W", "watt", None), line, sentence)
-        )
 
 
 def _attribute(

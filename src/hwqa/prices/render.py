@@ -307,14 +307,19 @@ def render_price_table(
 
 
 _CURRENCY_MARKS = {"USD": "$", "EUR": "€", "GBP": "£"}
-_PER = {"month": "/month", "year": "/year", "kwh": "/kWh", "once": ""}
+_PER = {"month": "/month", "year": "/year", "kwh": "/kWh", "once": "", "mtok": " per million tokens"}
 
 
 def fact_amount(fact: PriceFact) -> str:
-    """A fact's amount as written for people: ``$650``, ``$9.99/month``, ``$0.15/kWh``, ``350 W``."""
+    """A fact's amount as written for people: ``$650``, ``$9.99/month``, ``$0.15/kWh``, ``350 W``, ``40M tokens/month``,
+    with what it is of when the subject has several (``9 W idle``)."""
+    detail = f" {fact.detail}" if fact.detail else ""
     if fact.kind == "power":
-        return f"{fact.amount:g} W"
+        return f"{fact.amount:g} W{detail}"
+    if fact.kind == "usage":
+        return f"{fact.amount:g}M tokens/{fact.unit}{detail}"
     mark = _CURRENCY_MARKS.get(fact.currency)
     value = f"{fact.amount:,.2f}" if fact.amount != int(fact.amount) or fact.amount < 100 else f"{fact.amount:,.0f}"
     amount = f"{mark}{value}" if mark else f"{value} {fact.currency}"
-    return amount + _PER.get(fact.unit, f"/{fact.unit}")
+    kept = " (kept in its currency: no exchange rate)" if fact.currency not in ("USD", "W", "Mtok") else ""
+    return amount + _PER.get(fact.unit, f"/{fact.unit}") + detail + kept

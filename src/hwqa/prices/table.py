@@ -189,12 +189,15 @@ def hardware_matches(query: str, name: str) -> bool:
     return False
 
 
-#: What a price fact prices: a card or chip (bought), a plan or subscription (a notebook plan, colocation,
-#: hosting: a service paid per period), electricity; and a power draw noted for a card or machine (watts,
-#: not money, kept with the facts because energy costs are worked out from it).
-FACT_KINDS = ("purchase", "plan", "electricity", "power")
-#: The unit of a fact's amount: one-off (a purchase), per month or year (a plan), per kWh, watts drawn.
-FACT_UNITS = ("once", "month", "year", "kwh", "watt")
+#: What a price fact prices: a card, chip or other thing (bought), a plan, subscription or service (a notebook
+#: plan, colocation, hosting, remote hands: paid per month, year or hour, or once, as a setup fee), electricity,
+#: a rental stated in another currency than US dollars (kept in its currency), an API's price per million
+#: tokens; and what is not money but prices are worked out from: a power draw noted for a card or machine
+#: (watts) and a volume of tokens used (millions of tokens per month).
+FACT_KINDS = ("purchase", "plan", "electricity", "power", "rental", "tokens", "usage")
+#: The unit of a fact's amount: one-off (a purchase, a setup fee), per hour, day, week, month or year (a plan, a
+#: rental), per kWh, per million tokens (``mtok``), watts drawn.
+FACT_UNITS = ("once", "hour", "day", "week", "month", "year", "kwh", "mtok", "watt")
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,7 @@ class PriceFact:
     stated: str = ""
     section: str = ""
     url: str | None = None
+    detail: str = ""  # what the amount is of, when the subject has several: "idle", "under load", "output", "for 2"
 
     @property
     def where(self) -> str:
