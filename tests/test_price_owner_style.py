@@ -141,6 +141,14 @@ def table(notes: Path) -> dict[str, Any]:
     return data
 
 
+def ask(question: str) -> str:
+    result = runner.invoke(app, ["ask", question, "--json"])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    assert data["covered"] and data["citations"], data
+    return str(data["answer"])
+
+
 def facts(data: dict[str, Any], kind: str) -> set[tuple[str, float, str, str]]:
     return {(f["subject"], round(f["amount"], 4), f["unit"], f["detail"]) for f in data["facts"] if f["kind"] == kind}
 
@@ -212,3 +220,42 @@ def test_a_price_in_euros_is_kept_in_euros_and_said(notes: Path) -> None:
     assert facts(data, "rental") == {("L40S", 1.8, "hour", ""), ("A100 80GB", 2.4, "hour", "")}  # a sentence, a table
     assert [f["currency"] for f in data["facts"] if f["kind"] == "rental"] == ["EUR", "EUR"]
     assert any("€1.80/h is not in US dollars: kept as written, in EUR" in item["reason"] for item in data["left_out"])
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # purchases
+        ("What would three more A2000s cost?", "3 × $300.00 = **$900.00**"),
+        ("What would another K40 cost?", "1 × $60.00 = **$60.00**"),
+        ("What would 2 K40s cost?", "2 × $60.00 = **$120.00**"),
+        ("How much did the K40 cost?", "**$60.00**"),
+        # plans and services, with a one-off fee when the question includes it
+        ("What's the first year of the half cabinet incl setup?", "12 × $550.00/month + $250.00 setup fee = **$6,850.00**"),
+        ("What would 4 hours of smart hands cost?", "4 × $80.00 = **$320.00**"),
+        # API prices: a volume asked, the volumes noted, a purchase against the monthly bill
+        ("What do 15M input tokens cost on Mistral Large?", "= **$30.00**"),
+        ("What do our monthly tokens cost on Mistral Large?", "together **$48.00** a month"),
+        ("What do our monthly embedding tokens cost?", "300M tokens × $0.02 per million (embeddings, API spend) = **$6.00**"),
+        ("How many months until a 4090 pays for itself against the API bill?", "**30.0 months**"),
+        ("Where is Claude Haiku input cheaper?", "1. Claude Haiku input, API spend: **$0.25 per million tokens**"),
+        # energy: the draw of the thing named, with its own note's electricity price; the other draw said too
+        ("What does the NUC cost to run for a month?", "40 W × 730 h = 29.2 kWh; at $0.20/kWh that is **$5.84**"),
+        ("Power bill for 100 hours of training on the 3090?", "340 W × 100 h = 34.0 kWh; at $0.12/kWh that is **$4.08**"),
+        ("What's the monthly electricity cost of the NUC?", "that is **$5.84**"),
+        # another currency, kept as written
+        ("What would 10 hours on the OVH L40S cost?", "**€18.00**"),
+        ("How much is the OVH L40S?", "**L40S** (OVHcloud): **€1.80/hour**"),
+    ],
+)
+def test_money_questions_over_owner_style_notes_reach_the_calculator(notes: Path, question: str, expected: str) -> None:
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    answer = ask(question)
+    assert expected in answer, answer
+
+
+def test_an_energy_answer_names_the_draw_it_used_and_says_the_other(notes: Path) -> None:
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    answer = ask("What does the NUC cost to run for a month?")
+    assert "28 W" not in answer and "340 W" not in answer  # never another machine's draw
+    assert "draw under load" in answer and "at 7 W idle: 5.1 kWh, **$1.02**" in answer

@@ -1,21 +1,37 @@
-"""Money questions over the price facts that are not hourly rentals (:class:`~hwqa.prices.table.PriceFact`):
-a plan over a period, the energy a run uses, buying more of a card the notes give a price for.
+"""Money questions over the price facts that are not hourly rentals in dollars (:class:`~hwqa.prices.table.PriceFact`):
+a plan or service over a period (with its setup fee), an API's price for a volume of tokens, the months a purchase
+takes to pay for itself against a monthly bill, the energy a machine uses, a rental noted in another currency,
+buying more of something the notes give a price for, and what a thing was bought for.
 
-:func:`answer_costs` reads the question once more for what only these questions say (a period in
-months or years, a power draw in watts, "N more"), picks the facts it needs from the table, and works
-the sum out in the open: ``12 × $9.99/month = $119.88``. It returns None when the question asks
-none of these, or the notes hold no fact it needs (then the rental calculator, or the passages, answer).
-Each answer cites the facts it used, by note and line, with their sentence or row as written.
+:func:`answer_costs` reads the question once more for what only these questions say (a period in months or
+years, a volume of tokens, a power draw in watts, "N more"), picks the facts it needs from the table by the
+words the question shares with them (what is priced, its section and note), and works the sum out in the
+open: ``12 × $9.99/month = $119.88``. It returns None when the question asks none of these, or the notes hold
+no fact it needs (then the rental calculator, or the passages, answer). Each answer cites the facts it used,
+by note and line, with their sentence or row as written; when several facts fit equally, each is worked out.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from .factmatch import (
+    GENERIC,
+    CostAnswer,
+    best_fit,
+    count_word,
+    fit_score,
+    foreign_note,
+    money_text,
+    named_in,
+    newest_of,
+    of_kind,
+    overlap,
+    words_of,
+)
 from .table import PriceFact, PriceTable, hardware_matches
-from .units import HOURS_PER_MONTH
+from .units import HOURS_PER, HOURS_PER_MONTH
 from .words import WORD_NUMBERS, PriceWords
 
 __all__ = ["CostAnswer", "answer_costs"]
@@ -24,10 +40,20 @@ _ENERGY = re.compile(
     r"\b(?:power\s+bill|electricity|electric\s+bill|energy\s+(?:cost|bill|use)|kwh|power\s+cost|cost\s+in\s+power|"
     r"power\s+(?:would|will|does)|watts?)\b"
 )
+_TO_RUN = re.compile(r"\b(?:to\s+run|running|run\s+(?:it|them|the)|keep\s+(?:it|the\s+[\w\s]{1,30}?)\s+(?:on|running))\b|24/7")
 _PLAN = re.compile(r"\b(?:plan|subscription|membership|tier)s?\b")
 _PERIOD = re.compile(rf"(?<![\w.])(?P<n>\d+(?:\.\d+)?|{'|'.join(WORD_NUMBERS)})\s*-?\s*(?P<unit>years?|months?|yrs?)\b")
-_PER_PERIOD = re.compile(r"\b(?:per|a|an|each|every)\s+(?P<unit>year|month)\b|\b(?P<word>annual(?:ly)?|yearly|monthly)\b")
+_PER_PERIOD = re.compile(
+    r"\b(?:per|a|an|each|every|first|one|the)\s+(?P<unit>year|month)\b|\b(?P<word>annual(?:ly)?|yearly|monthly)\b"
+)
+_ONE_OFF = re.compile(
+    r"\b(?:set-?up|one-?time|one-?off|incl\w*|with\s+the\s+fee|up\s*front|install\w*|first\s+year|first\s+month)\b"
+)
 _COUNTS = "|".join(w for w in WORD_NUMBERS if w not in ("a", "an", "single"))  # "buy an RTX 4090" is not a count
+_ANOTHER = re.compile(
+    r"\b(?:another|one\s+more|a\s+(?:second|third|fourth|fifth|sixth|seventh|eighth))\b"
+    r"(?!\s+(?:hours?|hrs?|days?|weeks?|months?|years?|minutes?|runs?|jobs?|epochs?|times?|provider|one\s+of)\b)"
+)
 _MORE = re.compile(
     rf"(?<![\w.])(?P<n>\d{{1,3}}|{_COUNTS})\s+(?:more|extra|additional|other)\b"
     r"(?!\s+(?:hours?|hrs?|days?|weeks?|months?|years?|minutes?|gb|tb|runs?|jobs?|epochs?|times?)\b)"
@@ -35,144 +61,403 @@ _MORE = re.compile(
 _BUY_N = re.compile(rf"\b(?:buy(?:ing)?|purchas\w*|get(?:ting)?)\s+(?P<n>\d{{1,3}}|{_COUNTS})\b")
 _RENTING = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|break[\s-]?even|versus|vs\.?)\b")
 _BOUGHT = re.compile(r"\b(?:i|we)\s+(?:bought|got|own|have|paid\s+for|purchased)\b|\bmy\s+(?:card|gpu)\b")
+_WAS_BOUGHT = re.compile(
+    r"\b(?:bought|buy|paid|pay|purchas\w*|did\s+.{0,40}\s+cost|go(?:es)?\s+for|went\s+for|used|second-?hand|new|msrp|retail|"
+    r"how\s+much\s+(?:was|were|did))\b"
+)
+_PAYBACK = re.compile(
+    r"\bpays?\s+(?:for\s+)?itself|\bpay\s*back\b|\bpays?\s+off\b|\bbreak[\s-]?even\b|\bmonths?\s+(?:until|before|till|to)\b|"
+    r"\bhow\s+long\s+(?:until|before|till|to)\b|\bworth\s+buying\b|\bamortis|\bamortiz"
+)
 _MINE = re.compile(r"\b(?:i|we|my|our|me)\b", re.I)
 _WATTS = re.compile(r"(?<![\w.])(\d{1,5}(?:\.\d+)?)\s?(?:w|watts?)\b")
 _KW = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s?kw\b(?!h)")
-_TOKENS = re.compile(r"[a-z0-9+]+")
+_VOLUME = re.compile(
+    r"(?<![\w.$])(?P<n>\d+(?:\.\d+)?)\s?(?P<scale>k|m|b|million|billion|thousand)?\s+(?:(?P<what>[a-z][\w.-]*)\s+)?tokens?\b"
+)
+_SCALE = {"": 1e-6, "k": 1e-3, "thousand": 1e-3, "m": 1.0, "million": 1.0, "b": 1e3, "billion": 1e3}
+_CHEAPEST = re.compile(r"\b(?:cheapest|cheaper|lowest|least\s+expensive|compare\w*|which\s+(?:api|provider|one))\b")
+_DIRECTIONS = frozenset({"input", "output", "prompt", "completion"})
+_DIRECTION = re.compile(r"\b(input|output|prompt|completion)\b")
+_DRAW_ASKED = (
+    ("idle", re.compile(r"\bidl\w*")),
+    ("after undervolt", re.compile(r"undervolt\w*|power[\s-]?limit\w*")),
+    ("under load", re.compile(r"\b(?:load|full\s+tilt|max\w*|peak|training|flat\s+out|stress\w*|gaming|inference|busy)\b")),
+)
 _MAX_UNITS = 10_000
-_STOP = frozenset({"the", "a", "an", "of", "for", "on", "in", "at", "to", "is", "my", "what", "how", "much", "cost", "would"})
-
-
-@dataclass(frozen=True)
-class CostAnswer:
-    """What a cost question over the facts comes to: the answer in Markdown, and the facts it used."""
-
-    text: str
-    facts: tuple[PriceFact, ...]
-
-
-def _words(text: str) -> set[str]:
-    """The words of ``text``, long ones cut to their first five letters ("colocating" meets "colocation")."""
-    return {t[:5] if len(t) > 5 else t for t in _TOKENS.findall(text) if t not in _STOP}
-
-
-def _count(token: str) -> float:
-    return float(token) if token[0].isdigit() else float(WORD_NUMBERS[token])
-
-
-def _money(value: float, currency: str = "USD") -> str:
-    mark = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
-    text = f"{value:,.2f}"
-    return f"{mark}{text}" if mark else f"{text} {currency}"
-
-
-def _of(facts: Sequence[PriceFact], kind: str) -> list[PriceFact]:
-    return [f for f in facts if f.kind == kind]
-
-
-def _newest(facts: Sequence[PriceFact]) -> PriceFact:
-    return max(facts, key=lambda f: f.as_of or "")
+_MAX_OPTIONS = 4
 
 
 def answer_costs(words: PriceWords, table: PriceTable) -> CostAnswer | None:
-    """The answer to a plan, energy or purchase question over ``table``'s facts (see the module doc), or None."""
+    """The answer to a plan, tokens, payback, energy, rental-in-another-currency or purchase question over
+    ``table``'s facts (see the module doc), or None."""
     if not table.facts:
         return None
     text = words.text
-    for answer in (_energy(words, text, table), _plan(words, text, table), _purchase(words, text, table)):
+    for ask in (_payback, _tokens, _energy, _plan, _foreign_rental, _purchase, _bought_for, _foreign_price):
+        answer = ask(words, text, table)
         if answer is not None:
             return answer
     return None
 
 
-def _energy(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
-    if not _ENERGY.search(text) or words.hours is None:
+def _tokens(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
+    prices = of_kind(table.facts, "tokens")
+    if not prices:
         return None
-    rates = [f for f in _of(table.facts, "electricity") if f.unit == "kwh"]
+    asked = words_of(text)
+    volumes: list[tuple[float, str, PriceFact | None]] = [
+        (float(m.group("n")) * _SCALE[(m.group("scale") or "").lower()], (m.group("what") or "").lower(), None)
+        for m in _VOLUME.finditer(text)
+    ]
+    volumes = [(n, what if what in _DIRECTIONS else "", None) for n, what, _ in volumes]
+    if not volumes and _CHEAPEST.search(text):  # "which API is cheapest for Llama 3 70B output?"
+        return _token_prices(text, asked, prices)
+    if "token" not in text and not ("api" in text and re.search(r"\b(?:our|my|monthly|usage|volume)\b", text)):
+        return None
+    if not volumes:  # "our monthly output tokens": the volumes the notes record, those the question names
+        wanted = {d.group(1) for d in _DIRECTION.finditer(text)}
+        usage = [f for f in of_kind(table.facts, "usage") if not wanted or f.detail in wanted]
+        kinds = asked - words_of("tokens token input output prompt completion monthly api our")
+        named = [f for f in usage if overlap(kinds, words_of(f.subject) - words_of("tokens input output"))]
+        volumes = [(f.amount, f.detail, f) for f in (named or usage)]
+    if not volumes:
+        return None
+    lines: list[str] = []
+    used: list[PriceFact] = []
+    total = 0.0
+    currency = ""
+    for millions, direction, noted in volumes:
+        fitting = [f for f in prices if not direction or not f.detail or f.detail == direction]
+        own = words_of(noted.subject) - words_of("tokens input output") if noted is not None else set()
+        best = best_fit(asked | own, fitting, where_counts=True)  # "~300M embedding tokens": the embeddings' price
+        if not best or len({(f.amount, f.currency) for f in best}) != 1:
+            if noted is not None:
+                continue  # a volume the notes record that no one price the question names fits: not this one's
+            return None  # no price the question names, or several that differ: the passages answer
+        price = newest_of(best)
+        if currency and price.currency != currency:
+            return None
+        currency = price.currency
+        cost = millions * price.amount
+        total += cost
+        used.extend(f for f in (price, noted) if f is not None and f not in used)
+        where = f", {price.section}" if price.section else ""
+        of = f"{direction} " if direction else ""
+        lines.append(
+            f"{millions:,g}M {of}tokens × {money_text(price.amount, price.currency)} per million "
+            f"({price.subject}{' ' + price.detail if price.detail else ''}{where}) = {money_text(cost, price.currency)}"
+        )
+    if not lines:
+        return None
+    monthly = any(n is not None and n.unit == "month" for *_, n in volumes) or words.hours == HOURS_PER_MONTH
+    per = " a month" if monthly else ""
+    body = "; ".join(lines) + (f"; together **{money_text(total, currency)}**{per}." if len(lines) > 1 else "")
+    if len(lines) == 1:
+        body = f"{lines[0].rsplit(' = ', 1)[0]} = **{money_text(total, currency)}**{per}."
+    return CostAnswer(body + foreign_note(currency), tuple(used))
+
+
+def _token_prices(text: str, asked: set[str], prices: Sequence[PriceFact]) -> CostAnswer | None:
+    """ "Which API is cheapest for Llama 3 70B output?": the prices of the model asked about, cheapest first."""
+    wanted = {d.group(1) for d in _DIRECTION.finditer(text)}
+    fitting = [f for f in prices if not wanted or not f.detail or f.detail in wanted]
+    scored = [(fit_score(asked - {d[:5] for d in wanted}, f)[0], f) for f in fitting]
+    best = max((score for score, _ in scored), default=0)
+    top = sorted((f for score, f in scored if score == best), key=lambda f: f.amount)
+    if best < 2 or len(top) < 2 or len({f.currency for f in top}) != 1:  # the model named, not one word of it
+        return None
+    lines = [
+        f"{i}. {f.subject}{' ' + f.detail if f.detail else ''}{', ' + f.section if f.section else ''}: "
+        f"{'**' if i == 1 else ''}{money_text(f.amount, f.currency)} per million tokens{'**' if i == 1 else ''}"
+        for i, f in enumerate(top[:_MAX_OPTIONS], start=1)
+    ]
+    return CostAnswer("Cheapest first, as your notes price them:\n\n" + "\n".join(lines), tuple(top[:_MAX_OPTIONS]))
+
+
+def _payback(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
+    if not _PAYBACK.search(text):
+        return None
+    bought = [f for f in named_in(text, of_kind(table.facts, "purchase")) if f.unit == "once"]
+    bills = [f for f in of_kind(table.facts, "plan", "rental") if f.unit in ("month", "year")]
+    if not bought or not bills:
+        return None
+    asked = words_of(text) - GENERIC
+    scored = [(fit_score(asked, f)[0], f) for f in bills]
+    best = max(score for score, _ in scored)
+    top = [f for score, f in scored if score == best]
+    if best == 0 or len({f.amount for f in top}) != 1:
+        return None
+    bill, card = newest_of(top), newest_of(bought)
+    if bill.currency != card.currency:
+        return None
+    monthly = bill.amount if bill.unit == "month" else bill.amount / 12
+    months = card.amount / monthly
+    per_month = f"{money_text(monthly, bill.currency)}/month"
+    body = (
+        f"The {card.subject} at the {money_text(card.amount, card.currency)} your notes record, against the "
+        f"{bill.subject} of {per_month}: {money_text(card.amount, card.currency)} ÷ {per_month} = "
+        f"**{months:,.1f} months** (about {months / 12:.1f} years) to pay for itself, before power and resale."
+    )
+    return CostAnswer(body, (card, bill))
+
+
+def _energy(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
+    hours = words.hours
+    if hours is None and re.search(r"\b(?:per|a|each|every)\s+year\b|\b(?:annual(?:ly)?|yearly)\b", text):
+        hours = HOURS_PER["month"] * 12
+    if hours is None and (per := re.search(r"\b(monthly|daily|weekly)\b", text)) is not None:
+        hours = HOURS_PER[{"monthly": "month", "daily": "day", "weekly": "week"}[per.group(1)]]
+    if hours is None and "24/7" in text:  # round the clock, no period named: a month of it
+        hours = HOURS_PER_MONTH
+    explicit = _ENERGY.search(text) is not None
+    if hours is None or not (explicit or _TO_RUN.search(text)):
+        return None
+    rates = [f for f in of_kind(table.facts, "electricity") if f.unit == "kwh"]
     if not rates:
         return None
-    rate = _newest(rates)
-    used: list[PriceFact] = [rate]
     stated = _WATTS.search(text) or _KW.search(text)
+    draws = of_kind(table.facts, "power")
+    chosen: list[PriceFact] = []
     if stated:
         watts = float(stated.group(1)) * (1000 if stated.re is _KW else 1)
         draw = f"{watts:g} W (your figure)"
     else:
-        draws = _of(table.facts, "power")
-        named = [f for f in draws if any(hardware_matches(h.word, f.subject) for h in words.hardware)]
-        chosen = named or (draws if len({f.subject.lower() for f in draws}) == 1 else [])
+        chosen = named_in(text, draws) or best_fit(words_of(text) - {"power", "electricity", "energy"}, draws, where_counts=True)
+        if not chosen and len({(f.subject.lower(), f.note) for f in draws}) == 1:
+            chosen = draws  # the one thing the notes give a draw for
         if not chosen:
             return None
-        power = chosen[0]
-        used.append(power)
+        first = chosen[0]
+        chosen = [f for f in chosen if f.subject.lower() == first.subject.lower() and f.note == first.note]
+        if not explicit and any(r.named(first.subject) for r in table.rows):
+            return None  # "cost to run an A100 for 10 hours": renting it, which the calculator answers
+        asked_for = [label for label, pattern in _DRAW_ASKED if pattern.search(text)]
+        fitting = ([f for f in chosen if label in f.detail] for label in asked_for)
+        picked = next((found for found in fitting if found), [])
+        power = picked[0] if picked else max(chosen, key=lambda f: f.amount)
         watts = power.amount
-        draw = f"{watts:g} W (the {power.subject}'s draw in your notes)"
+        draw = f"{watts:g} W (the {power.subject}'s draw{' ' + power.detail if power.detail else ''} in your notes)"
+    same_note = [r for r in rates if chosen and r.note == chosen[0].note]
+    rate = same_note[0] if same_note else newest_of(rates)
     devices = max((d.value for d in words.devices), default=1.0)
-    kwh = watts * devices * words.hours / 1000
-    cost = kwh * rate.amount
+    used: list[PriceFact] = [rate, *chosen]
+
+    def cost_of(w: float) -> tuple[float, float]:
+        kwh = w * devices * hours / 1000
+        return kwh, kwh * rate.amount
+
+    kwh, cost = cost_of(watts)
     times = f" × {devices:g} devices" if devices > 1 else ""
     body = (
-        f"Energy for {words.hours:,g} hours at {draw}{times}: {watts:g} W{times} × {words.hours:,g} h = "
-        f"{kwh:,.1f} kWh; at {_money(rate.amount, rate.currency)}/kWh that is **{_money(cost, rate.currency)}**."
+        f"Energy for {hours:,g} hours at {draw}{times}: {watts:g} W{times} × {hours:,g} h = "
+        f"{kwh:,.1f} kWh; at {money_text(rate.amount, rate.currency)}/kWh that is **{money_text(cost, rate.currency)}**."
     )
-    return CostAnswer(body, tuple(used))
+    others = [f for f in chosen if f.amount != watts]
+    if others:
+        said = "; ".join(
+            f"at {f.amount:g} W{' ' + f.detail if f.detail else ''}: {cost_of(f.amount)[0]:,.1f} kWh, "
+            f"**{money_text(cost_of(f.amount)[1], rate.currency)}**"
+            for f in others
+        )
+        body += f" Your notes give other draws too: {said}."
+    other_rates = [r for r in (same_note or rates) if r is not rate and r.amount != rate.amount]
+    if other_rates:
+        body += (
+            " Other electricity prices noted: " + ", ".join(f"{money_text(r.amount, r.currency)}/kWh" for r in other_rates) + "."
+        )
+    return CostAnswer(body + foreign_note(rate.currency), tuple(used))
+
+
+def _period(words: PriceWords, text: str) -> tuple[float, str] | None:
+    """The months a question asks about, and how it said it; None when it names no period."""
+    period = _PERIOD.search(text)
+    if period:
+        n = count_word(period.group("n"))
+        yearly = period.group("unit").startswith("y")
+        return (n * 12 if yearly else n), f"{n:g} {'year' if yearly else 'month'}{'s' if n != 1 else ''}"
+    per = _PER_PERIOD.search(text)
+    if per is not None:
+        unit = per.group("unit") or ("month" if per.group("word") == "monthly" else "year")
+        return (12.0, "a year") if unit == "year" else (1.0, "a month")
+    if words.hours is not None:
+        return words.hours / HOURS_PER_MONTH, f"{words.hours:,g} hours ({words.hours / HOURS_PER_MONTH:.2g} months)"
+    return None
 
 
 def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
-    plans = [f for f in _of(table.facts, "plan") if f.unit in ("month", "year")]
-    if not plans:
+    plans = [f for f in of_kind(table.facts, "plan") if f.unit in ("month", "year")]
+    plans += [f for f in of_kind(table.facts, "rental") if f.unit in ("month", "year")]  # "€184/month" for a server
+    services = [f for f in of_kind(table.facts, "plan") if f.unit == "hour"]
+    asked = words_of(text)
+    if services and words.hours is not None:  # "3 hours of remote hands"
+        best = best_fit(asked, services, where_counts=False)
+        if best and len({f.amount for f in best}) == 1:
+            service = newest_of(best)
+            cost = words.hours * service.amount
+            body = (
+                f"{words.hours:,g} hours of {service.subject} at {money_text(service.amount, service.currency)}/hour: "
+                f"{words.hours:,g} × {money_text(service.amount, service.currency)} = **{money_text(cost, service.currency)}**."
+            )
+            return CostAnswer(body + foreign_note(service.currency), (service,))
+    if not plans or _ENERGY.search(text):  # "the power bill for 50 hours": energy, never a plan's bill
         return None
-    asked = _words(text)
-    scored = [(len(asked & _words(f.subject.lower())), f) for f in plans]
-    best = max(score for score, _ in scored)
-    top = [f for score, f in scored if score == best]
-    if best == 0 and not (_PLAN.search(text) and len(plans) == 1):
+    named = bool(words.hardware) or bool(named_in(text, plans))
+    top = best_fit(asked, plans, where_counts=not named)
+    if not top and _PLAN.search(text) and len(plans) == 1:
+        top = plans
+    if not top:
         return None
-    if len({f.subject.lower() for f in top}) != 1:
+    if all(fit_score(asked, f)[0] == 0 for f in top):  # only the note's or section's words fit ("the colo")
+        others = [f for f in table.facts if f.kind not in ("plan", "electricity")]
+        if not (_PLAN.search(text) or _ONE_OFF.search(text) or len(asked) <= 3) or best_fit(asked, others, where_counts=False):
+            return None  # a question about something else ("the Proxmox host", which has a draw of its own)
+    period = _period(words, text)
+    if period is None:
         return None
-    plan = _newest(top)
-    period = _PERIOD.search(text)
-    if period:
-        n = _count(period.group("n"))
-        months = n * 12 if period.group("unit").startswith(("y", "Y")) else n
-        said = f"{n:g} {'year' if months == n * 12 and period.group('unit').startswith('y') else 'month'}{'s' if n != 1 else ''}"
-    elif (per := _PER_PERIOD.search(text)) is not None:
-        unit = per.group("unit") or ("month" if per.group("word") == "monthly" else "year")
-        months, said = (12.0, "a year") if unit == "year" else (1.0, "a month")
-    elif words.hours is not None:
-        months, said = words.hours / HOURS_PER_MONTH, f"{words.hours:,g} hours ({words.hours / HOURS_PER_MONTH:.2g} months)"
-    else:
-        return None
+    months, said = period
     if not 0 < months <= 12 * 100:
         return None
-    per_month = plan.amount if plan.unit == "month" else plan.amount / 12
-    total = per_month * months
-    rate = f"{_money(plan.amount, plan.currency)}/{plan.unit}"
-    sum_text = f"{months:g} × {_money(per_month, plan.currency)}/month" if plan.unit == "month" else f"{months:g}/12 × {rate}"
-    body = f"{said[0].upper()}{said[1:]} of {plan.subject} at {rate}: {sum_text} = **{_money(total, plan.currency)}**."
-    return CostAnswer(body, (plan,))
+    chosen = list({(f.subject.lower(), f.amount): f for f in sorted(top, key=lambda f: (f.note, f.line))}.values())
+    if len({f.subject.lower() for f in chosen}) == 1:
+        chosen = [newest_of(chosen)]
+    fees = [f for f in of_kind(table.facts, "plan") if f.unit == "once"]
+    lines: list[str] = []
+    used: list[PriceFact] = []
+    for plan in chosen[:_MAX_OPTIONS]:
+        per_month = plan.amount if plan.unit == "month" else plan.amount / 12
+        total = per_month * months
+        rate = f"{money_text(plan.amount, plan.currency)}/{plan.unit}"
+        monthly = f"{months:g} × {money_text(per_month, plan.currency)}/month"
+        sum_text = monthly if plan.unit == "month" else f"{months / 12:g} × {rate}"
+        setup = [f for f in fees if (f.note, f.section, f.currency) == (plan.note, plan.section, plan.currency)]
+        setup.sort(key=lambda f: -overlap(asked, words_of(f.subject)))  # "incl setup": the fee called setup first
+        shown = plan.provider if plan.provider and plan.provider != "not stated" else ""
+        what = plan.subject if not shown or shown.lower() in plan.subject.lower() else f"{plan.subject} ({shown})"
+        line = f"{said[0].upper()}{said[1:]} of {what} at {rate}: {sum_text}"
+        used.append(plan)
+        if setup and _ONE_OFF.search(text):  # "the first year incl setup": the one-off charge is part of the sum
+            fee = setup[0]
+            total += fee.amount
+            line += f" + {money_text(fee.amount, fee.currency)} {fee.subject}"
+            used.append(fee)
+        line += f" = **{money_text(total, plan.currency)}**."
+        if setup and not _ONE_OFF.search(text):  # said, never silently added or dropped
+            fee = setup[0]
+            with_fee = money_text(total + fee.amount, plan.currency)
+            line += f" With the {money_text(fee.amount, fee.currency)} {fee.subject} once: {with_fee}."
+            used.append(fee)
+        lines.append(line + foreign_note(plan.currency))
+    if len(lines) == 1:
+        return CostAnswer(lines[0], tuple(used))
+    more = f" (and {len(chosen) - _MAX_OPTIONS} more)" if len(chosen) > _MAX_OPTIONS else ""
+    body = f"Your notes price {len(chosen)} options that fit{more}:\n\n" + "\n".join(f"- {line}" for line in lines)
+    return CostAnswer(body, tuple(used))
+
+
+def _foreign_rental(words: PriceWords, text: str, table: PriceTable, *, lookup: bool = False) -> CostAnswer | None:
+    if words.hours is None and not lookup:
+        return None
+    rentals = [f for f in of_kind(table.facts, "rental") if f.unit in HOURS_PER]
+    if not rentals or (words.hours is None and (not words.cost or words.states or _MORE.search(text) or _ANOTHER.search(text))):
+        return None
+    named = named_in(text, rentals)
+    if not named:
+        return None
+    asked = words_of(text)
+    by_place = [f for f in named if overlap(asked, words_of(f"{f.evidence} {f.provider} {f.section}") - words_of(f.subject))]
+    if not by_place and any(r.named(named[0].subject) for r in table.rows):
+        return None  # the dollar rows for it are the calculator's
+    pick = by_place or named
+    if len({(f.amount, f.unit, f.currency) for f in pick}) != 1:
+        return None
+    rental = newest_of(pick)
+    if words.hours is None:  # "how much is the L4 on Scaleway?": its price, as noted (asked last: see _foreign_price)
+        where = f" ({rental.provider})" if rental.provider and rental.provider != "not stated" else ""
+        body = f"**{rental.subject}**{where}: **{money_text(rental.amount, rental.currency)}/{rental.unit}**."
+        return CostAnswer(body + foreign_note(rental.currency), (rental,))
+    units = words.hours / HOURS_PER[rental.unit]
+    cost = units * rental.amount
+    said = f"{words.hours:,g} hours" if rental.unit == "hour" else f"{words.hours:,g} hours ({units:.3g} {rental.unit}s)"
+    body = (
+        f"{said} of the {rental.subject} at {money_text(rental.amount, rental.currency)}/{rental.unit}: "
+        f"{units:,.4g} × {money_text(rental.amount, rental.currency)} = **{money_text(cost, rental.currency)}**."
+    )
+    return CostAnswer(body + foreign_note(rental.currency), (rental,))
+
+
+_COUNTED = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{_COUNTS})\s*(?:x\s*)?(?P<what>[a-z]{{0,6}}-?\d{{1,4}}[a-z]{{0,3}}?)s?\b")
+
+
+def _counted(text: str, bought: Sequence[PriceFact], table: PriceTable) -> float | None:
+    """ "What would 3 P40s cost?": the count written before a thing the notes give a purchase price for and no
+    hourly price (with one, the calculator prices renting that many)."""
+    for m in _COUNTED.finditer(text):
+        named = [f for f in bought if hardware_matches(m.group("what"), f.subject)]
+        if named and not any(r.named(named[0].subject) for r in table.rows) and count_word(m.group("n")) > 1:
+            return count_word(m.group("n"))
+    return None
+
+
+def _foreign_price(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
+    """ "How much is the L4 on Scaleway?": a rental noted in another currency, when no other fact answers."""
+    return _foreign_rental(words, text, table, lookup=True) if words.hours is None else None
+
+
+def _purchases_named(words: PriceWords, text: str, bought: Sequence[PriceFact]) -> list[PriceFact]:
+    named = [f for f in bought if any(hardware_matches(h.word, f.subject) for h in words.hardware)] or named_in(text, bought)
+    if not named:
+        named = best_fit(words_of(text) - GENERIC, bought, where_counts=False)
+    return named
 
 
 def _purchase(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
-    bought = [f for f in _of(table.facts, "purchase") if f.unit == "once"]
+    bought = [f for f in of_kind(table.facts, "purchase") if f.unit == "once"]
     if not bought:
         return None
     more = _MORE.search(text) or _BUY_N.search(text)
-    if more is None or _RENTING.search(text):  # buying against renting: the calculator's break-even
-        return None
-    n = _count(more.group("n"))
+    another = None if more else _ANOTHER.search(text)  # "a third P40": one more
+    counted = None if more or another or words.hours is not None else _counted(text, bought, table)
+    if (more is None and another is None and counted is None) or _RENTING.search(text):
+        return None  # buying against renting: the calculator's break-even
+    n = count_word(more.group("n")) if more else (counted or 1.0)
     if not 0 < n <= _MAX_UNITS:
         return None
-    named = [f for f in bought if any(hardware_matches(h.word, f.subject) for h in words.hardware)]
+    named = _purchases_named(words, text, bought)
     if not named and _BOUGHT.search(text):  # "the card I bought": the one purchase the notes say was the owner's own
         mine = [f for f in bought if _MINE.search(f.evidence)]
         named = mine if len({f.subject.lower() for f in mine}) == 1 else []
     if not named:
         return None
-    fact = _newest(named)
+    fact = newest_of(named)
     total = n * fact.amount
     body = (
-        f"{n:g} more {fact.subject} at the {_money(fact.amount, fact.currency)} your notes record: "
-        f"{n:g} × {_money(fact.amount, fact.currency)} = **{_money(total, fact.currency)}**."
+        f"{n:g}{'' if counted else ' more'} {fact.subject} at the {money_text(fact.amount, fact.currency)} your notes record: "
+        f"{n:g} × {money_text(fact.amount, fact.currency)} = **{money_text(total, fact.currency)}**."
     )
-    return CostAnswer(body, (fact,))
+    return CostAnswer(body + foreign_note(fact.currency), (fact,))
+
+
+def _bought_for(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
+    """ "How much did the P40 cost?", "what does a used V100 go for?": what the notes say it was bought for, when the
+    question asks about buying it."""
+    bought = [f for f in of_kind(table.facts, "purchase") if f.unit == "once"]
+    asks = words.cost or re.search(r"\bpa(?:y|id)\b", text)
+    if not bought or not asks or words.states or _RENTING.search(text) or _PERIOD.search(text):
+        return None
+    named = _purchases_named(words, text, bought)
+    if not named:
+        return None
+    if not _WAS_BOUGHT.search(text):
+        return None  # "how much does an RTX 3090 cost?": its hourly prices, or what the passages say of it
+    named = sorted(named, key=lambda f: (f.note, f.line))[:_MAX_OPTIONS]
+    lines = []
+    for f in named:
+        detail = f" ({f.detail})" if f.detail else ""
+        provider = f": {f.provider}" if f.provider and f.provider != "not stated" else ""
+        lines.append(
+            f"**{f.subject}**: **{money_text(f.amount, f.currency)}**{detail}, as bought or priced in "
+            f"{f.note_title or f.note}{provider}.{foreign_note(f.currency)}"
+        )
+    body = lines[0] if len(lines) == 1 else "Your notes give these purchase prices:\n\n" + "\n".join(f"- {x}" for x in lines)
+    return CostAnswer(body, tuple(named))

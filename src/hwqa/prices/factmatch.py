@@ -1,0 +1,104 @@
+"""Which price facts a question is about, and money as an answer writes it: the helpers of :mod:`hwqa.prices.costs`.
+
+A question is matched to the facts by the words they share (:func:`fit_score`: words of what is priced first,
+then of where it is written: its section, note title, provider), a word of four letters or more also as the
+start of a longer one ("colo" meets "Colocation"); hardware the question names is matched forgivingly
+(:func:`named_in`: "4090s" names the RTX 4090). :class:`CostAnswer` is what a cost question comes to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .table import PriceFact, hardware_matches
+from .words import WORD_NUMBERS
+
+__all__ = [
+    "GENERIC",
+    "CostAnswer",
+    "best_fit",
+    "count_word",
+    "fit_score",
+    "foreign_note",
+    "money_text",
+    "named_in",
+    "newest_of",
+    "of_kind",
+    "overlap",
+    "words_of",
+]
+
+_TOKENS = re.compile(r"[a-z0-9+]+")
+_HARDWARE_TOKEN = re.compile(r"(?<![\w$])([a-z]{0,6}-?\d{1,4}[a-z]{0,3}?)(?:s)?(?![\w])")
+STOP = frozenset(
+    "the a an of for on in at to is my what how much cost costs would will does did do it our we i me us "
+    "be by it's what's whats per hour hours year years month months monthly yearly annual first run running "
+    "total and or with incl including price pay paying s more".split()
+)
+GENERIC = frozenset({"plan", "plans", "pro", "cloud", "gpu", "gpus", "card", "power", "the"})
+
+
+@dataclass(frozen=True)
+class CostAnswer:
+    """What a cost question over the facts comes to: the answer in Markdown, and the facts it used."""
+
+    text: str
+    facts: tuple[PriceFact, ...]
+
+
+def words_of(text: str) -> set[str]:
+    """The words of ``text``, long ones cut to their first five letters ("colocating" meets "colocation")."""
+    return {t[:5] if len(t) > 5 else t for t in _TOKENS.findall(text.lower()) if t not in STOP}
+
+
+def overlap(asked: set[str], said: set[str]) -> int:
+    """How many of the question's words a fact's words hold, a word of four letters or more also as its start ("colo")."""
+    return sum(1 for a in asked if a in said or (len(a) >= 4 and any(s.startswith(a) for s in said)))
+
+
+def fit_score(asked: set[str], fact: PriceFact) -> tuple[int, int]:
+    """(words of what is priced, words of where it is: its section, note title, provider) the question shares."""
+    own = words_of(f"{fact.subject} {fact.detail}")
+    where = words_of(f"{fact.section} {fact.note_title} {fact.provider}") - own
+    return overlap(asked, own), overlap(asked, where)
+
+
+def count_word(token: str) -> float:
+    return float(token) if token[0].isdigit() else float(WORD_NUMBERS[token])
+
+
+def money_text(value: float, currency: str = "USD") -> str:
+    mark = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
+    text = f"{value:,.2f}"
+    return f"{mark}{text}" if mark else f"{text} {currency}"
+
+
+def of_kind(facts: Sequence[PriceFact], *kinds: str) -> list[PriceFact]:
+    return [f for f in facts if f.kind in kinds]
+
+
+def newest_of(facts: Sequence[PriceFact]) -> PriceFact:
+    return max(facts, key=lambda f: f.as_of or "")
+
+
+def named_in(text: str, facts: Sequence[PriceFact]) -> list[PriceFact]:
+    """The facts whose subject is hardware the question names ("4090s", "the P40", "two M40s")."""
+    tokens = [m.group(1) for m in _HARDWARE_TOKEN.finditer(text) if any(c.isalpha() for c in m.group(1)) or len(m.group(1)) == 4]
+    return [f for f in facts if any(hardware_matches(t, f.subject) for t in tokens)]
+
+
+def foreign_note(currency: str) -> str:
+    return "" if currency == "USD" else f" Kept in {currency} as your notes state it: they give no exchange rate."
+
+
+def best_fit(asked: set[str], facts: Sequence[PriceFact], *, where_counts: bool) -> list[PriceFact]:
+    """The facts the question's words fit best (what is priced first, then where), [] when none fits."""
+    scored = [(fit_score(asked, f), f) for f in facts]
+    if not scored:
+        return []
+    top = max(((own * 2 + (where if where_counts else 0)), own) for (own, where), _ in scored)
+    if top[0] == 0:
+        return []
+    return [f for (own, where), f in scored if (own * 2 + (where if where_counts else 0), own) == top]
