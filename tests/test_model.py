@@ -24,6 +24,17 @@ def model() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder()
 
 
+def _engine(model: SentenceTransformerEmbedder, tmp_path: Path, notes: dict[str, str]) -> Engine:
+    """An engine over an index of ``notes`` (file name: text), built with the bundled model."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name, text in notes.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    settings = load_settings({"notes": folder, "index": tmp_path / "index", "fetch_links": False}, env={}, cwd=tmp_path)
+    build_index(settings, embedder=model)
+    return Engine(settings, embedder=model)
+
+
 def test_bundled_model_loads_offline_and_counts_tokens(model: SentenceTransformerEmbedder) -> None:
     assert model.dim == 384 and model.max_tokens == 256
     vectors = model.embed(["TPU v3 price per hour", "How much does a TPU v3 cost?", "immersion cooling"])
@@ -105,12 +116,7 @@ and Colab lets anyone use a TPU at no cost.
 
 
 def test_a_note_in_the_owners_style_answers_by_meaning(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "renting.md").write_text(OWNER_STYLE_NOTE, encoding="utf-8")
-    settings = load_settings({"notes": notes, "index": tmp_path / "index", "fetch_links": False}, env={}, cwd=tmp_path)
-    build_index(settings, embedder=model)
-    engine = Engine(settings, embedder=model)
+    engine = _engine(model, tmp_path, {"renting.md": OWNER_STYLE_NOTE})
     colab = engine.ask("What GPU does Colab give me?").text
     assert "P100" in colab and "13 GB" in colab
     free = engine.ask("Where can I get a free TPU?").text
@@ -136,13 +142,7 @@ under load and idles at 110 W.
 def test_a_word_the_notes_never_use_does_not_turn_a_question_away(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
     """'wattage' is in no note and no dictionary the gate knew; the passage answering the question still answers it.
     A thing the notes never name, with nothing else in the passages to answer it, is still turned away, named."""
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "lab.md").write_text(LAB_NOTE, encoding="utf-8")
-    (notes / "renting.md").write_text(OWNER_STYLE_NOTE, encoding="utf-8")
-    settings = load_settings({"notes": notes, "index": tmp_path / "index", "fetch_links": False}, env={}, cwd=tmp_path)
-    build_index(settings, embedder=model)
-    engine = Engine(settings, embedder=model)
+    engine = _engine(model, tmp_path, {"lab.md": LAB_NOTE, "renting.md": OWNER_STYLE_NOTE})
     wattage = engine.ask("what's the wattage of the render box under load?")
     assert wattage.covered and "900 W" in wattage.text, wattage.text
     assert "don't mention" not in wattage.text
@@ -153,12 +153,7 @@ def test_a_word_the_notes_never_use_does_not_turn_a_question_away(model: Sentenc
 def test_a_question_turned_away_names_the_words_the_notes_never_use(model: SentenceTransformerEmbedder, tmp_path: Path) -> None:
     """Nothing it names is missing, yet the notes don't answer it: the answer says which of its words they lack,
     so the reader knows why (the decision itself is the scorer's, unchanged)."""
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "lab.md").write_text(LAB_NOTE, encoding="utf-8")
-    settings = load_settings({"notes": notes, "index": tmp_path / "index", "fetch_links": False}, env={}, cwd=tmp_path)
-    build_index(settings, embedder=model)
-    engine = Engine(settings, embedder=model)
+    engine = _engine(model, tmp_path, {"lab.md": LAB_NOTE})
     answer = engine.ask("at what temperature does water boil on a mountain?")
     assert not answer.covered
     assert "they never use the words “temperature”, “water” or “boil”" in answer.text, answer.text

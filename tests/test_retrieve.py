@@ -6,6 +6,7 @@ import itertools
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -203,13 +204,16 @@ def test_a_name_beside_an_ordinary_word_still_turns_the_question_away(ident_sett
     assert missing_terms(gen, parse_question("Does the Jetson use HBM?")) == ["Jetson"]
 
 
+def _generation_of(tmp_path: Path, name: str, note: str) -> Any:
+    """The live generation of an index of one note (hash embedder)."""
+    write_note(tmp_path / "notes", name, note)
+    return Engine.load(built_hash_index(tmp_path)).generation()
+
+
 def test_a_versioned_name_counts_when_the_notes_shorten_it(tmp_path: Path) -> None:
     """ "Rivulet Serve 1.8" is covered by notes that say "Rivulet 1.8"; "Rivulet Serve 2.0" is not."""
-    notes = tmp_path / "notes"
     note = "---\ntitle: Rivulet Serve\n---\n# Rivulet\n\nRivulet 1.8 ships kernels for sm_80 and sm_90.\n"
-    write_note(notes, "rivulet.md", note)
-    settings = built_hash_index(tmp_path)
-    gen = Engine.load(settings).generation()
+    gen = _generation_of(tmp_path, "rivulet.md", note)
     assert missing_terms(gen, parse_question("Which cards does Rivulet Serve 1.8 support?")) == []
     assert missing_terms(gen, parse_question("Which cards does Rivulet Serve 2.0 support?")) == ["Serve 2.0"]
 
@@ -217,14 +221,11 @@ def test_a_versioned_name_counts_when_the_notes_shorten_it(tmp_path: Path) -> No
 def test_a_slash_pair_counts_when_the_notes_hold_one_of_its_parts(tmp_path: Path) -> None:
     """ "nic/gpu" and "cuda/nvml" are two names each, not one coined word: a page that speaks of the NIC,
     or of CUDA, covers them; a pair neither part of which the notes hold is still missing."""
-    notes = tmp_path / "notes"
     note = (
         "---\ntitle: Topology\n---\n# Locality\n\nThe firmware reports the locality of each NIC. "
         "Probing CUDA devices at start-up is slow; keep the driver loaded.\n"
     )
-    write_note(notes, "topology.md", note)
-    settings = built_hash_index(tmp_path)
-    gen = Engine.load(settings).generation()
+    gen = _generation_of(tmp_path, "topology.md", note)
     assert missing_terms(gen, parse_question("firmware gets the locality of my nic/gpu wrong, fix?")) == []
     assert missing_terms(gen, parse_question("start-up is slow with cuda/nvml probing, fix?")) == []
     assert missing_terms(gen, parse_question("does the rocm/oneapi runtime report locality?")) == ["rocm/oneapi"]
@@ -233,11 +234,8 @@ def test_a_slash_pair_counts_when_the_notes_hold_one_of_its_parts(tmp_path: Path
 
 def test_a_short_name_counts_as_the_word_of_a_longer_one_but_a_joined_name_is_not_its_words(tmp_path: Path) -> None:
     """ "q4" is what the notes write as "Q4_K_M"; "PYTHON_GIL" is not "the Python GIL" of a sentence."""
-    notes = tmp_path / "notes"
     note = "---\ntitle: Quant\n---\n# Quant\n\n* 13B Q4_K_M file is 7.9GB.\n* The Python GIL is released for big hashes.\n"
-    write_note(notes, "quant.md", note)
-    settings = built_hash_index(tmp_path)
-    gen = Engine.load(settings).generation()
+    gen = _generation_of(tmp_path, "quant.md", note)
     assert missing_terms(gen, parse_question("size of the 13b model file at q4?")) == []
     assert missing_terms(gen, parse_question("can i turn off the gil by setting PYTHON_GIL?")) == ["PYTHON_GIL"]
     assert missing_terms(gen, parse_question("size of the 13b model file at q5?")) == ["q5"]

@@ -88,6 +88,38 @@ def _money(text: str, header: str) -> Money | None:
     return None
 
 
+def _fact(
+    ctx: Context,
+    name: str,
+    kind: str,
+    money: Money,
+    currency: str,
+    unit: str,
+    provider: str,
+    line: int,
+    raw: str,
+    stated: str,
+    date: str,
+) -> PriceFact:
+    """A purchase, or a rental in another currency, stated in one cell of a table row."""
+    return PriceFact(
+        name,
+        kind,
+        money.amount,
+        currency,
+        unit,
+        provider=provider,
+        as_of=find_date(date) or ctx.doc.as_of,
+        note=ctx.doc.source,
+        note_title=ctx.doc.title,
+        line=line,
+        evidence=raw,
+        stated=stated,
+        section=ctx.section,
+        url=ctx.doc.url,
+    )
+
+
 def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequence[tuple[int, str, list[str]]]) -> Found:
     """The price rows of one table (header at ``header_line``; rows as (file line, raw line, cells))."""
     found = Found()
@@ -145,44 +177,27 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
                     )
             if money.unit is None and money.currency == "USD" and 0 < money.amount <= MAX_PRICE_USD and not timed:
                 # a price column with no time unit in its header or any of its cells: what each card costs to buy
+                seller = providers[0][2] if providers else ""
                 found.facts.append(
-                    PriceFact(
-                        mention.name,
-                        "purchase",
-                        money.amount,
-                        "USD",
-                        "once",
-                        provider=providers[0][2] if providers else "",
-                        as_of=find_date(cell("date")) or ctx.doc.as_of,
-                        note=ctx.doc.source,
-                        note_title=ctx.doc.title,
-                        line=line,
-                        evidence=raw,
-                        stated=texts[idx],
-                        section=ctx.section,
-                        url=ctx.doc.url,
-                    )
+                    _fact(ctx, mention.name, "purchase", money, "USD", "once", seller, line, raw, texts[idx], cell("date"))
                 )
                 continue
             problem = rental_unit_problem(money)
             if money.currency != "USD" and money.unit is not None and rental_unit_problem(replace(money, currency="USD")) is None:
                 # "€0.89/h": kept in its currency (no exchange rate is noted), never a dollar row
                 found.facts.append(
-                    PriceFact(
+                    _fact(
+                        ctx,
                         mention.name,
                         "rental",
-                        money.amount,
+                        money,
                         money.currency,
                         money.unit,
-                        provider=provider,
-                        as_of=find_date(cell("date")) or ctx.doc.as_of,
-                        note=ctx.doc.source,
-                        note_title=ctx.doc.title,
-                        line=line,
-                        evidence=raw,
-                        stated=texts[idx],
-                        section=ctx.section,
-                        url=ctx.doc.url,
+                        provider,
+                        line,
+                        raw,
+                        texts[idx],
+                        cell("date"),
                     )
                 )
                 problem = f"{problem}: kept as written, in {money.currency}, with the other prices (no exchange rate is noted)"
