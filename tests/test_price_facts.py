@@ -362,3 +362,32 @@ def test_a_per_gpu_price_in_a_table_cell_is_not_divided_by_the_nodes_devices(tmp
     rows = {r["hardware"]: round(r["usd_per_hour"], 2) for r in table(notes)["rows"]}
     assert rows.get("H100 SXM") == 2.99, rows
     assert rows.get("A100 80GB") == 1.79, rows  # a price for the node: ÷ 8
+
+
+RATINGS_AND_ACCESSORIES = """---
+title: Rig
+---
+# Rig
+
+## Power
+
+* 3090 is rated 350W TDP; the box pulls ~780W at the wall.
+* UPS: APC 1500VA / 900W, $230 refurbished.
+* Running a 70B the Mac pulls ~140W vs ~780W for my 3090 box.
+
+## Parts
+
+* the 3090s take the NVLink bridge; got a used one for $80.
+"""
+
+
+def test_ratings_are_no_draws_and_a_price_in_another_clause_is_not_the_cards(tmp_path: Path) -> None:
+    """A TDP, a rating and a UPS's capacity are not what a card draws; a figure said before the card is named, in
+    another clause, is not the card's; the bridge's $80 is not what an RTX 3090 costs."""
+    notes = tmp_path / "notes"
+    write_note(notes, "rig.md", RATINGS_AND_ACCESSORIES)
+    facts = {(f["subject"], f["kind"], f["amount"]) for f in table(notes)["facts"]}
+    assert ("RTX 3090", "power", 350.0) not in facts and ("RTX 3090", "power", 780.0) in facts, facts
+    assert not any(kind == "power" and amount in (900.0, 1500.0) for _, kind, amount in facts), facts
+    assert ("RTX 3090", "power", 140.0) not in facts, facts
+    assert not any(subject == "RTX 3090" and kind == "purchase" for subject, kind, _ in facts), facts

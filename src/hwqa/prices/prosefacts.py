@@ -86,8 +86,12 @@ _COUNT_START = re.compile(r"^(?P<n>\d{1,3}|one|two|three|four|five|six|eight|ten
 _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
 _DIRECTION_END = re.compile(r"(?:^|\s+)(input|output|prompt|completion)(?:\s+tokens?)?$", re.I)
 # A power figure that is a rating, not a draw ("a 1000W PSU").
-_RATING_AFTER = re.compile(r"\s*(?:psu|power\s+supply|supply|charger|adapter|brick|rated|rating|usb)\b", re.I)
-_RATING_BEFORE = re.compile(r"\b(?:psu|power\s+supply|charger|adapter)\b[^,;]{0,20}$", re.I)
+# A wattage that is a capacity or a rating, not a draw: "a 1000W PSU", "350W TDP", "rated 370W", "UPS: APC
+# 1500VA / 900W", "… + 100 = 1080W" (a sum worked in the note).
+_RATING_AFTER = re.compile(r"\s*(?:psu|power\s+supply|supply|charger|adapter|brick|rated|rating|usb|tdp|continuous)\b", re.I)
+_RATING_BEFORE = re.compile(
+    r"(?:\b(?:psu|power\s+supply|charger|adapter|ups)\b[^,;]{0,20}|\brated(?:\s+(?:for|at))?\s*|=\s*)$", re.I
+)
 #: What a power draw is of, when a subject has several ("idles ~9W, ~28W under load"), as said in its answer.
 _DRAW_KINDS = (
     ("after undervolt", re.compile(r"undervolt\w*|power[\s-]?limit\w*|capped", re.I)),
@@ -279,8 +283,7 @@ def read_fact(
         end += 1
     buying = _BUY_WORDS.search(sentence) is not None
     same = [m for m in priced if clause_of[m.start] == clause]
-    names = {m.name.lower() for m in priced}
-    what = same[-1] if same else (priced[0] if len(names) == 1 else None)
+    what = same[-1] if same else None
     if what is None and subject is not None and (buying or len(sentence[start : item.start].split()) <= 3):
         what = subject  # "* $700 used" under "## RTX 3090"
     spent = _NOT_BOUGHT.search(sentence[max(start, item.start - 40) : end])
@@ -363,12 +366,8 @@ def read_power(
     names = {m.name.lower() for m in mentions}
     if len(names) > 1:
         return
-    what = mentions[0].name if mentions else None
-    if what is None:
-        found_subject = ctx.subject(kind)
-        what = found_subject.name if found_subject else _draw_subject(sentence, watts, money) or ctx.section or ctx.doc.title
-    if not what:
-        return
+    found_subject = ctx.subject(kind)
+    otherwise = found_subject.name if found_subject else _draw_subject(sentence, watts, money) or ctx.section or ctx.doc.title
     starts, ends = [m.start for m in money], sorted(m.end for m in money)
     for i, (start, end, value) in enumerate(watts):
         if _RATING_AFTER.match(sentence, end) or _RATING_BEFORE.search(sentence, max(0, start - 40), start):
@@ -385,6 +384,11 @@ def read_power(
         cut_before = max((b for _, b in pieces if b <= at), default=0)
         cut_after = min((a for a, _ in pieces if a >= at), default=len(around))
         window = around[cut_before:cut_after]  # "~230W while generating and ~65W idle": each figure's own words
+        # The hardware the sentence names, when it comes before this figure or in its own words; a name only after
+        # it is another thing's ("it pulls ~140W vs ~780W for my 3090 box": the 140 W is not the 3090's).
+        what = next((m.name for m in mentions if m.start < left + cut_after), otherwise)
+        if not what:
+            continue
         detail = ", ".join(label for label, pattern in _DRAW_KINDS if pattern.search(window))
         stated = sentence[start:end]
         found.facts.append(
