@@ -97,6 +97,10 @@ def run_hwqa(settings: Settings, *args: str, timeout: float = 120, **env: str) -
     )
 
 
+# Settings that let a build fetch the pages of a test's loopback site (tests/helpers_http.py), at once.
+LOOPBACK_FETCH = {"fetch_links": True, "allow_private_hosts": True, "fetch_host_delay": 0.0, "fetch_timeout": 5.0}
+
+
 def built_hash_index(tmp_path: Path, **extra: object) -> Settings:
     """Settings over ``tmp_path/notes`` (hash embedder, no link fetching), with the index built."""
     from hwqa.build.builder import build_index

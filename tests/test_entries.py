@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hwqa.build.builder import build_index
 from hwqa.engine import Engine
-from hwqa.settings import load_settings
 
-from .conftest import built_hash_index, write_note
+from .conftest import LOOPBACK_FETCH, built_hash_index, write_note
 from .helpers_http import LoopbackSite, Reply
 
 # A man page as a documentation generator writes it: options in a <dl>, a definition of several
@@ -89,18 +87,7 @@ def docs(tmp_path: Path, site: LoopbackSite) -> Engine:
     write_note(notes, "fetchq.md", f"# fetchq\n\nThe mirror tool's [manual page]({site.url('/man/fetchq.html')}).\n")
     write_note(notes, "zephyr.md", f"# Zephyr SDK\n\nThe [client reference]({site.url('/api/client.html')}).\n")
     write_note(notes, "zq.md", f"# zq\n\nThe [zq C API]({site.url('/c/zq.html')}).\n")
-    values = {
-        "notes": notes,
-        "index": tmp_path / "index",
-        "embed_backend": "hash",
-        "allow_private_hosts": True,
-        "fetch_host_delay": 0.0,
-        "fetch_timeout": 5.0,
-        "min_score": 0.0,
-    }
-    settings = load_settings(values, env={}, cwd=tmp_path)
-    build_index(settings)
-    return Engine.load(settings)
+    return Engine.load(built_hash_index(tmp_path, **LOOPBACK_FETCH, min_score=0.0))
 
 
 def test_an_option_is_quoted_with_its_own_term_not_the_neighbouring_one(docs: Engine) -> None:

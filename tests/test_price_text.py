@@ -19,7 +19,7 @@ from hwqa.notes.note import load_notes, parse_note
 from hwqa.prices import PriceRow, PriceTable, load_price_table, note_doc, read_document
 from hwqa.settings import Settings, load_settings
 
-from .conftest import write_note
+from .conftest import LOOPBACK_FETCH, built_hash_index, write_note
 from .helpers_http import LoopbackSite, Reply
 
 runner = CliRunner()
@@ -89,17 +89,7 @@ def folder(tmp_path: Path, site: LoopbackSite) -> Settings:
     write_note(notes, "rental-log.md", RENTAL_LOG)
     write_note(notes, "colab.md", ADHOC_TABLE)
     write_note(notes, "reading.md", f"# Reading\n\n* [CoreWeave prices]({site.url('/pricing')})\n")
-    values = {
-        "notes": notes,
-        "index": tmp_path / "index",
-        "embed_backend": "hash",
-        "allow_private_hosts": True,
-        "fetch_host_delay": 0.0,
-        "fetch_timeout": 5.0,
-    }
-    settings = load_settings(values, env={}, cwd=tmp_path)
-    build_index(settings)
-    return settings
+    return built_hash_index(tmp_path, **LOOPBACK_FETCH)
 
 
 def _stored(settings: Settings) -> PriceTable:

@@ -50,14 +50,13 @@ _ONE_OFF = re.compile(
     r"\b(?:set-?up|one-?time|one-?off|incl\w*|with\s+the\s+fee|up\s*front|install\w*|first\s+year|first\s+month)\b"
 )
 _COUNTS = "|".join(w for w in WORD_NUMBERS if w not in ("a", "an", "single"))  # "buy an RTX 4090" is not a count
+# What "another" or "3 more" counts when it is no device: time, runs ("another 3 hours", "2 more epochs").
+_NOT_DEVICES = r"hours?|hrs?|days?|weeks?|months?|years?|minutes?|runs?|jobs?|epochs?|times?"
 _ANOTHER = re.compile(
     r"\b(?:another|one\s+more|a\s+(?:second|third|fourth|fifth|sixth|seventh|eighth))\b"
-    r"(?!\s+(?:hours?|hrs?|days?|weeks?|months?|years?|minutes?|runs?|jobs?|epochs?|times?|provider|one\s+of)\b)"
+    rf"(?!\s+(?:{_NOT_DEVICES}|provider|one\s+of)\b)"
 )
-_MORE = re.compile(
-    rf"(?<![\w.])(?P<n>\d{{1,3}}|{_COUNTS})\s+(?:more|extra|additional|other)\b"
-    r"(?!\s+(?:hours?|hrs?|days?|weeks?|months?|years?|minutes?|gb|tb|runs?|jobs?|epochs?|times?)\b)"
-)
+_MORE = re.compile(rf"(?<![\w.])(?P<n>\d{{1,3}}|{_COUNTS})\s+(?:more|extra|additional|other)\b(?!\s+(?:{_NOT_DEVICES}|gb|tb)\b)")
 _BUY_N = re.compile(rf"\b(?:buy(?:ing)?|purchas\w*|get(?:ting)?)\s+(?P<n>\d{{1,3}}|{_COUNTS})\b")
 _RENTING = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|break[\s-]?even|versus|vs\.?)\b")
 _BOUGHT = re.compile(r"\b(?:i|we)\s+(?:bought|got|own|have|paid\s+for|purchased)\b|\bmy\s+(?:card|gpu)\b")
