@@ -391,3 +391,26 @@ def test_ratings_are_no_draws_and_a_price_in_another_clause_is_not_the_cards(tmp
     assert not any(kind == "power" and amount in (900.0, 1500.0) for _, kind, amount in facts), facts
     assert ("RTX 3090", "power", 140.0) not in facts, facts
     assert not any(subject == "RTX 3090" and kind == "purchase" for subject, kind, _ in facts), facts
+
+
+def test_a_price_asked_of_hardware_the_notes_mention_but_never_price_is_not_covered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notes say something of the H200 but no price: the answer says so (not covered) and still quotes them;
+    a question about the same hardware that asks no price is answered from them."""
+    notes = tmp_path / "notes"
+    write_note(notes, "cloud-rentals.md", CLOUD_RENTALS)
+    write_note(
+        notes,
+        "next-gen.md",
+        "---\ntitle: Next gen\n---\n# Next gen\n\n* [H200 - NVIDIA](https://www.nvidia.com/en-us/data-center/h200/) - "
+        "141 GB of HBM3e; Lambda lists the H200 as coming soon.\n",
+    )
+    point_cli_at_folder(monkeypatch, notes)
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    priced = ask("What does an H200 cost per hour?")
+    assert priced["covered"] is False
+    assert "no hourly price for a H200" in priced["answer"] or "no hourly price for an H200" in priced["answer"]
+    assert "coming soon" in priced["answer"]  # what the notes do say is still quoted
+    memory = ask("How much memory does the H200 have?")
+    assert memory["covered"] is True and "141 GB" in memory["answer"]

@@ -52,6 +52,10 @@ _ADVICE = re.compile(
     r"worth|unless|only if|needs?|require[sd]?|must|careful|caveat\w*|limit(?:s|ed|ation\w*)|drawbacks?|downsides?)\b",
     re.I,
 )
+# A question that asks what something costs (not "how much memory"): a price the answer must state.
+_ASKS_PRICE = re.compile(
+    r"\b(?:pric(?:e[sd]?|ing)|costs?|charges?|pay|paid|fees?|bills?|dollars?|bucks|go(?:es)?\s+for|sells?\s+for)\b|\$"
+)
 _MONEY = re.compile(r"[$€£]\s?\d|\d\s?(?:usd|dollars?)\b", re.I)
 
 
@@ -91,9 +95,12 @@ class BuiltinAnswerer:
             return compose_price_gap(render_no_prices(asked.request, asked.unpriced), from_notes)
         preface = render_unpriced(asked.unpriced, price.table) if asked.unpriced else ""
         if not computable(asked.request):
-            # Only hardware without an hourly price was asked about: what the notes say of it comes first.
-            if from_notes.covered:
+            # Only hardware without an hourly price was asked about: what the notes say of it comes first, and
+            # answers the question unless it asks a price the passages quoted never state.
+            if from_notes.covered and not (_ASKS_PRICE.search(question.price.text) and not _MONEY.search(from_notes.text)):
                 return Answer(f"{from_notes.text}\n\n{preface}", from_notes.citations, covered=True)
+            if from_notes.covered:
+                return compose_price_gap(preface, from_notes)
             if question.missing or question.unknown:  # turned away naming what the notes never mention, and what they price
                 return not_covered(hits, missing=question.missing or question.unknown, also=preface)
             return compose_price_gap(preface, from_notes)
