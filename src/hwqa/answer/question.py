@@ -303,6 +303,10 @@ _FLAG_VALUE = re.compile(r"(?<![\w-])-([A-Za-z])\s+([a-z][\w.-]*)")  # "-X perf"
 _EXTENSION = re.compile(r"(?<![\w/])\.([a-z][a-z0-9]{1,9})\b")  # ".xlsx", ".safetensors": a file type
 
 
+_MONEY_BEFORE = re.compile(r"[$€£]\s?~?$")
+_UNIT_AFTER = re.compile(r"\s?(?:gb|gib|tb|mb|h|hrs?|hours?|mins?|minutes?|secs?|seconds?|days?|weeks?|months?|years?)\b", re.I)
+
+
 def _aside_spans(text: str) -> list[tuple[int, int]]:
     """Where the question gives an example as an aside (see ``_ASIDE``): names there are not required."""
     return [m.span() for m in _ASIDE.finditer(text)]
@@ -355,6 +359,8 @@ def _distinctive(text: str, asides: list[tuple[int, int]]) -> list[Term]:
                 continue
         if not is_identifier(token) or _NUMBER_WORD.match(token):
             continue
+        if _MONEY_BEFORE.search(text, 0, m.start()) or (re.fullmatch(r"[\d.,]+", token) and _UNIT_AFTER.match(text, m.end())):
+            continue  # "$0.68/hr", "4.5 GB": an amount or a rate the calculator reads, never a name the notes must hold
         core = token.lstrip("-")
         if re.fullmatch(r"[A-Za-z]+(?:-[A-Za-z]+)+", core) and not token.startswith("-"):
             continue  # a hyphenated word such as "one-year" or "open-source"

@@ -30,6 +30,7 @@ from .factmatch import (
     overlap,
     words_of,
 )
+from .rates import answer_rate
 from .table import PriceFact, PriceTable, hardware_matches
 from .units import HOURS_PER, HOURS_PER_MONTH
 from .words import WORD_NUMBERS, PriceWords
@@ -90,14 +91,24 @@ _MAX_OPTIONS = 4
 def answer_costs(words: PriceWords, table: PriceTable) -> CostAnswer | None:
     """The answer to a plan, tokens, payback, energy, rental-in-another-currency or purchase question over
     ``table``'s facts (see the module doc), or None."""
-    if not table.facts:
-        return None
+    stated = answer_rate(words, None)  # a rate the question states: its own quantities, whatever the notes price
+    if stated is not None:
+        return stated
     text = words.text
-    for ask in (_payback, _tokens, _energy, _plan, _foreign_rental, _purchase, _bought_for, _foreign_price):
+    noted = answer_rate(words, table)
+    if not table.facts:
+        return noted
+    for ask in (_payback, _tokens, _energy):
         answer = ask(words, text, table)
         if answer is not None:
             return answer
-    return None
+    if noted is not None and noted.counted:  # "2 mig slices for 30 hours": the count a plan's sum would miss
+        return noted
+    for ask in (_plan, _foreign_rental, _purchase, _bought_for, _foreign_price):
+        answer = ask(words, text, table)
+        if answer is not None:
+            return answer
+    return noted
 
 
 def _tokens(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:

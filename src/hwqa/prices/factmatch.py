@@ -46,6 +46,7 @@ class CostAnswer:
 
     text: str
     facts: tuple[PriceFact, ...]
+    counted: bool = False  # the sum counts things the rate is per ("4 nodes", "2 slices"), not only time
 
 
 def words_of(text: str) -> set[str]:

@@ -81,6 +81,10 @@ _MONEY_PATTERNS = [
     ),
 ]
 _PER_HOUR_AFTER = re.compile(r"\s*(?:/\s*(?:h|hr|hour)\b|(?:per|an|a|each)\s+(?:h|hr|hour)\b|hourly\b)")
+# A rate per a unit other than a period a budget is spent over ("$100 per month" is a monthly budget).
+_PER_UNIT_AFTER = re.compile(
+    r"\s*(?:/|per\s+)\s*(?:\d+[a-z]{0,2}\s+)?(?!(?:days?|weeks?|months?|mo|years?|yr)\b)[a-z][a-z0-9]*(?:-[a-z]+)?"
+)
 _OTHER_CURRENCY = re.compile(
     r"[€£¥₹]\s?\d|(?<![\d,.])\d[\d,.]*\s?(?:k\s?)?(?:€|£|\b(?:eur|euros?|gbp|pounds?|yen|jpy|inr|rupees?|cad|aud|chf)\b)"
     r"|\b(?:eur|gbp|chf|cad|aud|jpy|inr)\s?\d"
@@ -284,8 +288,8 @@ def _money(t: _Text, out: dict[str, float], problems: list[str]) -> tuple[bool, 
             prev_end = end
             continue
         value = number_of(m)
-        per_hour = _PER_HOUR_AFTER.match(text, m.end())
-        if per_hour:
+        per_hour = _PER_HOUR_AFTER.match(text, m.end()) or _PER_UNIT_AFTER.match(text, m.end())
+        if per_hour:  # a rate ("$8/h", "$0.000306/sec", "$0.08/GB-month"): no budget (hwqa.prices.rates works it out)
             masks.append((m.start(), per_hour.end()))
             prev_end = m.end()
             continue
