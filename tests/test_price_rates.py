@@ -194,3 +194,9 @@ def test_a_monthly_plan_with_included_usage_adds_only_what_was_used_past_it(note
     assert cited(data, "plans.md", "Lightning Teams plan")
     within = ask("lightning plan, we used $60 of compute this month, what's the bill")["answer"]
     assert "**$250**" in within and "within" in within, within
+
+
+def test_token_volumes_written_short_with_their_direction_after_them(notes: Path) -> None:
+    data = ask("what would 20M tokens in and 5M out cost on the groq llama 8b")
+    assert "**$1.40**" in data["answer"], data["answer"]  # 20 × $0.05 + 5 × $0.08
+    assert cited(data, "plans.md", "per 1M input tokens")

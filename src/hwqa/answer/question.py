@@ -304,6 +304,8 @@ _EXTENSION = re.compile(r"(?<![\w/])\.([a-z][a-z0-9]{1,9})\b")  # ".xlsx", ".saf
 
 
 _MONEY_BEFORE = re.compile(r"[$€£]\s?~?$")
+_SHORT_COUNT = re.compile(r"\d+(?:\.\d+)?[kKmM]")  # "10M", "1.2k": a volume written short ("70B" is a model's size)
+_FLOW_AFTER = re.compile(r"\s+(?:tokens?|in|out|back|input|output)\b", re.I)
 _UNIT_AFTER = re.compile(r"\s?(?:gb|gib|tb|mb|h|hrs?|hours?|mins?|minutes?|secs?|seconds?|days?|weeks?|months?|years?)\b", re.I)
 
 
@@ -359,7 +361,11 @@ def _distinctive(text: str, asides: list[tuple[int, int]]) -> list[Term]:
                 continue
         if not is_identifier(token) or _NUMBER_WORD.match(token):
             continue
-        if _MONEY_BEFORE.search(text, 0, m.start()) or (re.fullmatch(r"[\d.,]+", token) and _UNIT_AFTER.match(text, m.end())):
+        if (
+            _MONEY_BEFORE.search(text, 0, m.start())
+            or (_SHORT_COUNT.fullmatch(token) and _FLOW_AFTER.match(text, m.end()))
+            or (re.fullmatch(r"[\d.,]+", token) and _UNIT_AFTER.match(text, m.end()))
+        ):
             continue  # "$0.68/hr", "4.5 GB": an amount or a rate the calculator reads, never a name the notes must hold
         core = token.lstrip("-")
         if re.fullmatch(r"[A-Za-z]+(?:-[A-Za-z]+)+", core) and not token.startswith("-"):

@@ -75,6 +75,10 @@ _KW = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s?kw\b(?!h)")
 _VOLUME = re.compile(
     r"(?<![\w.$])(?P<n>\d+(?:\.\d+)?)\s?(?P<scale>k|m|b|million|billion|thousand)?\s+(?:(?P<what>[a-z][\w.-]*)\s+)?tokens?\b"
 )
+_FLOW_VOLUME = re.compile(
+    r"(?<![\w.$])(?P<n>\d+(?:\.\d+)?)\s?(?P<scale>k|m|b|million|billion|thousand)\s+(?:tokens?\s+)?(?P<what>in|out|back)\b"
+)
+_FLOW = {"in": "input", "out": "output", "back": "output", **{d: d for d in ("input", "output", "prompt", "completion")}}
 _SCALE = {"": 1e-6, "k": 1e-3, "thousand": 1e-3, "m": 1.0, "million": 1.0, "b": 1e3, "billion": 1e3}
 _CHEAPEST = re.compile(r"\b(?:cheapest|cheaper|lowest|least\s+expensive|compare\w*|which\s+(?:api|provider|one))\b")
 _DIRECTIONS = frozenset({"input", "output", "prompt", "completion"})
@@ -116,11 +120,12 @@ def _tokens(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | Non
     if not prices:
         return None
     asked = words_of(text)
+    flows = list(_FLOW_VOLUME.finditer(text))  # "10M tokens in and 2M back": the direction after the volume
+    found = flows + [m for m in _VOLUME.finditer(text) if not any(m.start() < f.end() and f.start() < m.end() for f in flows)]
     volumes: list[tuple[float, str, PriceFact | None]] = [
-        (float(m.group("n")) * _SCALE[(m.group("scale") or "").lower()], (m.group("what") or "").lower(), None)
-        for m in _VOLUME.finditer(text)
+        (float(m.group("n")) * _SCALE[(m.group("scale") or "").lower()], _FLOW.get((m.group("what") or "").lower(), ""), None)
+        for m in sorted(found, key=lambda m: m.start())
     ]
-    volumes = [(n, what if what in _DIRECTIONS else "", None) for n, what, _ in volumes]
     if not volumes and _CHEAPEST.search(text):  # "which API is cheapest for Llama 3 70B output?"
         return _token_prices(text, asked, prices)
     if "token" not in text and not ("api" in text and re.search(r"\b(?:our|my|monthly|usage|volume)\b", text)):
