@@ -196,7 +196,31 @@ def test_a_monthly_plan_with_included_usage_adds_only_what_was_used_past_it(note
     assert "**$250**" in within and "within" in within, within
 
 
+def test_n_of_a_purchase_with_the_memory_they_hold_together(notes: Path) -> None:
+    data = ask("what would 4 of the RTX PRO 6000 cost me, and how much memory is that in total")
+    assert "4 × $8,500.00 = **$34,000.00**" in data["answer"], data["answer"]
+    assert "4 × 96 GB = **384 GB**" in data["answer"]
+    assert cited(data, "shopping.md", "RTX PRO 6000 Blackwell")
+    assert "$6,800" not in data["answer"].split("[")[0]  # not the RTX 6000 Ada
+
+
 def test_token_volumes_written_short_with_their_direction_after_them(notes: Path) -> None:
     data = ask("what would 20M tokens in and 5M out cost on the groq llama 8b")
     assert "**$1.40**" in data["answer"], data["answer"]  # 20 × $0.05 + 5 × $0.08
     assert cited(data, "plans.md", "per 1M input tokens")
+
+
+def test_what_a_thing_goes_for_second_hand_is_its_purchase_prices(notes: Path) -> None:
+    data = ask("what do second hand alveo v70s go for")
+    assert "$900.00" in data["answer"], data["answer"]
+    assert cited(data, "shopping.md", "saw a used one")
+    result = runner.invoke(app, ["ask", "what does a used H200 go for", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "$900" not in json.loads(result.stdout)["answer"]  # no other card's price for a card the notes never price
+
+
+def test_a_count_in_a_question_that_asks_no_money_is_not_a_purchase_sum(notes: Path) -> None:
+    result = runner.invoke(app, ["ask", "what psu wattage did i put in the dual 4090 box", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "× $1,750" not in json.loads(result.stdout)["answer"]
+    assert "2 × $1,750.00 = **$3,500.00**" in ask("what would two more 4090s set me back")["answer"]

@@ -28,6 +28,7 @@ from .factmatch import (
     newest_of,
     of_kind,
     overlap,
+    purchases_named,
     words_of,
 )
 from .rates import answer_rate
@@ -88,6 +89,10 @@ _DRAW_ASKED = (
     ("after undervolt", re.compile(r"undervolt\w*|power[\s-]?limit\w*")),
     ("under load", re.compile(r"\b(?:load|full\s+tilt|max\w*|peak|training|flat\s+out|stress\w*|gaming|inference|busy)\b")),
 )
+_N_OF = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{_COUNTS})\s+of\s+(?:the|those|these|them|that)\b")
+_SET_BACK = re.compile(r"\b(?:set|run)\s+(?:me|us|you)\s+back\b|\brun\s+(?:me|us)\b|\bbill\b|\btotal\b")
+_ASKS_MEMORY = re.compile(r"\b(?:memory|vram|ram|gb|gigs?|hbm)\b")
+_GB = re.compile(r"(?<![\w.])(\d{1,4})\s?(?:gb|gib)\b", re.I)
 _MAX_UNITS = 10_000
 _MAX_OPTIONS = 4
 
@@ -419,18 +424,22 @@ def _foreign_price(words: PriceWords, text: str, table: PriceTable) -> CostAnswe
     return _foreign_rental(words, text, table, lookup=True) if words.hours is None else None
 
 
-def _purchases_named(words: PriceWords, text: str, bought: Sequence[PriceFact]) -> list[PriceFact]:
-    named = [f for f in bought if any(hardware_matches(h.word, f.subject) for h in words.hardware)] or named_in(text, bought)
-    if not named:
-        named = best_fit(words_of(text) - GENERIC, bought, where_counts=False)
-    return named
+def _spec_total(text: str, n: float, fact: PriceFact) -> str:
+    """ "and how much memory is that in total": n × the memory the fact's subject (or its sentence) gives, in words."""
+    if not _ASKS_MEMORY.search(text):
+        return ""
+    own = _GB.search(fact.subject) or _GB.search(fact.evidence)
+    if own is None:
+        return " Your notes give no memory for it."
+    each = float(own.group(1))
+    return f" Memory: {n:g} × {each:g} GB = **{n * each:,g} GB** in total."
 
 
 def _purchase(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     bought = [f for f in of_kind(table.facts, "purchase") if f.unit == "once"]
-    if not bought:
-        return None
-    more = _MORE.search(text) or _BUY_N.search(text)
+    if not bought or not (words.cost or _SET_BACK.search(text)):
+        return None  # "what psu did I put in the dual 4090 box?": a count, but no money asked
+    more = _MORE.search(text) or _BUY_N.search(text) or _N_OF.search(text)
     another = None if more else _ANOTHER.search(text)  # "a third P40": one more
     counted = None if more or another or words.hours is not None else _counted(text, bought, table)
     if (more is None and another is None and counted is None) or _RENTING.search(text):
@@ -438,7 +447,8 @@ def _purchase(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | N
     n = count_word(more.group("n")) if more else (counted or 1.0)
     if not 0 < n <= _MAX_UNITS:
         return None
-    named = _purchases_named(words, text, bought)
+    of_the = more is not None and more.re is _N_OF  # "4 of the X": X named as the notes price it, no shared word
+    named = purchases_named(words, text, bought, loose=not of_the)
     if not named and _BOUGHT.search(text):  # "the card I bought": the one purchase the notes say was the owner's own
         mine = [f for f in bought if _MINE.search(f.evidence)]
         named = mine if len({f.subject.lower() for f in mine}) == 1 else []
@@ -446,21 +456,22 @@ def _purchase(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | N
         return None
     fact = newest_of(named)
     total = n * fact.amount
+    extra = "" if counted or of_the else " more"
     body = (
-        f"{n:g}{'' if counted else ' more'} {fact.subject} at the {money_text(fact.amount, fact.currency)} your notes record: "
+        f"{n:g}{extra} {fact.subject} at the {money_text(fact.amount, fact.currency)} your notes record: "
         f"{n:g} × {money_text(fact.amount, fact.currency)} = **{money_text(total, fact.currency)}**."
     )
-    return CostAnswer(body + foreign_note(fact.currency), (fact,))
+    return CostAnswer(body + _spec_total(text, n, fact) + foreign_note(fact.currency), (fact,))
 
 
 def _bought_for(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     """ "How much did the P40 cost?", "what does a used V100 go for?": what the notes say it was bought for, when the
     question asks about buying it."""
     bought = [f for f in of_kind(table.facts, "purchase") if f.unit == "once"]
-    asks = words.cost or re.search(r"\bpa(?:y|id)\b", text)
+    asks = words.cost or re.search(r"\bpa(?:y|id)\b|\bgo(?:es)?\s+for\b|\bwent\s+for\b", text)
     if not bought or not asks or words.states or _RENTING.search(text) or _PERIOD.search(text):
         return None
-    named = _purchases_named(words, text, bought)
+    named = purchases_named(words, text, bought)
     if not named:
         return None
     if not _WAS_BOUGHT.search(text):

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .table import PriceFact, hardware_matches
-from .words import WORD_NUMBERS
+from .words import WORD_NUMBERS, PriceWords
 
 __all__ = [
     "GENERIC",
@@ -22,11 +22,14 @@ __all__ = [
     "count_word",
     "fit_score",
     "foreign_note",
+    "holds_name",
+    "is_model",
     "money_text",
     "named_in",
     "newest_of",
     "of_kind",
     "overlap",
+    "purchases_named",
     "words_of",
 ]
 
@@ -36,6 +39,10 @@ STOP = frozenset(
     "the a an of for on in at to is my what how much cost costs would will does did do it our we i me us "
     "be by it's what's whats per hour hours year years month months monthly yearly annual first run running "
     "total and or with incl including price pay paying s more".split()
+)
+# A model's or chip's name: letters and digits together ("h200", "a10g", "v3"), not a quantity ("30h", "1g", "24gb").
+_MODEL = re.compile(
+    r"(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)(?![\d.]+(?:h|hrs?|mins?|s|gb|tb|mb|g|k|m|x|w|kw|d|st|nd|rd|th)$)[a-z0-9]+"
 )
 GENERIC = frozenset({"plan", "plans", "pro", "cloud", "gpu", "gpus", "card", "power", "the"})
 
@@ -103,3 +110,32 @@ def best_fit(asked: set[str], facts: Sequence[PriceFact], *, where_counts: bool)
     if top[0] == 0:
         return []
     return [f for (own, where), f in scored if (own * 2 + (where if where_counts else 0), own) == top]
+
+
+def is_model(word: str) -> bool:
+    """Whether a word of a question (lower case) is a model's name ("h200", "mi300x", "v3"), not a quantity ("30h")."""
+    return _MODEL.fullmatch(word) is not None
+
+
+def holds_name(said: str, name: str) -> bool:
+    """Whether ``said`` (lower case) names the model ``name``, spaces or hyphens between its parts allowed ("tpu v3")."""
+    spaced = r"[\s_-]?".join(re.escape(c) for c in name)
+    return re.search(rf"(?<![a-z0-9]){spaced}(?![0-9])", said) is not None
+
+
+def purchases_named(words: PriceWords, text: str, bought: Sequence[PriceFact], *, loose: bool = True) -> list[PriceFact]:
+    """The purchases a question names: its hardware names, then (``loose``) the facts sharing most of its words,
+    never one whose sentence lacks a model the question names ("a used H200" is no other card's price)."""
+    named = [f for f in bought if any(hardware_matches(h.word, f.subject) for h in words.hardware)] or named_in(text, bought)
+    models = [w for w in re.findall(r"[a-z0-9]+", text) if is_model(w)]  # "a used H200": never another card's price
+    if not named and loose:
+        named = [
+            f
+            for f in best_fit(words_of(text) - GENERIC, bought, where_counts=False)
+            if all(holds_name(f.evidence.lower(), m) for m in models)
+        ]
+    if len({f.subject.lower() for f in named}) > 1:  # "the RTX PRO 6000", not the RTX 6000: the one sharing most words
+        asked = words_of(text)
+        most = max(overlap(asked, words_of(f.subject)) for f in named)
+        named = [f for f in named if overlap(asked, words_of(f.subject)) == most]
+    return named

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .factmatch import CostAnswer, money_text, overlap, words_of
+from .factmatch import CostAnswer, holds_name, is_model, money_text, overlap, words_of
 from .table import PriceFact, PriceTable
 from .units import HOURS_PER, HOURS_PER_MONTH
 from .words import WORD_NUMBERS, PriceWords
@@ -88,10 +88,6 @@ _WHAT_IS_IT = re.compile(
 )
 _QUALIFIERS = ("spot", "preemptible", "interruptible", "on demand", "on-demand", "reserved", "committed", "1yr", "3yr")
 _INSTANCE = re.compile(r"\b[a-z]+\d+[a-z]*\.\d*[a-z]+\b|\b[a-z]\d-[a-z]+-\d+[a-z]\b")
-# A model's or chip's name: letters and digits together ("h200", "a10g", "v3"), not a quantity ("30h", "1g", "24gb").
-_MODEL = re.compile(
-    r"(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)(?![\d.]+(?:h|hrs?|mins?|s|gb|tb|mb|g|k|m|x|w|kw|d|st|nd|rd|th)$)[a-z0-9]+"
-)
 _CLAUSE_BREAK = re.compile(r";|,|\(|\)|\s[-–—]\s|\bvs\.?(?=\s)|\bversus\b|\bwhile\b|\bbut\b|\.\s")
 _NICKNAME = re.compile(r"[\"“'‘]([^\"”'’]{2,40})[\"”'’]")
 _GENERIC = frozenset(words_of("gpu gpus card box cost bill run runs rent would that this there total price rate on demand spot"))
@@ -196,6 +192,7 @@ def _duration(words: PriceWords, text: str, time: str) -> tuple[float, str] | No
 
 
 def _hours_said(hours: float) -> str:
+    """A duration as the sum writes it: "30 h", "20 min", "45 s"."""
     if hours < 1:
         minutes = hours * 60
         return f"{minutes:g} min" if minutes >= 1 else f"{hours * 3600:g} s"
@@ -217,6 +214,7 @@ class _Noted:
 
 
 def _sentences(table: PriceTable) -> list[_Noted]:
+    """Every sentence or row a price was read from, or left out of the table, once, with where it is."""
     seen: dict[tuple[str, int, str], _Noted] = {}
     for row in table.rows:
         if row.evidence:
@@ -235,7 +233,8 @@ def _sentences(table: PriceTable) -> list[_Noted]:
 
 
 def _named(text: str) -> tuple[list[str], set[str]]:
-    """What a question names: instance types and nicknames in quotes-free form (whole), and its other words."""
+    """What a question names: the instance types it writes (matched whole), and its other words (not numbers, times
+    or words any price sentence has, such as "gpu" or "cost")."""
     whole = [m.group(0) for m in _INSTANCE.finditer(text)]
     asked = {w for w in words_of(_INSTANCE.sub(" ", text)) - _GENERIC if not w.isdigit() and w not in _TIME_WORDS}
     return whole, asked
@@ -248,7 +247,7 @@ def _sentence_fit(whole: Sequence[str], asked: set[str], noted: _Noted) -> int:
     said = noted.text.lower()
     if whole:
         return 10 * sum(1 for w in whole if re.search(rf"(?<![\w.-]){re.escape(w)}(?![\w-]|\.\w)", said))
-    if not all(_holds(said, a) for a in asked if _MODEL.fullmatch(a)):
+    if not all(holds_name(said, a) for a in asked if is_model(a)):
         return 0
     own = words_of(said)
     nick = words_of(" ".join(_NICKNAME.findall(said)))
@@ -257,12 +256,6 @@ def _sentence_fit(whole: Sequence[str], asked: set[str], noted: _Noted) -> int:
         for a in asked
         if a in own or (len(a) >= 4 and any(s.startswith(a) for s in own))
     )
-
-
-def _holds(said: str, name: str) -> bool:
-    """Whether ``said`` names ``name`` (a model: "h200", "tpuv3"), spaces or hyphens between its parts allowed."""
-    spaced = r"[\s_-]?".join(re.escape(c) for c in name)
-    return re.search(rf"(?<![a-z0-9]){spaced}(?![0-9])", said) is not None
 
 
 def _clause(said: str, rate: Rate) -> str:
@@ -356,7 +349,7 @@ def answer_rate(words: PriceWords, table: PriceTable | None) -> CostAnswer | Non
     noted, rate = picked[0]
     own = _counts(noted.text.lower())
     clause = words_of(_clause(noted.text.lower(), rate))
-    named = [w for w in whole] or [
+    named = list(whole) or [
         words.original[h.start : h.end].strip() for h in words.hardware if words_of(h.word) <= clause
     ]  # "TPU v3", as the question writes it, when the rate's clause names it
     subject = named[0] if named else _subject(noted.text, asked, rate)
