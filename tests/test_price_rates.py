@@ -64,6 +64,7 @@ date: 2025-05-05
 * RTX 6000 Ada 48GB - $6,800 at the shop, blower cooler
 * the "big box" (our nickname for the 4x A6000 server) rents at $2.20/hr on the internal cluster
 * RTX PRO 6000 Blackwell 96GB, ~$8,500 from the distributor
+* the NUC idles at ~7W and peaks around 40W, power here is $0.20/kWh
 * Alveo V70 - 75W inference card, list price was ~$3k, saw a used one on ebay for $900
 * the dual 4090 box: 2x RTX 4090 at $1,750 each
 """
@@ -224,3 +225,11 @@ def test_a_count_in_a_question_that_asks_no_money_is_not_a_purchase_sum(notes: P
     assert result.exit_code == 0, result.output
     assert "× $1,750" not in json.loads(result.stdout)["answer"]
     assert "2 × $1,750.00 = **$3,500.00**" in ask("what would two more 4090s set me back")["answer"]
+
+
+def test_a_thing_named_with_no_draw_of_its_own_is_never_worked_out_with_another_things_draw(notes: Path) -> None:
+    answer = ask("an inf2.xlarge running 24/7 for a month, what's that")["answer"]
+    assert "730 h × $0.76/hour = **$555**" in answer, answer  # renting it, not the NUC's 40 W at $0.20/kWh
+    assert "kWh" not in answer
+    energy = ask("what's the power bill for the NUC running 24/7 for a month")["answer"]
+    assert "40 W × 730 h = 29.2 kWh" in energy, energy  # the thing the draw is noted for still has its energy sum

@@ -23,6 +23,8 @@ from .factmatch import (
     count_word,
     fit_score,
     foreign_note,
+    holds_name,
+    is_model,
     money_text,
     named_in,
     newest_of,
@@ -252,6 +254,8 @@ def _energy(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | Non
         chosen = [f for f in chosen if f.subject.lower() == first.subject.lower() and f.note == first.note]
         if not explicit and any(r.named(first.subject) for r in table.rows):
             return None  # "cost to run an A100 for 10 hours": renting it, which the calculator answers
+        if not all(holds_name(first.evidence.lower(), m) for m in re.findall(r"[a-z0-9]+", text) if is_model(m)):
+            return None  # "a month of an A100 running 24/7": never the draw of another thing the notes give one for
         asked_for = [label for label, pattern in _DRAW_ASKED if pattern.search(text)]
         fitting = ([f for f in chosen if label in f.detail] for label in asked_for)
         picked = next((found for found in fitting if found), [])

@@ -57,10 +57,12 @@ _UNIT_PART = re.compile(
 _AMOUNT = re.compile(r"(?P<cur>[$€£])\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d.,]\d)")
 _NUM = r"\d+(?:\.\d+)?"
 _COUNTS = "|".join(sorted((w for w in WORD_NUMBERS if w not in ("a", "an", "single")), key=len, reverse=True))
+# A count and what it counts: "4 nodes", "2 of the MIG slices", "8x V100" (never "1g slice": a profile's name).
 _COUNT = re.compile(
-    rf"(?<![\w.$/-])(?P<n>{_NUM}|{_COUNTS})\s*(?:x\s+)?(?:of\s+(?:the|those|these|our|my)\s+)?"
+    rf"(?<![\w.$/-])(?P<n>{_NUM}|{_COUNTS})(?:\s+|\s*x\s+)(?:of\s+(?:the|those|these|our|my)\s+)?"
     r"(?:(?P<adj>[a-z][\w.-]*)\s+)?(?P<noun>[a-z][\w.-]*)"
 )
+_SIZE = re.compile(rf"(?<![\w.$/-])(?P<n>{_NUM})(?P<u>gb|tb)\b")
 _OF_US = re.compile(rf"\b(?:the\s+)?(?P<n>\d{{1,3}}|{_COUNTS})\s+of\s+us\b|\bwe(?:'re|\s+are)\s+(?P<m>\d{{1,3}}|{_COUNTS})\b")
 _SHORT_TIME = re.compile(rf"(?<![\w.])(?P<n>{_NUM})\s*(?P<u>min|mins|minutes?|secs?|seconds?|s)\b")
 _PERIOD = re.compile(rf"(?<![\w.])(?P<n>{_NUM}|{_COUNTS}|a|an|one)\s*-?\s*(?P<u>years?|yrs?|months?)\b(?!\s*(?:/|per|a)\s)")
@@ -156,6 +158,8 @@ def _counts(text: str) -> dict[str, float]:
         for word in (m.group("adj"), m.group("noun")):
             if word and word not in _TIME_WORDS and not word[0].isdigit():
                 out.setdefault(_noun(word), n)
+    for m in _SIZE.finditer(text):  # "4.5GB", written together
+        out.setdefault(m.group("u"), float(m.group("n")))
     for m in _OF_US.finditer(text):
         out.setdefault("seat", _count_of(m.group("n") or m.group("m")))
     if "tb" in out and "gb" not in out:
