@@ -414,3 +414,22 @@ def test_a_price_asked_of_hardware_the_notes_mention_but_never_price_is_not_cove
     assert "coming soon" in priced["answer"]  # what the notes do say is still quoted
     memory = ask("How much memory does the H200 have?")
     assert memory["covered"] is True and "141 GB" in memory["answer"]
+
+
+def test_a_purchase_is_never_the_price_of_a_thing_without_the_card_the_question_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare GeForce number in lower case, plural ("the 3080s"), names a card: a rig of 3070s was no 3080's price."""
+    notes = tmp_path / "notes"
+    write_note(
+        notes,
+        "rig.md",
+        "---\ntitle: Mining rig\n---\n# Mining rig\n\n"
+        "* bought a whole ETH mining rig off a guy in 2023 for $1,800: 6x RTX 3070 8GB, ASRock H110 board.\n"
+        "* [Vast.ai](https://vast.ai/) - a 4090 is ~$0.40/hr.\n",
+    )
+    point_cli_at_folder(monkeypatch, notes)
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    other = ask("what did the 3080s in the mining rig go for")
+    assert other["covered"] is False and "1,800" not in other["answer"]
+    assert "$1,800.00" in ask("what did the 3070s in the mining rig go for")["answer"]

@@ -128,6 +128,7 @@ def purchases_named(words: PriceWords, text: str, bought: Sequence[PriceFact], *
     never one whose sentence lacks a model the question names ("a used H200" is no other card's price)."""
     named = [f for f in bought if any(hardware_matches(h.word, f.subject) for h in words.hardware)] or named_in(text, bought)
     models = [w for w in re.findall(r"[a-z0-9]+", text) if is_model(w)]  # "a used H200": never another card's price
+    models += [re.sub(r"[\W_]+", "", h.word.lower()) for h in words.hardware]  # nor "the 3080s" a rig of 3070s
     if not named and loose:
         named = [
             f

@@ -141,8 +141,8 @@ _COST_WORDS = re.compile(
 _COMPARE_WORDS = re.compile(r"\b(?:vs\.?|versus|or|compare\w*|which|better|faster|how\s+long|what\s+about)\b")
 _FOLLOW_UP = re.compile(r"^\s*(?:and|what\s+about|how\s+about|what\s+if|with|now|then|instead|same|also|ok|okay|but|plus)\b")
 GENERIC_HARDWARE = re.compile(
-    r"(?<![a-z0-9])(?:tpu[\s-]*v\d+[a-z]?(?:-\d+)?|rtx[\s-]*a?\d{4}(?:[\s-]*ti)?|[vpakth]\d{2,3}[a-z]?|"
-    r"l40s?|l4|t4|mi\d{3}x?)(?![a-z0-9])"
+    r"(?<![a-z0-9])(?:tpu[\s-]*v\d+[a-z]?(?:-\d+)?|rtx[\s-]*a?\d{4}(?:[\s-]*ti)?|[1-5]0[5-9]0(?:[\s-]*ti)?|[vpakth]\d{2,3}[a-z]?|"
+    r"l40s?|l4|t4|mi\d{3}x?)(?=s?(?![a-z0-9]))"
 )
 
 
