@@ -23,6 +23,7 @@ __all__ = [
     "find_pricing",
     "find_providers",
     "find_speeds",
+    "find_tpu_versions",
     "find_watts",
     "is_instance",
     "provider_of_host",
@@ -375,9 +376,25 @@ def find_speeds(text: str) -> list[Speed]:
     return out
 
 
-_WATTS = re.compile(r"(?<![\w.,])(\d{1,4}(?:\.\d)?)\s?(?:w|watts?)\b", re.IGNORECASE)
+_WATTS = re.compile(r"(?<![\w.,])(\d{1,4}(?:\.\d)?)\s?(?:(?P<k>kw|kilowatts?)|w|watts?)\b", re.IGNORECASE)
 
 
 def find_watts(text: str) -> list[tuple[int, int, float]]:
-    """Power draws written in ``text`` (``350 W``, ``300 watts``): (start, end, watts)."""
-    return [(m.start(), m.end(), float(m.group(1))) for m in _WATTS.finditer(text) if float(m.group(1)) > 0]
+    """Power draws written in ``text`` (``350 W``, ``300 watts``, ``3.5kW``): (start, end, watts)."""
+    return [
+        (m.start(), m.end(), float(m.group(1)) * (1000 if m.group("k") else 1))
+        for m in _WATTS.finditer(text)
+        if float(m.group(1)) > 0
+    ]
+
+
+_TPU_VERSION = re.compile(r"(?<![\w.$/-])v(\d{1,2}[a-z]{0,2}(?:-\d{1,4})?)(?![\w]|[.-][a-z0-9])", re.IGNORECASE)
+
+
+def find_tpu_versions(text: str, mentions: list[Mention]) -> list[Mention]:
+    """TPU generations written without "TPU" ("v4", "v5e-8") where the context has said TPU, outside ``mentions``."""
+    return [
+        Mention(m.start(), m.end(), f"TPU v{m.group(1).lower()}", "tpu")
+        for m in _TPU_VERSION.finditer(text)
+        if not any(n.start <= m.start() < n.end for n in mentions)
+    ]

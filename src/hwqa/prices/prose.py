@@ -43,17 +43,19 @@ from .names import (
     find_pricing,
     find_providers,
     find_speeds,
+    find_tpu_versions,
     find_watts,
     is_instance,
     provider_of_host,
 )
-from .prosefacts import make_fact, per_amount_problem, read_fact, read_power, read_usage
+from .prosefacts import clause_start, make_fact, per_amount_problem, read_fact, read_power, read_usage
+from .roles import money_role
 from .table import LeftOut, PriceFact
 
 __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
-PRICES_READER = 5  # 5: purchases without words of buying, plans naming no hardware, API prices, draws, other currencies
+PRICES_READER = 6  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
 #: price can be attributed in (its pairing of prices and names grows with their product), and is left out.
@@ -74,7 +76,12 @@ _CLAUSE_BREAK = re.compile(
 _JOINERS = re.compile(r",|&|\b(?:and|or|plus|then)\b", re.IGNORECASE)
 _ADJACENT = re.compile(r"\s*(?:[\w-]+\s*){0,2}")  # at most two words between a name and its bracket ("A100 GPU (")
 _MEMORY = re.compile(r"(?<![\w.])(\d{1,3})\s?(?:gb|gib)\s+(?:of\s+)?(?:hbm\w*|memory|vram|gpu memory|device memory)", re.I)
-_CHEAP_TEST = re.compile(r"[$€£¢]|\b(?:usd|dollars?|eur|bucks|tokens?)\b|v100|kwh|\d\s?(?:w|watts?)\b", re.IGNORECASE)
+_CHEAP_TEST = re.compile(
+    r"[$€£¢]|\b(?:usd|dollars?|eur|bucks|tokens?)\b|v100|kwh|\d\s?(?:k?w|watts?|kilowatts?)\b", re.IGNORECASE
+)
+_ABBREVIATION = re.compile(r"(?<![\w.])(?:i\.e|e\.g|approx|est|incl|ca|vs|cf|resp)\.$", re.IGNORECASE)
+_SO_END = re.compile(r"\bso\s*$", re.IGNORECASE)  # a clause that sums up what came before it
+_TPU_WORD = re.compile(r"\btpus?\b", re.IGNORECASE)
 _ITEM_LINK = re.compile(r"\s*\[[^\]\n]{1,200}\]\(\s*<?(https?://[^)\s>]{1,500})")
 
 
@@ -160,7 +167,9 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
         starts.append(at)
         at += len(part) + 1
     begin = 0
-    pieces = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    # "i.e. $2.99 per GPU", "approx. $40": an abbreviation's full stop ends no sentence
+    ends = _SENTENCE_END.finditer(text)
+    pieces = [m.end() for m in ends if not _ABBREVIATION.search(text, max(0, m.start() - 8), m.start())] + [len(text)]
     for end in pieces:
         sentence = text[begin:end]
         if sentence.strip():
@@ -229,6 +238,8 @@ def _clauses(sentence: str) -> tuple[list[int], dict[int, tuple[int, int]]]:
 def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Found) -> None:
     where = ctx.where(line)
     mentions = find_hardware(sentence)
+    if "v" in sentence and _TPU_WORD.search(" ".join((sentence, ctx.lead if kind == "list item" else "", ctx.section))):
+        mentions = sorted([*mentions, *find_tpu_versions(sentence, mentions)], key=lambda m: m.start)  # "v5e" under "## TPU"
     speeds = find_speeds(sentence)
     for speed in speeds:  # the subject: the last hardware named before the phrase (never the V100, the unit itself)
         before = [m for m in mentions if m.end <= speed.start and "v100" not in m.name.lower() and m.name != speed.ref]
@@ -256,11 +267,25 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
     read: list[PriceFact] = []  # this sentence's facts ("$0.59/M input, $0.79/M output": the second is the first's model's)
     for item in money:  # electricity, plans and purchases are facts of their own, never rental rows
         per = per_amount_problem(item)
+        begins = clause_start(clause_of, item.start)
+        role = None if per else money_role(sentence, item.start, item.end, begins, floor, item.unit)
+        # "2x P4 for $140 total": the price of both, which read_fact shares out; never "so 2x 3090s for 1.37k total"
+        if (
+            role is not None
+            and role.startswith("a total")
+            and not _SO_END.search(sentence, max(0, begins - 8), begins)
+            and any(m.count > 1 and clause_of[m.start] == clause_of[item.start] and m.end <= item.start for m in priced)
+        ):
+            role = None
         if per is not None:  # "$0.09/GB", "$6/TB-month": said, never dropped
             found.left_out.append(LeftOut(where, sentence, per))
+        elif role is not None:  # a total, a refund, a budget, a price the owner sold at: no price of a thing
+            found.left_out.append(LeftOut(where, sentence, f"{item.stated} is {role}"))
         else:
             fact = read_fact(item, sentence, priced, clause_of, subject, line, kind, ctx, read, floor)
-            if fact is not None:
+            if isinstance(fact, str):
+                found.left_out.append(LeftOut(where, sentence, fact))
+            elif fact is not None:
                 found.facts.append(fact)
                 read.append(fact)
             elif item.unit == "mtok":

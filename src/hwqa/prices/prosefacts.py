@@ -21,9 +21,10 @@ from dataclasses import replace
 
 from .facts import MAX_PRICE_USD, Context, Found, each_after, is_calculation
 from .names import Mention, Money, find_date, find_hardware, find_money, find_providers
-from .table import PriceFact
+from .roles import as_thing, says_draw, thing_heading, watt_role
+from .table import LeftOut, PriceFact
 
-__all__ = ["make_fact", "per_amount_problem", "read_fact", "read_power", "read_usage"]
+__all__ = ["clause_start", "make_fact", "per_amount_problem", "read_fact", "read_power", "read_usage"]
 
 # The words of a price that is a plan or a service paid per period, not a rental of the hardware it mentions.
 _PLAN_WORDS = re.compile(
@@ -69,6 +70,8 @@ _CONNECT_END = re.compile(
 _LEAD_NOISE = re.compile(r"^(?:(?:and|plus|or|then|but|also|with|the|a|an|my|our|their|its|his|her)\s+)+", re.I)
 _TIME_AFTER_NAME = re.compile(r"\s+(?:(?:last|this|next|per|a|each)\s+(?:month|year|week)|these\s+days|right\s+now|today)$", re.I)
 _NAME_AFTER = re.compile(r"\s*([A-Za-z][\w+&.-]*(?:\s+[A-Za-z][\w+&.-]*){0,2})")
+_ON_NAME = re.compile(r"\s+(?:on|for)\s+(?:(?:the|a|an|my|our)\s+)?((?:[A-Z][\w+&.-]*)(?:\s+[A-Z0-9][\w+&.-]*){0,3})")
+_COPULA = re.compile(r"\s(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?", re.I)
 _NAME_STOP = frozenset(
     "on in at if when with per for after to from and or but too also ignoring plus each the a an is was so via "
     "which that it this up down off out of by as than".split()
@@ -85,13 +88,6 @@ _PER_THING = re.compile(r"\s*(?:per|/)\s*(?!card\b|unit\b|piece\b)\w", re.I)
 _COUNT_START = re.compile(r"^(?P<n>\d{1,3}|one|two|three|four|five|six|eight|ten|twelve)\s+(?=\S)", re.I)
 _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
 _DIRECTION_END = re.compile(r"(?:^|\s+)(input|output|prompt|completion)(?:\s+tokens?)?$", re.I)
-# A power figure that is a rating, not a draw ("a 1000W PSU").
-# A wattage that is a capacity or a rating, not a draw: "a 1000W PSU", "350W TDP", "rated 370W", "UPS: APC
-# 1500VA / 900W", "… + 100 = 1080W" (a sum worked in the note).
-_RATING_AFTER = re.compile(r"\s*(?:psu|power\s+supply|supply|charger|adapter|brick|rated|rating|usb|tdp|continuous)\b", re.I)
-_RATING_BEFORE = re.compile(
-    r"(?:\b(?:psu|power\s+supply|charger|adapter|ups)\b[^,;]{0,20}|\brated(?:\s+(?:for|at))?\s*|=\s*)$", re.I
-)
 #: What a power draw is of, when a subject has several ("idles ~9W, ~28W under load"), as said in its answer.
 _DRAW_KINDS = (
     ("after undervolt", re.compile(r"undervolt\w*|power[\s-]?limit\w*|capped", re.I)),
@@ -103,10 +99,13 @@ _DRAW_KINDS = (
     ),
 )
 _DRAW_VERB = re.compile(
-    r"(?:^|\s+)(?:idles?|idling|pulls?|draws?|uses?|consumes?|sips?|burns?|is|was|runs?\s+at|at|sits?\s+at|hovers?)\b|\s*[:,(]"
+    r"(?:^|\s+)(?:idles?|idling|pulls?|draws?|uses?|consumes?|sips?|burns?|is|was|runs?\s+at|at|sits?|hovers?|"
+    r"max(?:es)?\s+out|tops?\s+out|peaks?|averages?)\b|\s*[:,(]"
     r"|\s[-–—]\s",
     re.I,
 )
+_NOUN_NEXT = re.compile(r"\s+(?!(?:at|around|about|is|was|of|for|in|on|near|~)\b)[A-Za-z]", re.I)
+_EACH = re.compile(r"\s*(?:each|apiece|per\s+(?:card|gpu|drive|unit|piece))\b", re.I)
 _DRAW_LEAD = re.compile(r"^(?:(?:total\s+)?(?:power\s+)?(?:draw|consumption|usage)\s+(?:of|for)\s+)", re.I)
 _USAGE = re.compile(
     r"(?<![\w.$€£])~?(?P<n>\d+(?:\.\d+)?)\s?(?P<scale>k|m|b|million|billion|thousand)?\s+"
@@ -127,7 +126,7 @@ def per_amount_problem(item: Money) -> str | None:
     return f"{item.stated} is a rate per {per} (of data, requests or seats): the calculator has no amount of it to apply it to"
 
 
-def _clause_start(clause_of: Sequence[int], at: int, reach: int = 120) -> int:
+def clause_start(clause_of: Sequence[int], at: int, reach: int = 120) -> int:
     """Where the clause of ``at`` starts, looking back at most ``reach`` characters (so reading stays linear)."""
     clause = clause_of[at]
     start = at
@@ -139,12 +138,12 @@ def _clause_start(clause_of: Sequence[int], at: int, reach: int = 120) -> int:
 def _name_before(sentence: str, clause_of: Sequence[int], item: Money, floor: int) -> str:
     """The words naming what ``item`` prices, written just before it in its clause ("quarter rack" in "quarter rack
     $425/mo", "N100 box" in "N100 box cost $159", "Llama 3 70B" in "Llama 3 70B - $0.59/M input"); '' when none."""
-    start = max(floor, _clause_start(clause_of, item.start), item.start - 120)
+    start = max(floor, clause_start(clause_of, item.start), item.start - 120)
     text = sentence[start : item.start]
     if not _CONNECT_END.sub("", text).strip() and start > floor and sentence[:start].rstrip().endswith(")"):
         opens = sentence.rfind("(", floor, start)  # "DigitalOcean droplet (4GB) $24/month": the name and its aside
         if opens > floor:
-            text = re.sub(r"\s*\([^()]*\)\s*", " ", sentence[max(floor, _clause_start(clause_of, opens - 1)) : item.start])
+            text = re.sub(r"\s*\([^()]*\)\s*", " ", sentence[max(floor, clause_start(clause_of, opens - 1)) : item.start])
     for _ in range(3):
         text = _CONNECT_END.sub("", text)
         pieces = re.split(r"[,;(]|\s[-–—]\s|→|->", text)
@@ -155,6 +154,9 @@ def _name_before(sentence: str, clause_of: Sequence[int], item: Money, floor: in
 
 def _name_after(sentence: str, item: Money) -> str:
     """The words naming what ``item`` prices, written just after it ("API bill" in "~$85/mo API bill")."""
+    named = _ON_NAME.match(sentence, item.end)  # "Paid $20/mo for Colab Pro", "$20/mo on ChatGPT Plus"
+    if named:
+        return _a_name(named.group(1))
     found = _NAME_AFTER.match(sentence, item.end)
     if not found:
         return ""
@@ -173,7 +175,11 @@ def _a_name(text: str) -> str:
         return ""
     if words[0].lower() in _PRONOUN_START or re.search(r"\d\s+[x×*/=+]\s+\d|\d\s*[×*/=+]\s*\d", text):
         return ""
-    return text.strip(" -–—:~*")
+    text = text.strip(" -–—:~*.,;")
+    copula = _COPULA.search(text)  # "The PSU is a 1000W Corsair RM1000x": the thing it is
+    if copula:
+        text = as_thing(text[copula.end() :]) or text[: copula.start()]
+    return as_thing(text)  # never a verb or filler ("Paid", "more like", "AppleCare+ adds")
 
 
 def _own_name(sentence: str, kind: str) -> str:
@@ -188,6 +194,11 @@ def _with_own(name: str, own: str) -> str:
     return name if not own or own.lower() in name.lower() or name.lower() in own.lower() else f"{own} {name}"
 
 
+def _heading(ctx: Context) -> str:
+    """The section heading, when it names a thing ("Colab", "My rig"), not a topic ("Power", "The math")."""
+    return ctx.section if thing_heading(ctx.section) else ""
+
+
 def read_fact(
     item: Money,
     sentence: str,
@@ -199,11 +210,12 @@ def read_fact(
     ctx: Context,
     facts: Sequence[PriceFact],
     floor: int,
-) -> PriceFact | None:
+) -> PriceFact | str | None:
     """``item`` as a price fact that is not a rental per hour: electricity (per kWh), an API's price per million
     tokens, a plan or service paid per month or year (or per hour, or once as a setup fee) that names no hardware,
     a purchase (no time unit, next to the hardware it is of, unless its clause says it is a total, a bill or a
-    rental); None when it is none of these (it is read as a rental, or left out)."""
+    rental); None when it is none of these (it is read as a rental, or left out); a reason when it is to be left out
+    (a price per month whose clause names nothing it could be of)."""
     if item.unit == "kwh":
         return make_fact(ctx, "electricity", "electricity", item, line, sentence)
     if is_calculation(sentence[: item.start], sentence[item.end :]):
@@ -220,7 +232,7 @@ def read_fact(
             name, direction = name[: said.start()].strip(" :-–—~*"), direction or said.group(1).lower()
         if not name:  # "$0.59/M input, $0.79/M output": the second is the same model's
             earlier = [f for f in facts if f.kind == "tokens" and f.evidence == sentence and f.line == line]
-            name = earlier[-1].subject if earlier else (own or ctx.section)
+            name = earlier[-1].subject if earlier else (own or _heading(ctx))
         return make_fact(ctx, name, "tokens", item, line, sentence, detail=direction) if name else None
     if item.unit in ("month", "year"):
         if item.qualifier and _PER_AMOUNT.fullmatch(item.qualifier):
@@ -230,9 +242,12 @@ def read_fact(
         clause = clause_of[item.start]
         start = next(i for i in range(item.start + 1) if clause_of[i] == clause)
         right_before = _NAME_BEFORE.search(sentence, max(start, item.start - 60), item.start)  # "Pro $8/mo": the plan's own name
+        if right_before and not as_thing(right_before.group(1)):
+            right_before = None  # "Paid $20/mo", "Seen $9/mo": a verb, not a name
         if named:
             called = _PLAN_NAME.search(sentence)
-            plan = called.group(1) if called and called.group(1) else named.group(0).lower()
+            plan = as_thing(called.group(1)) if called and called.group(1) else ""
+            plan = plan or named.group(0).lower()  # "Paid plan": the plan
             if not called and before and not find_hardware(before) and named.group(0).lower() in before.lower():
                 plan = before  # "Cloudflare Workers paid plan $5 per month": the words before the price name it
             if right_before and not find_hardware(right_before.group(1)) and not called:
@@ -249,7 +264,7 @@ def read_fact(
             return make_fact(ctx, name, "plan", item, line, sentence)
         if not priced and subject is None:  # "quarter rack $425/mo", "~$85/mo API bill": a service naming no hardware
             previous = [f.subject for f in facts if f.kind == "plan" and f.evidence == sentence and f.line == line]
-            plan = before or _name_after(sentence, item) or (previous[-1] if previous else "") or own or ctx.section
+            plan = before or _name_after(sentence, item) or (previous[-1] if previous else "") or own or _heading(ctx)
             return make_fact(ctx, _with_own(plan, own), "plan", item, line, sentence) if plan else None
         after = _name_after(sentence, item)
         if _BILL_END.search(after) and not find_hardware(after):  # "a used 3090 for $700 would replace the $140/mo bill"
@@ -258,6 +273,9 @@ def read_fact(
             plan = before or _name_after(sentence, item)
             if plan and not find_hardware(plan):
                 return make_fact(ctx, _with_own(plan, own), "plan", item, line, sentence)
+            words = _CONNECT_END.sub("", sentence[clause_start(clause_of, item.start) : item.start])
+            if subject is None and re.search(r"[A-Za-z]{2}", words):  # "the 3090 box would need ~7A, so more like $250/mo"
+                return f"{item.stated}: its clause names neither hardware nor the thing it is the price of"
         return None
     if item.unit == "hour":
         # "remote hands $95/hr": a service by the hour, when nothing in it is a machine that could be rented
@@ -277,16 +295,20 @@ def read_fact(
     if _FEE.search(before) or _FEE.search(after):  # "one-time setup $199", "plus €79 setup", "Cross connect $250 one-time"
         return make_fact(ctx, _with_own(before or after, own), "plan", item, line, sentence)
     clause = clause_of[item.start]
-    start = _clause_start(clause_of, item.start)
+    start = clause_start(clause_of, item.start)
     end = item.end
     while end < min(len(sentence), item.end + 25) and clause_of[end] == clause:
         end += 1
     buying = _BUY_WORDS.search(sentence) is not None
     same = [m for m in priced if clause_of[m.start] == clause]
-    what = same[-1] if same else None
+    # the nearest name of its clause, before it ("Sold the 1080 Ti for $190 and the 2070 Super for $260"), else after it
+    ahead = [m for m in same if m.end <= item.start]
+    what = ahead[-1] if ahead else (same[0] if same else None)
     if what is None and subject is not None and (buying or len(sentence[start : item.start].split()) <= 3):
         what = subject  # "* $700 used" under "## RTX 3090"
     spent = _NOT_BOUGHT.search(sentence[max(start, item.start - 40) : end])
+    if spent and spent.group(0).lower().startswith("spen") and what is not None and what.start > item.end:
+        spent = None  # "Spent $1,150 on a Threadripper 3960X": what that thing cost
     if spent and not (what is not None and what.count > 1 and _TOTAL.fullmatch(spent.group(0))):
         return None  # "whole thing came to $60", "$300 total": what was spent, not what a thing costs to buy
     if what is not None:
@@ -367,10 +389,15 @@ def read_power(
     if len(names) > 1:
         return
     found_subject = ctx.subject(kind)
-    otherwise = found_subject.name if found_subject else _draw_subject(sentence, watts, money) or ctx.section or ctx.doc.title
+    opened, elided = _draw_subject(sentence, watts, money)
+    # what the sentence opens with, else (its subject left out or a pronoun: "Idles at 11W") the thing the draw before
+    # it in this section was of, else a heading that names a thing ("My rig", never "Power")
+    title = ctx.doc.title if thing_heading(ctx.doc.title) else ""
+    otherwise = found_subject.name if found_subject else opened or (ctx.draw_subject if elided else "") or _heading(ctx) or title
     starts, ends = [m.start for m in money], sorted(m.end for m in money)
+    subject_set = False
     for i, (start, end, value) in enumerate(watts):
-        if _RATING_AFTER.match(sentence, end) or _RATING_BEFORE.search(sentence, max(0, start - 40), start):
+        if watt_role(sentence, start, end):  # a TDP, a PSU's capacity, a power limit: not a draw
             continue
         before_money = bisect_right(ends, start)  # money is in order: the amounts either side of this figure
         after_money = bisect_left(starts, end)
@@ -386,24 +413,38 @@ def read_power(
         window = around[cut_before:cut_after]  # "~230W while generating and ~65W idle": each figure's own words
         # The hardware the sentence names, when it comes before this figure or in its own words; a name only after
         # it is another thing's ("it pulls ~140W vs ~780W for my 3090 box": the 140 W is not the 3090's).
-        what = next((m.name for m in mentions if m.start < left + cut_after), otherwise)
-        if not what:
+        if watt_role(sentence, start, end, window):  # "~6.5kW peak (per spec sheet)"
             continue
-        detail = ", ".join(label for label, pattern in _DRAW_KINDS if pattern.search(window))
+        named = next((m.name for m in mentions if m.start < left + cut_after), "")
+        what = named or otherwise
         stated = sentence[start:end]
+        if not says_draw(window):  # "4090 stock is 450W", "quote was $14k for 6kW": a figure no word calls a draw
+            continue
+        if not what or (not named and not found_subject and _EACH.match(sentence, end)):
+            # "with both cards at 20W each" under "## My rig": a draw of things the sentence does not name
+            found.left_out.append(LeftOut(ctx.where(line), sentence, f"{stated}: no thing named that it is the draw of"))
+            continue
+        if i == 0 or not subject_set:  # the sentence's subject: what its first draw is of
+            ctx.draw_subject, subject_set = what, True
+        detail = ", ".join(label for label, pattern in _DRAW_KINDS if pattern.search(window))
         found.facts.append(
             make_fact(ctx, what, "power", Money(start, end, value, stated, "W", "watt", None), line, sentence, detail=detail)
         )
 
 
-def _draw_subject(sentence: str, watts: Sequence[tuple[int, int, float]], money: Sequence[Money]) -> str:
+def _draw_subject(sentence: str, watts: Sequence[tuple[int, int, float]], money: Sequence[Money]) -> tuple[str, bool]:
     """The thing a sentence naming no hardware gives the draw of: the words it opens with, up to its verb or its
-    first figure ("mini pc" in "The mini pc idles ~9W", "whole box" in "Power draw of the whole box is 750W")."""
+    first figure ("mini pc" in "The mini pc idles ~9W", "whole box" in "Power draw of the whole box is 750W",
+    "Idle server" in "Idle server (NAS + small box) ~60W"); and whether its subject is left out or a pronoun
+    ("Idles at 11W", "Running a 70B model it pulls ~140W")."""
     first = min([watts[0][0], *(m.start for m in money)])
     text = _DRAW_LEAD.sub("", _LEAD_NOISE.sub("", sentence[:first].strip()))
     verb = _DRAW_VERB.search(text)
-    text = text[: verb.start()] if verb else text
-    return _a_name(_LEAD_NOISE.sub("", text.strip()))
+    if verb and verb.start() == 0 and _NOUN_NEXT.match(text, verb.end()):  # "Idle server ...": an adjective
+        verb = _DRAW_VERB.search(text, verb.end())
+    text = _LEAD_NOISE.sub("", (text[: verb.start()] if verb else text).strip())
+    words = text.lower().split()
+    return _a_name(text), not words or words[-1] in _PRONOUN_START
 
 
 def read_usage(sentence: str, line: int, ctx: Context, found: Found) -> None:

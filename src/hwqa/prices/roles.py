@@ -1,0 +1,257 @@
+"""What a line says a number is, and whether words name a thing.
+
+A price reader must know an amount that is not the price of a thing when it sees one: a total or a bill
+("came to $76 total", "the bill was $214"), money that came back or in (a refund, credits, a payout, what the
+owner sold a card for), a limit, budget, alert or target ("hard limit set to $120/mo", "if they drop under
+$1,500"), a difference ("about $1k more than the US price") or a figure worked out from others ("that's ~$13/mo").
+:func:`money_role` says which, from the words of the amount's own clause. A wattage is a draw only when the
+words say so: :func:`watt_role` says when it is a rating (a TDP, a PSU's or UPS's capacity, a power limit or cap,
+"a 1600W Corsair"), :func:`says_draw` when its words are those of a draw ("pulls", "idles", "under load").
+
+:func:`is_thing` says whether words can name what a price is of: never a verb, a preposition or filler ("Paid",
+"got", "seen", "well", "net", "more like", "in the UK", "AppleCare+ adds"); :func:`thing_heading` whether a
+section heading names a thing ("My rig", "Colab") rather than a topic ("Power", "The math", "Spend").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["as_thing", "is_thing", "money_role", "says_draw", "thing_heading", "watt_role"]
+
+_W = r"(?:\s+[\w+.&'-]+)"  # a space and one word
+
+# Words before an amount, in its clause (and not across another amount), that say what it is.
+_ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "a limit, budget, alert or target, not a price",
+        re.compile(
+            r"\b(?:limit\w*|cap(?:ped)?|(?-i:max)(?:imum)?|budget\w*|alerts?|alarm|target\w*|threshold|set\s+to|"
+            r"waiting\s+for|hoping\s+for|holding\s+out\s+for|wait\s+for|watch\w*\s+for|notify\w*|"
+            r"no\s+more\s+than|at\s+most|if\s+(?:it|they|prices?|one|ones|that)\b[^$€£.;]{0,30}|"
+            r"(?:when|once|until|till)\s+(?:it|they|prices?|one|ones|that)\s+(?:\w+\s+){0,2}?"
+            r"(?:drops?|falls?|gets?|goes|hits?|reach(?:es)?|comes?\s+down|dips?)\b[^$€£.;]{0,20}|"
+            r"willing\s+to\s+pay|would\s+pay|i'?d\s+pay|worth\s+it\s+at|sub-?|"
+            r"(?:want|wants|wanted|hoping|hope|looking|wait\w*|holding\s+out|target\w*|goal|aim\w*|budget\w*|alert\w*)\b"
+            r"[^$€£.;]{0,40}\b(?:under|below|sub|for\s+less\s+than|at\s+most))"
+            r"\s*(?:of\s+|is\s+|at\s+|to\s+|for\s+|set\s+|price\s+|:\s*|~|≈|about\s+|around\s+)*$",
+            re.I,
+        ),
+    ),
+    (
+        "money that came back or in (a refund, credit, payout or rebate), not a price",
+        re.compile(
+            r"\b(?:refund\w*|reimburs\w*|rebate\w*|cash\s?back|credit(?:s|ed)?|payouts?|paid\s+out|earned|earnings|"
+            r"income|netted|net|got\s+back|back\s+from|gave\s+me|paid\s+me|compensat\w*|voucher|coupon|grant)\b"
+            rf"{_W}{{0,8}}?(?:\s|was|were|is|of|for|came\s+to|totall?ed|about|around|~|:|≈)*$",
+            re.I,
+        ),
+    ),
+    (
+        "money that came back or in (a refund, credit, payout or rebate), not a price",
+        re.compile(r"\bmade\s*(?:about\s+|around\s+|~|≈)*$", re.I),
+    ),
+    (
+        "a total or a bill, not the price of one thing",
+        re.compile(
+            r"\b(?:totals?|totall?ed|in\s+all|altogether|all\s+told|sum|came\s+to|comes?\s+to|adds?\s+up\s+to|"
+            r"spent|spend\w*|bills?|invoice\w*|charged\s+(?:me|us)|whole\s+thing|overall)\b"
+            rf"{_W}{{0,4}}?(?:\s|was|were|is|of|came\s+to|about|around|roughly|~|:|≈)*$",
+            re.I,
+        ),
+    ),
+    (
+        "a figure worked out from other figures, not a price stated",
+        re.compile(r"\b(?:that[’']?s|that\s+is|works?\s+out|worked\s+out|adds?\s+up)\b[^$€£]{0,25}$", re.I),
+    ),
+)
+# Words right after an amount that say what it is ("$96 total", "$500 in credits", "$1k more than").
+_ROLE_AFTER: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "a total or a bill, not the price of one thing",
+        re.compile(
+            r"\s*(?:\)\s*)?(?:in\s+)?(?:total|all\s+told|altogether|overall|for\s+(?:the\s+)?(?:set|lot|both|all|everything|"
+            r"whole\s+thing|all\s+of\s+them)|(?:in|of)\s+(?:the\s+)?(?:bills?|spend|spending|charges?)"
+            r"|for\s+(?:the|a|one|that|this|my|our)\s+(?:weekend|night|run|job|project|experiment|sweep|fine-?tune|training\s+run))\b",
+            re.I,
+        ),
+    ),
+    (
+        "money that came back or in (a refund, credit, payout or rebate), not a price",
+        re.compile(
+            r"\s*(?:in\s+|of\s+|worth\s+of\s+)?(?:[\w-]+\s+){0,2}?"
+            r"(?:credits?|refund\w*|rebate|cash\s?back|back(?!\s+(?:in|then|when))|payout)\b",
+            re.I,
+        ),
+    ),
+    (
+        "a difference between two prices, not a price",
+        re.compile(
+            r"\s*(?:more|less|cheaper|dearer|extra|off|higher|lower|saved|savings?|difference)\b"
+            r"(?!\s+(?:amps?|gpus?|cards?|an?|some\w*|ebay|craigslist|reddit|facebook|marketplace|my|his|her|their|our)\b)",
+            re.I,
+        ),
+    ),
+)
+# "Sold the old 1080 Ti for $190", "sold my 3090 for $700": a price the owner sold a thing for, said of everything the
+# clause lists after it; "sells for $700", "sold prices", "sold listings" are what it costs.
+_SOLD = re.compile(
+    r"(?:^|[^\w])(?:(?:i|we|i've|we've)\s+)?(?:(?:sold|flipped|offloaded|got\s+rid\s+of)\s+"
+    r"(?!(?:for|at|out|prices?|listings?|new|used|as|in|on|by|through|via|to|well|fast|quickly|like|around|about|over|under)\b)"
+    r"|(?:selling|sell)\s+(?:the|my|our|both|it|them|those|these|an?|one|two|three|\d)\b)",
+    re.I,
+)
+# "got $400 for my old 2080 Ti": what the owner was paid for a thing of theirs.
+_GOT_FOR = re.compile(r"\bgot\s*(?:about|around|~|≈)?\s*$", re.I)
+_FOR_MINE = re.compile(r"\s+for\s+(?:my|our|his|her|the\s+old|it|them)\b", re.I)
+_SPENT = re.compile(r"spen[dt]", re.I)
+_ON_THING = re.compile(r"\s+(?:on|for)\s+(?:(?:a|an|the|my|another|one|two|\d+x?)\s+)?(?:(?:used|new|second)\s+)?[A-Z0-9]")
+_BOUGHT_AFTER = re.compile(r"\b(?:bought|buy|paid|purchased|picked\s+up|got|grabbed|ordered|replaced)\b", re.I)
+
+
+def money_role(sentence: str, start: int, end: int, clause_start: int, floor: int, unit: str | None) -> str | None:
+    """Why the amount at ``start:end`` of ``sentence`` is not the price of a thing (see the module docstring), or
+    None. ``clause_start`` is where its clause begins, ``floor`` where the previous amount ends; ``unit`` its time
+    unit (a total or a worked-out figure is said of an amount with no time unit or per month, day or year)."""
+    if unit == "kwh":
+        return None
+    clause = sentence[max(0, clause_start, start - 160) : start]
+    sold = _SOLD.search(clause)
+    if sold and not _BOUGHT_AFTER.search(clause, sold.end()):  # "sold my 3090 and bought a 4090 for $1,600": a purchase
+        return "a price the owner sold it for, not what it costs"
+    near = sentence[max(clause_start, floor, start - 100) : start]
+    if _GOT_FOR.search(near) and _FOR_MINE.match(sentence, end):
+        return "a price the owner sold it for, not what it costs"
+    for reason, pattern in _ROLE_BEFORE:
+        if reason.startswith(("a total", "a figure")) and unit == "hour":
+            continue  # "the v5e-8 comes to $9.60/hr", "i.e. $2.99 per GPU per hour": a rental stated per hour
+        said = pattern.search(near)
+        if said and not (_SPENT.match(said.group(0)) and _ON_THING.match(sentence, end)):
+            return reason  # but "spend $20/mo on ChatGPT Plus" is what that thing costs
+    after = sentence[end : end + 40]
+    for reason, pattern in _ROLE_AFTER:
+        if reason.startswith("a total") and unit == "hour":
+            continue
+        if pattern.match(after):
+            return reason
+    return None
+
+
+# --- words that name a thing ---------------------------------------------------------------------
+
+_FUNCTION = frozenset(
+    "a an the of to in on at by for from with without into onto over under about around near like than as so then "
+    "and or but also too just only still even more less very quite really maybe probably perhaps here there "
+    "one ones now today currently already again once up down out off back all any some each every both either this that "
+    "these those it its they them their my our your his her we i you he she which who what when where how if "
+    "whether while though although because since until".split()
+)
+_DETERMINERS = frozenset("a an the my our your their his her this these both each every one".split())
+# Verbs and filler that a price sentence puts next to its amount but that name nothing.
+_FILLER = frozenset(
+    "paid pay pays paying got get gets getting seen saw see sees well net spend spent spends adds add added comes "
+    "come came works work worked goes go went runs run ran ended end ends quoted asked asks is was were are "
+    "be been being cost costs costing sold sells sell buy bought buys total totals that's thats it's its "
+    "i'd i'm ive i've we'd we're worth roughly approx approximately ouch nice crazy cheap expensive ok okay "
+    "about around near nearly almost least most say says said think thought looks look looked hover "
+    "hovers sits sit pulls pull draws idles uses".split()
+)
+# Section headings that name a topic, not a thing a price could be of.
+_TOPICS = frozenset(
+    "power prices price pricing cost costs the math maths spend spending income notes note numbers to remember "
+    "reading benchmarks rates rate misc other others summary overview budget next year this last log links "
+    "references thoughts ideas todo plans and vs versus of for my our what i bought considered ongoing "
+    "electricity energy draw consumption money finances expenses purchases bought buying options comparison "
+    "misc. general background".split()
+)
+
+
+def as_thing(text: str) -> str:
+    """``text`` as the name of a thing: without the verbs, filler and prepositions it opens with ("Bought 4x 16TB
+    Seagate Exos" → "4x 16TB Seagate Exos"); '' when what is left is no thing (see :func:`is_thing`)."""
+    words = text.split()
+    while len(words) > 1 and words[0].strip(".,:;!?()\"'*~").lower() in (_FILLER | _FUNCTION) - _DETERMINERS:
+        words = words[1:]  # "for the 4U slot": the 4U slot
+    rest = " ".join(words)
+    return rest if is_thing(rest) else ""
+
+
+def is_thing(text: str) -> bool:
+    """Whether ``text`` can name what a price is of: one to six words with a word that is neither a function word
+    nor filler, not opening with a preposition or filler ("in the UK", "more like") nor ending in a function word or
+    a verb ("on top of a", "AppleCare+ adds", "v5e-8 comes to")."""
+    words = [w.strip(".,:;!?()\"'*~").lower() for w in text.split()]
+    words = [w for w in words if w]
+    if not words or len(words) > 6 or not re.search(r"[A-Za-z]", text):
+        return False
+    if words[0] in _FUNCTION - _DETERMINERS or words[0] in _FILLER:
+        return False
+    if words[-1] in _FUNCTION or words[-1] in _FILLER:
+        return False
+    return any(w not in _FUNCTION and w not in _FILLER and re.search(r"[a-z]", w) for w in words)
+
+
+def thing_heading(section: str) -> bool:
+    """Whether a section heading names a thing ("My rig", "Colab", "RTX 3090") rather than a topic ("Power",
+    "The math", "Numbers to remember")."""
+    words = [w.strip(".,:;!?()\"'*~&").lower() for w in section.split()]
+    return is_thing(section) and any(w and w not in _TOPICS and w not in _FUNCTION for w in words)
+
+
+# --- wattages ------------------------------------------------------------------------------------
+
+_RATING_AFTER = re.compile(
+    r"\s*(?:(?:power\s+)?(?:limit\w*|cap\w*|target)|psu|power\s+supply|supply|charger|adapter|brick|rated|rating|usb|tdp|tgp|"
+    r"continuous|max(?:imum)?\s+(?:rating|spec)|spec|(?:rail|connector|cable|plug|outlet|circuit|breaker|inverter|"
+    r"ups|battery|panel|array|system|unit)s?)\b",
+    re.I,
+)
+_RATING_BEFORE = re.compile(
+    r"(?:\b(?:psu|power\s+supply|charger|adapter|ups|inverter|tdp|tgp|spec\w*|rated|rating)\b[^,;.]{0,24}"
+    r"|\b(?:cap(?:ped|s)?|limit(?:ed|s)?|set|power[\s-]?limit(?:ed)?|pl|throttled?|undervolt\w*)\s+(?:\w+\s+){0,2}?(?:at|to)\s*"
+    r"|\brated(?:\s+(?:for|at))?\s*|=\s*|->\s*|\+\s*|\bsum\s+of\b[^,;.]{0,30}|\b(?:needs?|requires?|recommends?|minimum|min\.?)\s+(?:an?\s+)?)"
+    r"~?$",
+    re.I,
+)
+# "a 1600W Corsair", "the 850 W unit", "my 1000W": a wattage written as an adjective of the thing after it is a capacity.
+_ATTRIBUTIVE_BEFORE = re.compile(r"\b(?:a|an|the|my|our|their|his|her|that|this|one|two|new|old|used|spare|\d+x?)\s*$", re.I)
+_ATTRIBUTIVE_AFTER = re.compile(r"\s+(?![Ww]\b)(?:[A-Z][\w+-]*|[a-z][\w-]*(?=\s+(?:psu|unit|supply|ups)\b))", re.I)
+_NOT_NOUN_AFTER = re.compile(
+    r"\s+(?:at|under|when|while|with|in|on|for|from|of|to|and|or|but|idle|idling|each|peak|max|load|draw|average|avg|"
+    r"sustained|continuous|typical|during|per|vs|versus|range|total|combined|at|from)\b",
+    re.I,
+)
+_DRAW = re.compile(
+    r"\b(?:pulls?|pulling|draws?|drawing|drew|uses?|using|used|consumes?|consuming|consumption|sips?|burns?|idles?|idling|"
+    r"idle|sits?|sitting|hovers?|hovering|peaks?|peaking|spikes?|maxe?s?\s+out|tops?\s+out|runs?\s+at|running\s+at|"
+    r"load|loaded|training|inference|generating|gaming|stress\w*|flat\s+out|full\s+tilt|busy|at\s+the\s+wall|"
+    r"measured|meter\w*|kill-?a-?watt|reads?|reading|hibernat\w*|sleep\w*|standby|spinning|average|averages|avg|"
+    r"sustained|while|when|during|under|doing|working|crunching|benchmark\w*|draw|wall|real[\s-]world|in\s+practice|actual\w*|"
+    r"typical\w*|about|around|roughly|approx\w*)\b|[~≈]\s*\d",
+    re.I,
+)
+
+
+def watt_role(sentence: str, start: int, end: int, window: str = "") -> str | None:
+    """Why the wattage at ``start:end`` is a rating or a capacity, not a draw, or None; ``window`` is the figure's own
+    words ("~6.5kW peak (per spec sheet)": a figure from a spec sheet is a rating)."""
+    before = sentence[max(0, start - 40) : start]
+    if _SPEC.search(window):
+        return "a rating, a limit or a capacity, not a draw"
+    if _RATING_AFTER.match(sentence, end) or _RATING_BEFORE.search(before):
+        return "a rating, a limit or a capacity, not a draw"
+    if (
+        _ATTRIBUTIVE_BEFORE.search(before)
+        and _ATTRIBUTIVE_AFTER.match(sentence, end)
+        and not _NOT_NOUN_AFTER.match(sentence, end)
+    ):
+        return "a rating, a limit or a capacity, not a draw"
+    return None
+
+
+_SPEC = re.compile(r"\b(?:spec(?:s|\s+sheet)?|datasheet|data\s+sheet|nameplate|label|rated|rating|tdp|tgp)\b", re.I)
+
+
+def says_draw(window: str) -> bool:
+    """Whether the words of a wattage say it is a draw ("pulls ~780W", "idles at 11W", "~32W with 4 drives spinning")."""
+    return _DRAW.search(window) is not None

@@ -1,0 +1,199 @@
+"""The price reader's precision (issue 33): no row or fact whose source line does not state that price for that thing.
+
+What a line says a number is decides whether it is a price at all: a total, a bill, a refund, credits, a payout,
+a budget, a price alert or target, a difference, a figure worked out from others and the price the owner sold a
+card at are no price of a thing; a TDP, a PSU's or UPS's capacity, a power limit and a card's figure no word calls
+a draw are no draw. Which thing a price is of: the nearest hardware name of its own clause, else words that name a
+thing, never a verb or filler ("Paid", "more like", "adds"), and a heading only when it names a thing. What the
+reader cannot attribute goes to "left out", with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from hwqa.cli import app
+
+from .conftest import point_cli_at_folder, write_note
+
+runner = CliRunner()
+
+MONEY_IN_AND_OUT = """---
+title: Money in and out
+tags: ["costs"]
+date: 2025-05-02
+---
+
+# Money in and out
+
+## Cloud
+
+* Last month's RunPod bill was $212, mostly one long fine-tune.
+* The whole sweep came to $96 in the end on an L4.
+* Lambda refunded $40 after the node died mid-run; the A100 itself was $1.29/hr.
+* got $300 in Azure credits from a hackathon, used them on a T4.
+* Vast charged me $14.50 for the weekend on a 4090.
+
+## Cards
+
+* Sold my old 2080 Ti for $310 and the 1070 for $95 to a friend.
+* got $120 for my old 1660 Super from a coworker.
+* Target: a used A6000 under $3,000.
+* Picked up a used 3090 for $640 off a miner.
+* Vast.ai payout for lending the 3090 out over the holidays was $57.
+* Price alert set at $1,400 for a 4090; it never fired.
+* Budget $3k, maybe a second 3090 if they drop under $600.
+* The 4080 Super was about $200 cheaper than the 4090 that week.
+
+## Running costs
+
+* Idle box ~45W, that's ~$9/mo just sitting there.
+"""
+
+POWER = """---
+title: Power notes
+tags: ["power"]
+date: 2025-05-03
+---
+
+# Power notes
+
+## Power
+
+* The 3090 is rated 350W TDP; I cap mine at 280W with nvidia-smi.
+* Both cards hang off a 1200W Seasonic, which has never tripped.
+* UPS: CyberPower 1500VA / 1000W, $210 on sale.
+* The 4070 Ti stock is 285W and it's quiet.
+* Mac mini M2 Pro maxes out around 80W when compiling.
+* Idles at 7W, less than one 3090 at idle.
+* An old 4x P100 server draws 1.4kW under load.
+* The 8x A100 box is ~6.5kW peak (per spec sheet).
+
+## My rig
+
+* Idle is ~90W with both cards at 18W each.
+"""
+
+NAMES = """---
+title: Buying and hosting
+tags: ["hardware"]
+date: 2025-05-04
+---
+
+# Buying and hosting
+
+## Colo
+
+* The 4U with the 3090 box would need 6A there, so more like $220/mo all in, on top of a $120 install fee.
+
+## Bits
+
+* Picked up the 1080 Ti for $180 and the 2070 Super for $240 from the same seller.
+* Paid $1,200 for the Mac mini; AppleCare+ adds $99.
+* Bought 2x 8TB WD Red drives at $150 each.
+* Spent $1,150 on a Threadripper 3960X, used.
+* The PSU is a 1000W Corsair RM1000x, $190.
+
+## Subscriptions
+
+* Paid $20/mo for Colab Pro last year.
+
+## TPU
+
+* v5e is $1.20 per chip-hour on-demand, v4 is $3.22 per chip-hour.
+"""
+
+
+@pytest.fixture
+def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "notes"
+    for name, text in {"money.md": MONEY_IN_AND_OUT, "power.md": POWER, "names.md": NAMES}.items():
+        write_note(folder, name, text)
+    point_cli_at_folder(monkeypatch, folder)
+    return folder
+
+
+def table(notes: Path) -> dict[str, Any]:
+    result = runner.invoke(app, ["prices", "--notes", str(notes), "--all", "--json"])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)["table"]
+    return data
+
+
+def listed(data: dict[str, Any], note: str) -> set[tuple[str, str, str]]:
+    """(kind, what it is of, the amount as stated) of every row and fact read from ``note``."""
+    rows = {("rental", r["hardware"], r["stated"]) for r in data["rows"] if r["note"] == note}
+    return rows | {(f["kind"], f["subject"], f["stated"]) for f in data["facts"] if f["note"] == note}
+
+
+def left_out(data: dict[str, Any], note: str) -> str:
+    return "\n".join(f"{item['text']} :: {item['reason']}" for item in data["left_out"] if item["where"].startswith(note))
+
+
+def test_totals_refunds_credits_payouts_budgets_alerts_sales_and_differences_are_no_price(notes: Path) -> None:
+    data = table(notes)
+    # the prices these lines do state, of the thing they state them for
+    assert listed(data, "money.md") == {
+        ("rental", "A100", "$1.29/hr"),
+        ("purchase", "RTX 3090", "$640"),
+        ("power", "Idle box", "45W"),  # its "$9/mo" is worked out from it
+    }
+    said = left_out(data, "money.md")
+    for stated, why in [
+        ("$212", "a total or a bill"),
+        ("$96", "a total or a bill"),
+        ("$40", "a refund"),
+        ("$300", "credit"),
+        ("$310", "sold it for"),
+        ("$95", "sold it for"),
+        ("$57", "payout"),
+        ("$1,400", "alert or target"),
+        ("$3k", "budget"),
+        ("$600", "alert or target"),
+        ("$200", "a difference"),
+        ("$9/mo", "worked out"),
+        ("$14.50", "a total or a bill"),
+        ("$120", "sold it for"),
+        ("$3,000", "alert or target"),
+    ]:
+        assert any(stated in line and why in line for line in said.splitlines()), (stated, said)
+
+
+def test_ratings_limits_capacities_and_figures_no_word_calls_a_draw_are_no_draws(notes: Path) -> None:
+    data = table(notes)
+    draws = {(f["subject"], f["stated"]) for f in data["facts"] if f["kind"] == "power" and f["note"] == "power.md"}
+    assert draws == {
+        ("Mac mini M2 Pro", "80W"),  # "maxes out around 80W"
+        ("Mac mini M2 Pro", "7W"),  # "Idles at 7W": the thing the sentence before was about, never the "Power" heading
+        ("P100", "1.4kW"),
+        ("My rig", "90W"),  # the heading names a thing; "both cards at 18W each" is no draw of the rig
+    }
+    # the UPS's price is still a purchase; its 1000W is its capacity
+    assert ("purchase", "UPS", "$210") in {(f["kind"], f["subject"].split(":")[0], f["stated"]) for f in data["facts"]}
+
+
+def test_a_price_is_of_the_nearest_thing_of_its_clause_and_never_of_a_verb_or_filler(notes: Path) -> None:
+    data = table(notes)
+    got = listed(data, "names.md")
+    assert {
+        ("purchase", "GTX 1080 Ti", "$180"),
+        ("purchase", "RTX 2070 Super", "$240"),
+        ("plan", "install fee", "$120"),
+        ("purchase", "Threadripper 3960X", "$1,150"),  # "Spent $1,150 on a Threadripper": what it cost
+        ("purchase", "1000W Corsair RM1000x", "$190"),  # the thing the PSU is, never "PSU is a ..."
+        ("plan", "Colab Pro", "$20/mo"),  # never "Paid"
+        ("rental", "TPU v5e", "$1.20 per chip-hour"),
+        ("rental", "TPU v4", "$3.22 per chip-hour"),
+    } <= got
+    # "more like $220/mo" is the colo's, not a rent of the 3090; "AppleCare+ adds $99" names no thing
+    assert not {item for item in got if item[2] in ("$220/mo", "$99")}, got
+    assert "$220/mo: its clause names neither hardware nor the thing it is the price of" in left_out(data, "names.md")
+    subjects = {item[1].lower() for item in got}
+    for filler in ("more like", "on top of a", "paid", "applecare+ adds", "bought"):
+        assert filler not in subjects
+    assert any(item[0] == "purchase" and item[2] == "$150" and "WD Red" in item[1] for item in got), got
