@@ -109,10 +109,24 @@ date: 2025-05-04
 """
 
 
+SHORTHAND = """---
+title: APIs and odds and ends
+tags: ["llm"]
+date: 2025-05-05
+---
+
+# APIs and odds and ends
+
+* Mistral Small $0.20/M in, $0.60/M out, fine for tagging.
+* Llama 3 70B at $0.88 per million tokens on Together, 8B is $0.18/1M.
+* Samsung 990 Pro 2TB NVMe for the scratch disk, $169 on a Prime Day deal.
+"""
+
+
 @pytest.fixture
 def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "notes"
-    for name, text in {"money.md": MONEY_IN_AND_OUT, "power.md": POWER, "names.md": NAMES}.items():
+    for name, text in {"money.md": MONEY_IN_AND_OUT, "power.md": POWER, "names.md": NAMES, "short.md": SHORTHAND}.items():
         write_note(folder, name, text)
     point_cli_at_folder(monkeypatch, folder)
     return folder
@@ -197,3 +211,17 @@ def test_a_price_is_of_the_nearest_thing_of_its_clause_and_never_of_a_verb_or_fi
     for filler in ("more like", "on top of a", "paid", "applecare+ adds", "bought"):
         assert filler not in subjects
     assert any(item[0] == "purchase" and item[2] == "$150" and "WD Red" in item[1] for item in got), got
+
+
+def test_api_prices_written_short_and_a_thing_named_before_what_it_is_for(notes: Path) -> None:
+    data = table(notes)
+    tokens = {
+        (f["subject"], f["amount"], f["detail"]) for f in data["facts"] if f["kind"] == "tokens" and f["note"] == "short.md"
+    }
+    assert tokens == {
+        ("Mistral Small", 0.2, "input"),  # "$0.20/M in"
+        ("Mistral Small", 0.6, "output"),
+        ("Llama 3 70B", 0.88, ""),
+        ("8B", 0.18, ""),  # "$0.18/1M" after a price per million tokens is another
+    }
+    assert ("purchase", "Samsung 990 Pro 2TB NVMe", "$169") in listed(data, "short.md")  # not what it is for

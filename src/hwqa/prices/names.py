@@ -245,9 +245,11 @@ _UNIT_AFTER = re.compile(
 # A price per amount of tokens ("$0.79 per million tokens", "$0.05/M input", "$0.002 per 1K tokens"): read as per million.
 _TOKENS_AFTER = re.compile(
     r"\s*(?:/\s*|\bper\s+)(?:1\s?|one\s+|a\s+)?(?P<scale>m|mtok|million|mil|k|thousand)\b\s*"
-    r"(?:(?P<dir>input|output|prompt|completion)\s+)?(?P<tok>tokens?\b|toks?\b)?(?:\s*(?P<dir2>input|output|prompt|completion)\b)?",
+    r"(?:(?P<dir>input|output|prompt|completion)\s+)?(?P<tok>tokens?\b|toks?\b)?(?:\s*(?P<dir2>input|output|prompt|completion|in|out)\b)?",
     re.IGNORECASE,
 )
+_TOKEN_WORD = re.compile(r"\btokens?\b", re.IGNORECASE)
+_DIRECTION_WORD = {"in": "input", "out": "output"}  # "$0.80/M in, $2.40/M out"
 _DIRECTION_BEFORE = re.compile(r"\b(input|output|prompt|completion)\s*:?\s*$", re.IGNORECASE)
 # Electricity in cents ("24 cents/kWh", "31c per kWh", "¢24/kWh"): read as dollars per kWh.
 _CENTS_PER_KWH = re.compile(
@@ -293,10 +295,22 @@ def find_money(text: str) -> list[Money]:
         end = m.end()
         tokens = _TOKENS_AFTER.match(text, m.end())
         said = _DIRECTION_BEFORE.search(text, max(0, m.start() - 14), m.start()) if tokens else None  # "input $0.90/M"
+        # "$0.90 per million tokens, 13B is $0.22/1M": a price per million after one per million tokens is another
+        earlier = (
+            tokens is not None
+            and tokens.group("scale").lower() in ("m", "million", "mil")
+            and _TOKEN_WORD.search(text, max(0, m.start() - 300), m.start()) is not None
+        )
         if tokens and (
-            tokens.group("tok") or tokens.group("dir") or tokens.group("dir2") or said or tokens.group("scale") == "mtok"
+            tokens.group("tok")
+            or tokens.group("dir")
+            or tokens.group("dir2")
+            or said
+            or tokens.group("scale") == "mtok"
+            or earlier
         ):
-            direction = tokens.group("dir") or tokens.group("dir2") or (said.group(1) if said else "")
+            direction = tokens.group("dir") or _DIRECTION_WORD.get((tokens.group("dir2") or "").lower(), tokens.group("dir2"))
+            direction = direction or (said.group(1) if said else "")
             unit, qual, end = "mtok", direction.lower() or None, tokens.end()
             if tokens.group("scale").lower() in ("k", "thousand"):
                 amount *= 1000  # per thousand tokens, as per million

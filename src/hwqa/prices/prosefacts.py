@@ -71,6 +71,7 @@ _LEAD_NOISE = re.compile(r"^(?:(?:and|plus|or|then|but|also|with|the|a|an|my|our
 _TIME_AFTER_NAME = re.compile(r"\s+(?:(?:last|this|next|per|a|each)\s+(?:month|year|week)|these\s+days|right\s+now|today)$", re.I)
 _NAME_AFTER = re.compile(r"\s*([A-Za-z][\w+&.-]*(?:\s+[A-Za-z][\w+&.-]*){0,2})")
 _ON_NAME = re.compile(r"\s+(?:on|for)\s+(?:(?:the|a|an|my|our)\s+)?((?:[A-Z][\w+&.-]*)(?:\s+[A-Z0-9][\w+&.-]*){0,3})")
+_PURPOSE = re.compile(r"\s(?:for|with|from|on|in|at|via|off)\s", re.I)
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?", re.I)
 _NAME_STOP = frozenset(
     "on in at if when with per for after to from and or but too also ignoring plus each the a an is was so via "
@@ -149,7 +150,9 @@ def _name_before(sentence: str, clause_of: Sequence[int], item: Money, floor: in
         pieces = re.split(r"[,;(]|\s[-–—]\s|→|->", text)
         text = pieces[-1] if pieces[-1].strip() or len(pieces) < 2 else pieces[-2]  # "Titan RTX, $610", "PSU 850W, $95"
     text = _TIME_AFTER_NAME.sub("", _LEAD_NOISE.sub("", text.strip()))
-    return _a_name(text)
+    name = _a_name(text)
+    purpose = None if name else _PURPOSE.search(text)  # "Samsung 990 Pro 2TB NVMe for scratch": the drive
+    return _a_name(text[: purpose.start()]) if purpose else name
 
 
 def _name_after(sentence: str, item: Money) -> str:
