@@ -120,6 +120,10 @@ date: 2025-05-05
 * Mistral Small $0.20/M in, $0.60/M out, fine for tagging.
 * Llama 3 70B at $0.88 per million tokens on Together, 8B is $0.18/1M.
 * Samsung 990 Pro 2TB NVMe for the scratch disk, $169 on a Prime Day deal.
+* Swapped the 1080 Ti for a used 3090, $650 shipped.
+* My 4090 box cost $2,900 with the case and the PSU.
+* Electricity for the 3090 rig runs ~$35/mo in winter.
+* I'd pay up to $1/hr for an H100, not more.
 """
 
 
@@ -225,3 +229,14 @@ def test_api_prices_written_short_and_a_thing_named_before_what_it_is_for(notes:
         ("8B", 0.18, ""),  # "$0.18/1M" after a price per million tokens is another
     }
     assert ("purchase", "Samsung 990 Pro 2TB NVMe", "$169") in listed(data, "short.md")  # not what it is for
+
+
+def test_a_card_before_a_comma_a_box_named_by_its_card_and_running_costs_and_limits_per_month_or_hour(notes: Path) -> None:
+    data = table(notes)
+    got = listed(data, "short.md")
+    assert ("purchase", "RTX 3090", "$650") in got  # "a used 3090, $650": never the 1080 Ti it replaced
+    assert ("purchase", "4090 box", "$2,900") in got  # the box, not the card
+    # "Electricity for the 3090 rig runs ~$35/mo" is no rent of a 3090; "I'd pay up to $1/hr" no price of an H100
+    assert not [item for item in got if item[2] in ("$35/mo", "$1/hr")], got
+    said = left_out(data, "short.md")
+    assert "$35/mo is a running cost (electricity)" in said and "$1/hr is a limit, budget, alert or target" in said

@@ -85,6 +85,7 @@ _BILL_END = re.compile(r"\b(?:bill|subscription|fees?|invoice|charge|contract|sp
 _TOTAL = re.compile(r"totals?|in\s+all|altogether|all\s+told", re.I)  # "2x A4000 for $900 total": the price of both
 _PRONOUN_START = frozenset("it this that which they we i you he she there".split())
 _MACHINE = re.compile(r"\b(?:workstation|box|rig|pc|computer|server|machine|laptop|desktop|build|system|node)\b", re.I)
+_MACHINE_AFTER = re.compile(r"s?\s+(?:workstation|box|rig|pc|computer|server|machine|build|system|node)\b", re.I)
 _PER_THING = re.compile(r"\s*(?:per|/)\s*(?!card\b|unit\b|piece\b)\w", re.I)
 _COUNT_START = re.compile(r"^(?P<n>\d{1,3}|one|two|three|four|five|six|eight|ten|twelve)\s+(?=\S)", re.I)
 _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
@@ -320,8 +321,11 @@ def read_fact(
             machine = _MACHINE_WITH.search(sentence, max(0, what.start - 60), what.start)
             name, count = (sentence[machine.start() : what.end], 1) if machine else (name, count)
             box = None if machine else _MACHINE.search(sentence, start, what.start)
+            boxed = None if machine or box else _MACHINE_AFTER.match(sentence, what.end)
             if box is not None:  # "a workstation with a 24 GB GPU, such as an RTX 3090, costs $3,000"
                 name, count = f"{box.group(0)} with an {what.name}", 1
+            elif boxed is not None:  # "My 3090 box cost $2,100": the box, not the card
+                name, count = sentence[what.start : boxed.end()], 1
         return _purchase(ctx, name, count, item, line, sentence)
     if not priced and subject is None and before and (kind == "list item" or buying):
         counted = _COUNT_START.match(before)  # "four 8TB drives at $140 each"

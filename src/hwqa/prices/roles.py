@@ -34,7 +34,7 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"willing\s+to\s+pay|would\s+pay|i'?d\s+pay|worth\s+it\s+at|sub-?|"
             r"(?:want|wants|wanted|hoping|hope|looking|wait\w*|holding\s+out|target\w*|goal|aim\w*|budget\w*|alert\w*)\b"
             r"[^$€£.;]{0,40}\b(?:under|below|sub|for\s+less\s+than|at\s+most))"
-            r"\s*(?:of\s+|is\s+|at\s+|to\s+|for\s+|set\s+|price\s+|:\s*|~|≈|about\s+|around\s+)*$",
+            r"\s*(?:of\s+|is\s+|at\s+|to\s+|for\s+|set\s+|price\s+|up\s+to\s+|:\s*|~|≈|about\s+|around\s+)*$",
             re.I,
         ),
     ),
@@ -57,6 +57,14 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(?:totals?|totall?ed|in\s+all|altogether|all\s+told|sum|came\s+to|comes?\s+to|adds?\s+up\s+to|"
             r"spent|spend\w*|bills?|invoice\w*|charged\s+(?:me|us)|whole\s+thing|overall)\b"
             rf"{_W}{{0,4}}?(?:\s|was|were|is|of|came\s+to|about|around|roughly|~|:|≈)*$",
+            re.I,
+        ),
+    ),
+    (
+        "a running cost (electricity), not the price of a thing",
+        re.compile(
+            r"\b(?:electricity|electric\s+bill|power\s+(?:bill|cost)|energy\s+(?:bill|cost))\b"
+            rf"{_W}{{0,5}}?(?:\s|costs?|runs?|is|was|comes?\s+to|about|around|roughly|~|:|≈)*$",
             re.I,
         ),
     ),
