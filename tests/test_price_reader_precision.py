@@ -124,6 +124,9 @@ date: 2025-05-05
 * My 4090 box cost $2,900 with the case and the PSU.
 * Electricity for the 3090 rig runs ~$35/mo in winter.
 * I'd pay up to $1/hr for an H100, not more.
+* [EC2 G5](https://aws.amazon.com/ec2/g5/) - g5.xlarge: one A10G, $1.01/hr on demand. g5.12xlarge has 4 of them for ~$5.67/hr.
+* Jetson AGX Orin dev kit - the fun one. list price was ~$1,999, saw a used one on ebay for $1,100.
+* 2024: took the full $4,200 as a Section 179 deduction.
 """
 
 
@@ -240,3 +243,12 @@ def test_a_card_before_a_comma_a_box_named_by_its_card_and_running_costs_and_lim
     assert not [item for item in got if item[2] in ("$35/mo", "$1/hr")], got
     said = left_out(data, "short.md")
     assert "$35/mo is a running cost (electricity)" in said and "$1/hr is a limit, budget, alert or target" in said
+
+
+def test_a_sentence_begun_in_lower_case_is_a_sentence_and_a_clause_or_a_pronoun_is_no_name(notes: Path) -> None:
+    data = table(notes)
+    rows = {(r["hardware"], r["stated"]) for r in data["rows"] if r["note"] == "short.md"}
+    assert rows == {("A10G", "$1.01/hr"), ("g5.12xlarge", "$5.67/hr")}  # never the other's price
+    got = listed(data, "short.md")
+    # "list price was ~$1,999" names no thing; "a used one on ebay", "2024: took the full" are no names
+    assert not [item for item in got if item[2] in ("$1,999", "$1,100", "$4,200")], got

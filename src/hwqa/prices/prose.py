@@ -66,7 +66,9 @@ MAX_STATEMENTS = 1000
 _FULL = "this document holds more than"
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]”’]*\s+(?=[\"'(\[“‘]?[A-Z0-9$*])")
+# A sentence ends at ".", "!" or "?" and a space; people start the next one in lower case too ("on demand. inf2.48xlarge
+# has 12 chips"), so any word may follow, but not after an abbreviation (_ABBREVIATION).
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]”’]*\s+(?=[\"'(\[“‘]?[A-Za-z0-9$*€£])")
 _CLAUSE_BREAK = re.compile(
     r";|\(|\)|\s[–—]\s|\bvs\.?(?=\s)|\bversus\b|,\s*(?:which|so|but|while|whereas|and|or|compared)\b|\b(?:while|whereas|but)\b",
     re.IGNORECASE,
@@ -79,7 +81,10 @@ _MEMORY = re.compile(r"(?<![\w.])(\d{1,3})\s?(?:gb|gib)\s+(?:of\s+)?(?:hbm\w*|me
 _CHEAP_TEST = re.compile(
     r"[$€£¢]|\b(?:usd|dollars?|eur|bucks|tokens?)\b|v100|kwh|\d\s?(?:k?w|watts?|kilowatts?)\b", re.IGNORECASE
 )
-_ABBREVIATION = re.compile(r"(?<![\w.])(?:i\.e|e\.g|approx|est|incl|ca|vs|cf|resp)\.$", re.IGNORECASE)
+_ABBREVIATION = re.compile(
+    r"(?<![\w.])(?:i\.e|e\.g|approx|est|incl|excl|ca|vs|cf|resp|etc|no|nos|fig|avg|mr|mrs|dr|jr|inc|ltd|corp|dept|univ)\.$",
+    re.IGNORECASE,
+)
 _SO_END = re.compile(r"\bso\s*$", re.IGNORECASE)  # a clause that sums up what came before it
 _TPU_WORD = re.compile(r"\btpus?\b", re.IGNORECASE)
 _ITEM_LINK = re.compile(r"\s*\[[^\]\n]{1,200}\]\(\s*<?(https?://[^)\s>]{1,500})")

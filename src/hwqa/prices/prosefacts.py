@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from .facts import MAX_PRICE_USD, Context, Found, each_after, is_calculation
 from .names import Mention, Money, find_date, find_hardware, find_money, find_providers
-from .roles import as_thing, says_draw, thing_heading, watt_role
+from .roles import as_thing, names_a_price, says_draw, thing_heading, watt_role
 from .table import LeftOut, PriceFact
 
 __all__ = ["clause_start", "make_fact", "per_amount_problem", "read_fact", "read_power", "read_usage"]
@@ -333,7 +333,7 @@ def read_fact(
         if counted:
             token = counted.group("n").lower()
             count, before = (int(token) if token.isdigit() else _COUNTS[token]), before[counted.end() :]
-        if _a_name(before):
+        if _a_name(before) and (own or not names_a_price(before)):  # "list price was ~$7k": of what?
             return _purchase(ctx, _with_own(before, own), count, item, line, sentence)
     return None
 

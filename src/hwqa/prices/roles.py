@@ -9,15 +9,16 @@ words say so: :func:`watt_role` says when it is a rating (a TDP, a PSU's or UPS'
 "a 1600W Corsair"), :func:`says_draw` when its words are those of a draw ("pulls", "idles", "under load").
 
 :func:`is_thing` says whether words can name what a price is of: never a verb, a preposition or filler ("Paid",
-"got", "seen", "well", "net", "more like", "in the UK", "AppleCare+ adds"); :func:`thing_heading` whether a
-section heading names a thing ("My rig", "Colab") rather than a topic ("Power", "The math", "Spend").
+"got", "seen", "well", "net", "more like", "AppleCare+ adds", "2024: took Section 179", "a used one"),
+:func:`names_a_price` whether they name a kind of price ("list price") rather than a thing; :func:`thing_heading`
+whether a section heading names a thing ("My rig", "Colab") rather than a topic ("Power", "The math", "Spend").
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["as_thing", "is_thing", "money_role", "says_draw", "thing_heading", "watt_role"]
+__all__ = ["as_thing", "is_thing", "money_role", "names_a_price", "says_draw", "thing_heading", "watt_role"]
 
 _W = r"(?:\s+[\w+.&'-]+)"  # a space and one word
 
@@ -164,6 +165,21 @@ _FILLER = frozenset(
     "about around near nearly almost least most say says said think thought looks look looked hover "
     "hovers sits sit pulls pull draws idles uses".split()
 )
+# Verbs that make words a clause, not a name, wherever they stand in them.
+_VERBS = frozenset(
+    "paid pays got gets seen saw sees spent spends adds added came works worked went ran quoted asked sold sells bought buys "
+    "took takes says said gave gives wants wanted needs needed".split()
+)
+# The words of a price itself: "list price", "edu price" name a kind of price of a thing named elsewhere, not a thing.
+_PRICE_WORDS = frozenset("price prices pricing msrp rrp deal deals".split())
+
+
+def names_a_price(text: str) -> bool:
+    """Whether ``text`` names a kind of price ("list price", "edu price"), not the thing it is the price of."""
+    words = text.lower().split()
+    return bool(words) and words[-1].strip(".,:;()") in _PRICE_WORDS
+
+
 # Section headings that name a topic, not a thing a price could be of.
 _TOPICS = frozenset(
     "power prices price pricing cost costs the math maths spend spending income notes note numbers to remember "
@@ -195,7 +211,9 @@ def is_thing(text: str) -> bool:
     if words[0] in _FUNCTION - _DETERMINERS or words[0] in _FILLER:
         return False
     if words[-1] in _FUNCTION or words[-1] in _FILLER:
-        return False
+        return False  # "on top of a", "AppleCare+ adds"
+    if any(w in _VERBS or w in ("one", "ones") for w in words[1:]):
+        return False  # "2024: took Section 179", "a used one on ebay": a clause or a pronoun, not a name
     return any(w not in _FUNCTION and w not in _FILLER and re.search(r"[a-z]", w) for w in words)
 
 
