@@ -130,10 +130,31 @@ date: 2025-05-05
 """
 
 
+PLANS = """---
+title: Subscriptions
+tags: ["costs"]
+date: 2025-05-06
+---
+
+# Subscriptions
+
+* Colab Pro+ is $49.99/mo, that's $600 a year.
+* Dropped Claude Pro, $20/mo, after the API got cheap.
+* My budget for rentals is $60/mo, roughly 25 hours of A100.
+* Total subscriptions come to about $45/mo.
+"""
+
+
 @pytest.fixture
 def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "notes"
-    for name, text in {"money.md": MONEY_IN_AND_OUT, "power.md": POWER, "names.md": NAMES, "short.md": SHORTHAND}.items():
+    for name, text in {
+        "money.md": MONEY_IN_AND_OUT,
+        "power.md": POWER,
+        "names.md": NAMES,
+        "short.md": SHORTHAND,
+        "plans.md": PLANS,
+    }.items():
         write_note(folder, name, text)
     point_cli_at_folder(monkeypatch, folder)
     return folder
@@ -252,3 +273,11 @@ def test_a_sentence_begun_in_lower_case_is_a_sentence_and_a_clause_or_a_pronoun_
     got = listed(data, "short.md")
     # "list price was ~$1,999" names no thing; "a used one on ebay", "2024: took the full" are no names
     assert not [item for item in got if item[2] in ("$1,999", "$1,100", "$4,200")], got
+
+
+def test_a_plan_named_after_a_verb_and_no_plan_of_a_budget_a_total_or_a_sum(notes: Path) -> None:
+    data = table(notes)
+    assert listed(data, "plans.md") == {("plan", "Colab Pro+", "$49.99/mo"), ("plan", "Claude Pro", "$20/mo")}
+    said = left_out(data, "plans.md")
+    for stated, why in [("$600 a year", "worked out"), ("$60/mo", "budget"), ("$45/mo", "a total")]:
+        assert any(stated in line and why in line for line in said.splitlines()), (stated, said)

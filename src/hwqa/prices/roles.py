@@ -33,6 +33,7 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:when|once|until|till)\s+(?:it|they|prices?|one|ones|that)\s+(?:\w+\s+){0,2}?"
             r"(?:drops?|falls?|gets?|goes|hits?|reach(?:es)?|comes?\s+down|dips?)\b[^$€£.;]{0,20}|"
             r"willing\s+to\s+pay|would\s+pay|i'?d\s+pay|worth\s+it\s+at|sub-?|"
+            r"budget\w*\s+(?:for|on)\s+(?:[\w-]+\s+){0,3}?(?:is|was|of|at|=|:)\s*|"
             r"(?:want|wants|wanted|hoping|hope|looking|wait\w*|holding\s+out|target\w*|goal|aim\w*|budget\w*|alert\w*)\b"
             r"[^$€£.;]{0,40}\b(?:under|below|sub|for\s+less\s+than|at\s+most))"
             r"\s*(?:of\s+|is\s+|at\s+|to\s+|for\s+|set\s+|price\s+|up\s+to\s+|:\s*|~|≈|about\s+|around\s+)*$",
@@ -163,13 +164,16 @@ _FILLER = frozenset(
     "be been being cost costs costing sold sells sell buy bought buys total totals that's thats it's its "
     "i'd i'm ive i've we'd we're worth roughly approx approximately ouch nice crazy cheap expensive ok okay "
     "about around near nearly almost least most say says said think thought looks look looked hover "
-    "hovers sits sit pulls pull draws idles uses".split()
+    "hovers sits sit pulls pull draws idles uses dropped cancelled canceled kept tried trying using have had started "
+    "stopped renewed upgraded downgraded switched grabbed picked ordered returned".split()
 )
 # Verbs that make words a clause, not a name, wherever they stand in them.
 _VERBS = frozenset(
     "paid pays got gets seen saw sees spent spends adds added came works worked went ran quoted asked sold sells bought buys "
     "took takes says said gave gives wants wanted needs needed".split()
 )
+# Words that make a name one of an amount that is no price: "budget for rentals", "hard limit", "price alert".
+_NO_THING = frozenset("budget budgets limit limits alert alerts target targets refund refunds payout payouts".split())
 # The words of a price itself: "list price", "edu price" name a kind of price of a thing named elsewhere, not a thing.
 _PRICE_WORDS = frozenset("price prices pricing msrp rrp deal deals".split())
 
@@ -212,8 +216,8 @@ def is_thing(text: str) -> bool:
         return False
     if words[-1] in _FUNCTION or words[-1] in _FILLER:
         return False  # "on top of a", "AppleCare+ adds"
-    if any(w in _VERBS or w in ("one", "ones") for w in words[1:]):
-        return False  # "2024: took Section 179", "a used one on ebay": a clause or a pronoun, not a name
+    if any(w in _VERBS or w in ("one", "ones") for w in words[1:]) or any(w in _NO_THING for w in words):
+        return False  # "2024: took Section 179", "a used one on ebay", "budget for rentals": no name of a thing
     return any(w not in _FUNCTION and w not in _FILLER and re.search(r"[a-z]", w) for w in words)
 
 
