@@ -195,6 +195,7 @@ class Context:
     section: str = ""
     lead: str = ""  # the paragraph ending in ":" that introduces the list being read ("Where I rented an A100:")
     item_provider: str | None = None  # the provider a list item's leading link points to ("[Lambda](https://lambdalabs.com)")
+    item_name: str = ""  # a list item's own name ("Alveo U250" in "Alveo U250 - AMD - ..."), for its later sentences
     draw_subject: str = ""  # what the last power draw of this section was of ("Idles at 11W": the same thing's)
 
     def subject(self, kind: str) -> Mention | None:

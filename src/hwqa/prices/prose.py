@@ -48,14 +48,16 @@ from .names import (
     is_instance,
     provider_of_host,
 )
-from .prosefacts import clause_start, make_fact, per_amount_problem, read_fact, read_power, read_usage
+from .prosefacts import clause_start, item_name, make_fact, per_amount_problem, read_fact, read_power, read_usage
 from .roles import money_role
 from .table import LeftOut, PriceFact
 
 __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
-PRICES_READER = 6  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things
+PRICES_READER = (
+    7  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one"
+)
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
 #: price can be attributed in (its pairing of prices and names grows with their product), and is left out.
@@ -166,6 +168,7 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
         return
     link = _ITEM_LINK.match(text) if kind == "list item" else None  # "[Lambda](https://lambdalabs.com/...) - ..."
     ctx.item_provider = provider_of_host(urlsplit(link.group(1)).hostname or "") if link else None
+    ctx.item_name = item_name(clean(text[:300])) if kind == "list item" else ""
     starts: list[int] = []  # offset of each line in text
     at = 0
     for _, part in block:

@@ -24,7 +24,7 @@ from .names import Mention, Money, find_date, find_hardware, find_money, find_pr
 from .roles import as_thing, names_a_price, says_draw, thing_heading, watt_role
 from .table import LeftOut, PriceFact
 
-__all__ = ["clause_start", "make_fact", "per_amount_problem", "read_fact", "read_power", "read_usage"]
+__all__ = ["clause_start", "item_name", "make_fact", "per_amount_problem", "read_fact", "read_power", "read_usage"]
 
 # The words of a price that is a plan or a service paid per period, not a rental of the hardware it mentions.
 _PLAN_WORDS = re.compile(
@@ -71,6 +71,10 @@ _LEAD_NOISE = re.compile(r"^(?:(?:and|plus|or|then|but|also|with|the|a|an|my|our
 _TIME_AFTER_NAME = re.compile(r"\s+(?:(?:last|this|next|per|a|each)\s+(?:month|year|week)|these\s+days|right\s+now|today)$", re.I)
 _NAME_AFTER = re.compile(r"\s*([A-Za-z][\w+&.-]*(?:\s+[A-Za-z][\w+&.-]*){0,2})")
 _ON_NAME = re.compile(r"\s+(?:on|for)\s+(?:(?:the|a|an|my|our)\s+)?((?:[A-Z][\w+&.-]*)(?:\s+[A-Z0-9][\w+&.-]*){0,3})")
+_ONE = re.compile(
+    r"\b(?:a|an|another|the)\s+(?:(?P<adj>used|new|refurb\w*|second[\s-]?hand|spare|broken)\s+)?one\b(?!\s+of\b)[^,;]{0,30}$",
+    re.I,
+)
 _PURPOSE = re.compile(r"\s(?:for|with|from|on|in|at|via|off)\s", re.I)
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?", re.I)
 _NAME_STOP = frozenset(
@@ -335,7 +339,20 @@ def read_fact(
             count, before = (int(token) if token.isdigit() else _COUNTS[token]), before[counted.end() :]
         if _a_name(before) and (own or not names_a_price(before)):  # "list price was ~$7k": of what?
             return _purchase(ctx, _with_own(before, own), count, item, line, sentence)
+    item_own = ctx.item_name if kind == "list item" and not priced and subject is None and not own else ""
+    if item_own:  # a later sentence of a list item whose own name came first: "list price was ~$7k", "saw a used one for $1,850"
+        raw = sentence[max(floor, clause_start(clause_of, item.start)) : item.start]
+        one = _ONE.search(raw)
+        if one or (before and names_a_price(before)):
+            kind_of = (one.group("adj") or "") if one else before
+            return _purchase(ctx, f"{item_own} {kind_of}".strip(), 1, item, line, sentence)
     return None
+
+
+def item_name(sentence: str) -> str:
+    """A list item's own name, written before " - " or ":" at its start ("Alveo U250" in "Alveo U250 - AMD - ..."), when
+    it is not hardware; '' otherwise. Its later sentences' "one" and "list price" are of it."""
+    return _own_name(sentence, "list item")
 
 
 def _purchase(ctx: Context, name: str, count: int, item: Money, line: int, sentence: str) -> PriceFact:
