@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..errors import PriceTableError, ToolArgumentError
 from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
+from ..prices.factmatch import money_text
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
 from .answer import (
     Answer,
@@ -39,8 +41,9 @@ from .answer import (
     with_caveat,
 )
 from .base import Hit, Tool, ToolCall
+from .notedbudget import noted_budget
 from .pricetool import PriceTool, compose_cost_answer, computable
-from .question import Question
+from .question import Question, parse_question
 from .quotes import Candidate, introduced, introduced_rows, join_entry, quote, span_idents, whole_list, whole_table
 from .scorer import Model, features, load_model, span_similarities
 from .superlatives import price_rows, superlative
@@ -81,6 +84,13 @@ class BuiltinAnswerer:
     ) -> Answer:
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
         from_notes = self.extract(question, hits, price)
+        named = None
+        if price is not None and price.table.rows:
+            named = noted_budget(question.price.text, question.price.budget_usd is not None or question.price.money, hits)
+        if named is not None:  # "what does my MD money buy": the amount the notes give, said, then worked with
+            answer = self.answer(parse_question(f"{question.text} with a budget of ${named.amount:.2f}"), hits, history, tools)
+            said = f"Using the {money_text(named.amount, 'USD')} your notes give ({named.where}: “{named.sentence}”)."
+            return replace(answer, text=f"{said}\n\n{answer.text}")
         costs = answer_costs(question.price, price.table) if price is not None else None
         if price is not None and costs is not None:
             return compose_cost_answer(costs, price, from_notes)

@@ -83,6 +83,26 @@ def money_text(value: float, currency: str = "USD") -> str:
     return f"{mark}{text}" if mark else f"{text} {currency}"
 
 
+def price_text(amount: float, currency: str) -> str:
+    """A rate or an amount noted as written: whole ($250), cents ($0.95), or finer ($1.006, $0.000306) in full."""
+    mark = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
+    if amount == int(amount):
+        text = f"{amount:,.0f}"
+    elif round(amount, 2) == amount:
+        text = f"{amount:,.2f}"
+    else:
+        text = f"{amount:.6g}"
+    return f"{mark}{text}" if mark else f"{text} {currency}"
+
+
+def total_text(value: float, currency: str) -> str:
+    """A sum as the calculator writes money: whole units from 100 up ($1,818), cents below ($38.00)."""
+    if value < 100:
+        return money_text(value, currency)
+    mark = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
+    return f"{mark}{value:,.0f}" if mark else f"{value:,.0f} {currency}"
+
+
 def of_kind(facts: Sequence[PriceFact], *kinds: str) -> list[PriceFact]:
     return [f for f in facts if f.kind in kinds]
 

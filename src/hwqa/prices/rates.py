@@ -12,7 +12,9 @@ a card, a provider's offer, a nickname the note gives it ("the big box"). Notes 
 (every sentence a price was read from, or left out of the table, with its file and line): the sentence that
 names the thing, and in it the rate of the clause that says what the question asks ("spot" or "on demand"), or
 whose counted thing the question counts. A count the question does not give may come from the sentence ("$50 per
-seat, we're 3 people"). What no quantity cancels is said plainly, never guessed.
+seat, we're 3 people"), and so may the length of what the notes describe when the question asks its total ("what
+did the render come to" over "$0.52/hr, the whole render took about 6.5 hrs"). What no quantity cancels is said plainly,
+never guessed.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .factmatch import CostAnswer, holds_name, is_model, money_text, overlap, words_of
+from .factmatch import CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
 from .table import PriceFact, PriceTable
 from .units import HOURS_PER, HOURS_PER_MONTH
-from .words import WORD_NUMBERS, PriceWords
+from .words import WORD_NUMBERS, PriceWords, read_price_words
 
 __all__ = ["Rate", "answer_rate", "rates_in"]
 
@@ -87,6 +89,12 @@ _ASKS = re.compile(
 _WHAT_IS_IT = re.compile(
     r"\bwhat(?:'s|s|\s+is|\s+would\s+be|\s+are)\s+(?:that|it|this|the\s+(?:bill|damage|total)\b|"
     rf"(?:{_NUM}|an?|one|two|three|four|five|six|ten)\s)"
+)
+# The total of something the notes describe, its rate and its length both jotted ("what did the render come to",
+# "what did the batch end up costing"): the length may come from the note's sentence.
+_TOTAL = re.compile(
+    r"\b(?:c[oa]me\s+to|total|end(?:ed)?\s+up\s+cost\w*|set\s+(?:me|us)\s+back|all\s+in|in\s+all|"
+    r"did\b[^?]{0,60}\bcost|was\s+the\s+(?:bill|cost|damage))\b"
 )
 _QUALIFIERS = ("spot", "preemptible", "interruptible", "on demand", "on-demand", "reserved", "committed", "1yr", "3yr")
 _INSTANCE = re.compile(r"\b[a-z]+\d+[a-z]*\.\d*[a-z]+\b|\b[a-z]\d-[a-z]+-\d+[a-z]\b")
@@ -193,6 +201,20 @@ def _duration(words: PriceWords, text: str, time: str) -> tuple[float, str] | No
         return None
     n = hours / HOURS_PER[time]
     return n, _hours_said(hours) if time == "hour" else f"{_hours_said(hours)} ({n:,.6g} {time}s)"
+
+
+def _noted_duration(said: str, time: str) -> tuple[float, str] | None:
+    """How long the note's own sentence says the priced thing ran ("the whole render took about 6.5 hrs", "a run takes
+    ~20 min there"), in ``time`` units, when it says one length only."""
+    lower = said.lower()
+    rest = _strip_rates(lower, rates_in(lower))
+    span = _duration(read_price_words(rest), rest, time)
+    if span is None or len(_LENGTHS.findall(rest)) != 1:
+        return None
+    return span[0], f"{span[1]} (as your note says)"
+
+
+_LENGTHS = re.compile(rf"(?<![\w.$/])~?{_NUM}\s*-?\s*(?:h|hrs?|hours?|min|mins|minutes?|secs?|seconds?|days?)\b")
 
 
 def _hours_said(hours: float) -> str:
@@ -377,9 +399,9 @@ def _with_usage(text: str, used: float, table: PriceTable) -> CostAnswer | None:
     _, noted, rate, included = top[0]
     over = max(0.0, used - included)
     subject = _subject(noted.text, asked, rate) or "the plan"
-    plan, spent, free = (_price_text(x, rate.currency) for x in (rate.amount, used, included))
+    plan, spent, free = (price_text(x, rate.currency) for x in (rate.amount, used, included))
     if over > 0:
-        sum_text = f"{plan} + ({spent} used − {free} included) = **{_total_text(rate.amount + over, rate.currency)}**"
+        sum_text = f"{plan} + ({spent} used − {free} included) = **{total_text(rate.amount + over, rate.currency)}**"
     else:
         sum_text = f"**{plan}**: the {spent} used is within the {free} the plan includes"
     body = f"{subject}, {plan}/month with {free} of usage included: {sum_text} for the month, as your notes price it."
@@ -438,6 +460,8 @@ def _worked(
     counted = bool(factors)
     if rate.time is not None:
         span = _duration(words, text, rate.time)
+        if span is None and noted is not None and _TOTAL.search(text) and rate.time in ("second", "minute", "hour", "day"):
+            span = _noted_duration(noted.text, rate.time)
         if span is None:
             missing.append("for how long")
         else:
@@ -450,32 +474,12 @@ def _worked(
         return CostAnswer(f"To work out {rate.written} I need {' and '.join(missing)}; ask again with it (e.g. “{example}”).", ())
     if not factors:
         return None
-    price = f"{_price_text(rate.amount, rate.currency)}/{rate.unit}"
+    price = f"{price_text(rate.amount, rate.currency)}/{rate.unit}"
     where = f" for {subject}" if subject else ""
     source = " (the rate your question gives)" if noted is None else f"{where}, as your notes price it{from_note}"
-    body = f"{' × '.join([*factors, price])} = **{_total_text(total, rate.currency)}**{source}."
+    body = f"{' × '.join([*factors, price])} = **{total_text(total, rate.currency)}**{source}."
     if noted is not None and noted.as_of:
         body += f" (Noted {noted.as_of}.)"
     facts = (_fact_of(noted, rate, subject or rate.written),) if noted is not None else ()
     foreign = "" if rate.currency == "USD" else f" Kept in {rate.currency} as stated: no exchange rate is given."
     return CostAnswer(body + foreign, facts, counted)
-
-
-def _price_text(amount: float, currency: str) -> str:
-    """A rate or an amount noted as written: whole ($250), cents ($0.95), or finer ($1.006, $0.000306) in full."""
-    mark = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
-    if amount == int(amount):
-        text = f"{amount:,.0f}"
-    elif round(amount, 2) == amount:
-        text = f"{amount:,.2f}"
-    else:
-        text = f"{amount:.6g}"
-    return f"{mark}{text}" if mark else f"{text} {currency}"
-
-
-def _total_text(value: float, currency: str) -> str:
-    """A sum as the calculator writes money: whole units from 100 up ($1,818), cents below ($38.00)."""
-    if value < 100:
-        return money_text(value, currency)
-    mark = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
-    return f"{mark}{value:,.0f}" if mark else f"{value:,.0f} {currency}"

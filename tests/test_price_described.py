@@ -1,0 +1,78 @@
+"""Money questions whose numbers the notes give: the total of something they describe with its rate and its length
+("rented an L4 at $0.52/hr, the whole render took about 6.5 hrs"), and what a budget they name buys ("put aside $200
+for cloud rendering this quarter"). Each answer says which of its numbers came from the notes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from hwqa.cli import app
+
+from .conftest import point_cli_at_folder, write_note
+
+runner = CliRunner()
+
+JOBS = """---
+title: Client jobs
+tags: ["cloud"]
+date: 2025-06-01
+---
+
+# Client jobs
+
+## Render for the museum
+
+* rented an L4 on vast at $0.52/hr for the museum walkthrough render, the whole render took about 6.5 hrs.
+* [Lambda](https://lambdalabs.com/) - A100 80G is $1.29/hr on-demand.
+
+## Money
+
+* put aside $200 for cloud rendering this quarter.
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("described") / "notes"
+    write_note(folder, "jobs.md", JOBS)
+    with pytest.MonkeyPatch.context() as patch:
+        point_cli_at_folder(patch, folder)
+        assert runner.invoke(app, ["index"]).exit_code == 0
+    return folder
+
+
+@pytest.fixture
+def notes(built: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    point_cli_at_folder(monkeypatch, built)
+    return built
+
+
+def ask(question: str) -> str:
+    result = runner.invoke(app, ["ask", question, "--json"])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return str(data["answer"])
+
+
+def test_the_total_of_a_run_the_notes_describe_takes_its_length_from_the_note(notes: Path) -> None:
+    answer = ask("what did the museum walkthrough render come to")
+    assert "6.5 h (as your note says) × $0.52/hour = **$3.38**" in answer, answer
+
+
+def test_a_price_lookup_is_no_total_and_a_duration_asked_wins_over_the_notes(notes: Path) -> None:
+    assert "×" not in ask("how much is an a100 on lambda")
+    assert "10 h × $0.52/hour = **$5.20**" in ask("what would 10 hrs on the l4 cost")
+
+
+def test_a_budget_the_notes_name_is_what_the_calculator_works_with_and_the_answer_says_so(notes: Path) -> None:
+    answer = ask("how many a100 hours does my rendering money for the quarter get me")
+    assert answer.startswith("Using the $200.00 your notes give"), answer
+    assert "put aside $200 for cloud rendering this quarter" in answer
+    assert "| 155 |" in answer or "155.0" in answer, answer
+    stated = ask("how many a100 hours does $100 of my rendering money get me")
+    assert "Using the $200.00" not in stated
