@@ -33,6 +33,15 @@ date: 2025-06-01
 ## Money
 
 * put aside $200 for cloud rendering this quarter.
+
+## Field kit
+
+* extra SD cards are $24 each, the 128GB ones.
+* card reader $15.
+
+## Second box parts
+
+* used 2080 Ti $350, 64GB ram $120, 2TB ssd $99
 """
 
 
@@ -76,3 +85,14 @@ def test_a_budget_the_notes_name_is_what_the_calculator_works_with_and_the_answe
     assert "| 155 |" in answer or "155.0" in answer, answer
     stated = ask("how many a100 hours does $100 of my rendering money get me")
     assert "Using the $200.00" not in stated
+
+
+def test_several_priced_things_asked_together_are_summed_with_their_counts(notes: Path) -> None:
+    answer = ask("two extra sd cards and the card reader together?")
+    assert "2 × $24.00" in answer and "$15.00" in answer and "= **$63.00**" in answer, answer
+
+
+def test_the_total_of_a_line_of_prices_is_every_price_on_it(notes: Path) -> None:
+    answer = ask("what did the second box parts come to in total")
+    assert "$350.00 + $120.00 + $99.00 = **$569.00**" in answer, answer
+    assert "+" not in ask("how much is the card reader")

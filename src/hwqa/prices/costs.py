@@ -34,6 +34,7 @@ from .factmatch import (
     words_of,
 )
 from .rates import answer_rate
+from .sums import answer_sum
 from .table import PriceFact, PriceTable, hardware_matches
 from .units import HOURS_PER, HOURS_PER_MONTH
 from .words import WORD_NUMBERS, PriceWords
@@ -115,7 +116,7 @@ def answer_costs(words: PriceWords, table: PriceTable) -> CostAnswer | None:
             return answer
     if noted is not None and noted.counted:  # "2 mig slices for 30 hours": the count a plan's sum would miss
         return noted
-    for ask in (_plan, _foreign_rental, _purchase, _bought_for, _foreign_price):
+    for ask in (answer_sum, _plan, _foreign_rental, _purchase, _bought_for, _foreign_price):
         answer = ask(words, text, table)
         if answer is not None:
             return answer
