@@ -19,8 +19,8 @@ from .base import Hit
 __all__ = ["NotedBudget", "noted_budget"]
 
 _BUDGET = re.compile(
-    r"\b(?:budget\w*|cap|capped|credits?|grants?|allowance|funds?|funding|money|sponsor\w*|stipend|(?:set|put)\s+aside|"
-    r"spending\s+limit|limit)\b"
+    r"\b(?:budget\w*|cap|credits?|grants?|allowance|funds?|funding|money|sponsor\w*|stipend|(?:set|put)\s+aside|"
+    r"spending\s+limit)\b"
 )
 _ASKS_TIME = re.compile(r"\bhow\s+(?:many|long|much\s+time)\b|\bhours?\b.{0,60}\b(?:get|buy|last|cover)\b")
 _AMOUNT = re.compile(r"(?<![\w.])[$€£]\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s?k\b)?")
