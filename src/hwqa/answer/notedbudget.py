@@ -3,7 +3,7 @@
 A question may ask what a budget buys without saying the amount, because the notes say it ("put aside $200 for
 cloud MD this quarter", "my own cap for compute on this one: $250", "sponsor gave us $400"). When the question
 names a budget (budget, cap, credits, money, grant, ...) and gives no amount, the first retrieved passage whose
-sentence names a budget and states one amount of money that is no rate gives it; the calculator then works with
+sentence names a budget and states one amount in dollars that is no rate gives it; the calculator then works with
 that amount, and the answer says where it came from. Nothing is guessed: several amounts in that sentence, or
 none, leave the question as it was.
 """
@@ -23,7 +23,7 @@ _BUDGET = re.compile(
     r"spending\s+limit)\b"
 )
 _ASKS_TIME = re.compile(r"\bhow\s+(?:many|long|much\s+time)\b|\bhours?\b.{0,60}\b(?:get|buy|last|cover)\b")
-_AMOUNT = re.compile(r"(?<![\w.])[$€£]\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s?k\b)?")
+_AMOUNT = re.compile(r"(?<![\w.])\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s?k\b)?")  # dollars: the calculator's currency
 _RATE_AFTER = re.compile(r"\s?(?:/|per\b|an?\s+(?:hour|hr|month|mo|year|yr|day|week)\b|each\b|ea\b|monthly\b|hourly\b)")
 _SENTENCE = re.compile(r"[^.\n;]+(?:\.(?=\d)[^.\n;]*)*")
 
