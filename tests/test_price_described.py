@@ -96,3 +96,8 @@ def test_the_total_of_a_line_of_prices_is_every_price_on_it(notes: Path) -> None
     answer = ask("what did the second box parts come to in total")
     assert "$350.00 + $120.00 + $99.00 = **$569.00**" in answer, answer
     assert "+" not in ask("how much is the card reader")
+
+
+def test_what_does_that_run_asks_money_for_more_of_a_thing_the_notes_price(notes: Path) -> None:
+    answer = ask("if i get 2 more of those sd cards what does that run")
+    assert "2 × $24.00 = **$48.00**" in answer, answer

@@ -93,7 +93,9 @@ _DRAW_ASKED = (
     ("under load", re.compile(r"\b(?:load|full\s+tilt|max\w*|peak|training|flat\s+out|stress\w*|gaming|inference|busy)\b")),
 )
 _N_OF = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{_COUNTS})\s+of\s+(?:the|those|these|them|that)\b")
-_SET_BACK = re.compile(r"\b(?:set|run)\s+(?:me|us|you)\s+back\b|\brun\s+(?:me|us)\b|\bbill\b|\btotal\b")
+_SET_BACK = re.compile(
+    r"\b(?:set|run)\s+(?:me|us|you)\s+back\b|\brun\s+(?:me|us)\b|\bbill\b|\btotal\b|\bwhat\s+(?:does|would|will)\s+(?:that|it|this)\s+run\b"
+)
 _ASKS_MEMORY = re.compile(r"\b(?:memory|vram|ram|gb|gigs?|hbm)\b")
 _GB = re.compile(r"(?<![\w.])(\d{1,4})\s?(?:gb|gib)\b", re.I)
 _MAX_UNITS = 10_000
