@@ -86,6 +86,23 @@ def point_cli_at_folder(monkeypatch: pytest.MonkeyPatch, notes: Path, index: Pat
         monkeypatch.setenv(key, value)
 
 
+def index_notes_once(factory: pytest.TempPathFactory, name: str, notes: dict[str, str]) -> Path:
+    """A notes folder holding ``notes`` (file name -> text) and its hash index beside it, built by ``hwqa index``:
+    for a module-scoped fixture whose tests each point the CLI at it (:func:`point_cli_at_folder`)."""
+    from typer.testing import CliRunner
+
+    from hwqa.cli import app
+
+    folder = factory.mktemp(name) / "notes"
+    for file, text in notes.items():
+        write_note(folder, file, text)
+    with pytest.MonkeyPatch.context() as patch:
+        point_cli_at_folder(patch, folder)
+        result = CliRunner().invoke(app, ["index"])
+        assert result.exit_code == 0, result.output
+    return folder
+
+
 def run_hwqa(settings: Settings, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
     """``python -m hwqa.cli ARGS`` as a process of its own over ``settings``' notes and index (hash embedder,
     no other HWQA_ setting of this shell), with ``env`` on top; what it printed and its exit code."""

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from hwqa.cli import app
 
-from .conftest import point_cli_at_folder, write_note
+from .conftest import index_notes_once, point_cli_at_folder
 
 runner = CliRunner()
 
@@ -47,12 +47,7 @@ date: 2025-06-01
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("described") / "notes"
-    write_note(folder, "jobs.md", JOBS)
-    with pytest.MonkeyPatch.context() as patch:
-        point_cli_at_folder(patch, folder)
-        assert runner.invoke(app, ["index"]).exit_code == 0
-    return folder
+    return index_notes_once(tmp_path_factory, "described", {"jobs.md": JOBS})
 
 
 @pytest.fixture

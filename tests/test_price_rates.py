@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from hwqa.cli import app
 
-from .conftest import point_cli_at_folder, write_note
+from .conftest import index_notes_once, point_cli_at_folder
 
 runner = CliRunner()
 
@@ -73,13 +73,7 @@ date: 2025-05-05
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The three notes and their index, built once for the module."""
-    folder = tmp_path_factory.mktemp("rates") / "notes"
-    for name, text in {"cloud.md": CLOUD, "plans.md": PLANS, "shopping.md": SHOPPING}.items():
-        write_note(folder, name, text)
-    with pytest.MonkeyPatch.context() as patch:
-        point_cli_at_folder(patch, folder)
-        assert runner.invoke(app, ["index"]).exit_code == 0
-    return folder
+    return index_notes_once(tmp_path_factory, "rates", {"cloud.md": CLOUD, "plans.md": PLANS, "shopping.md": SHOPPING})
 
 
 @pytest.fixture
