@@ -83,7 +83,6 @@ class BuiltinAnswerer:
         self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()
     ) -> Answer:
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
-        from_notes = self.extract(question, hits, price)
         named = None
         if price is not None and price.table.rows:
             named = noted_budget(question.price.text, question.price.budget_usd is not None or question.price.money, hits)
@@ -91,6 +90,7 @@ class BuiltinAnswerer:
             answer = self.answer(parse_question(f"{question.text} with a budget of ${named.amount:.2f}"), hits, history, tools)
             said = f"Using the {money_text(named.amount, 'USD')} your notes give ({named.where}: “{named.sentence}”)."
             return replace(answer, text=f"{said}\n\n{answer.text}")
+        from_notes = self.extract(question, hits, price)
         costs = answer_costs(question.price, price.table) if price is not None else None
         if price is not None and costs is not None:
             return compose_cost_answer(costs, price, from_notes)

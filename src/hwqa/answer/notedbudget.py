@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..prices.names import find_money
 from .base import Hit
 
 __all__ = ["NotedBudget", "noted_budget"]
@@ -23,7 +24,6 @@ _BUDGET = re.compile(
     r"spending\s+limit)\b"
 )
 _ASKS_TIME = re.compile(r"\bhow\s+(?:many|long|much\s+time)\b|\bhours?\b.{0,60}\b(?:get|buy|last|cover)\b")
-_AMOUNT = re.compile(r"(?<![\w.])\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(\s?k\b)?")  # dollars: the calculator's currency
 _RATE_AFTER = re.compile(r"\s?(?:/|per\b|an?\s+(?:hour|hr|month|mo|year|yr|day|week)\b|each\b|ea\b|monthly\b|hourly\b)")
 _SENTENCE = re.compile(r"[^.\n;]+(?:\.(?=\d)[^.\n;]*)*")
 
@@ -46,12 +46,18 @@ def noted_budget(text: str, budget_stated: bool, hits: Sequence[Hit], depth: int
             sentence = m.group(0).strip(" *-\t")
             if not _BUDGET.search(sentence.lower()):
                 continue
-            amounts = [a for a in _AMOUNT.finditer(sentence) if not _RATE_AFTER.match(sentence, a.end())]
+            amounts = [
+                money  # written in dollars (the calculator's currency), with no unit of time or amount after it
+                for money in find_money(sentence)
+                if money.stated.startswith("$")
+                and money.unit is None
+                and money.qualifier is None
+                and money.amount > 0
+                and not _RATE_AFTER.match(sentence, money.end)
+            ]
             if len(amounts) != 1:
                 continue
-            a = amounts[0]
-            value = float(a.group(1).replace(",", "") + (f".{a.group(2)}" if a.group(2) else ""))
-            value *= 1000 if a.group(3) else 1
+            value = amounts[0].amount
             where = " › ".join(p for p in (hit.chunk.title, hit.chunk.heading) if p)
             return NotedBudget(value, sentence, where or hit.chunk.source)
     return None

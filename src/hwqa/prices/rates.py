@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from .factmatch import CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
 from .table import PriceFact, PriceTable
 from .units import HOURS_PER, HOURS_PER_MONTH
-from .words import WORD_NUMBERS, PriceWords, read_price_words
+from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
 
 __all__ = ["Rate", "answer_rate", "rates_in"]
 
@@ -58,16 +58,17 @@ _UNIT_PART = re.compile(
 )
 _AMOUNT = re.compile(r"(?P<cur>[$€£])\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d.,]\d)")
 _NUM = r"\d+(?:\.\d+)?"
-_COUNTS = "|".join(sorted((w for w in WORD_NUMBERS if w not in ("a", "an", "single")), key=len, reverse=True))
 # A count and what it counts: "4 nodes", "2 of the MIG slices", "8x V100" (never "1g slice": a profile's name).
 _COUNT = re.compile(
-    rf"(?<![\w.$/-])(?P<n>{_NUM}|{_COUNTS})(?:\s+|\s*x\s+)(?:of\s+(?:the|those|these|our|my)\s+)?"
+    rf"(?<![\w.$/-])(?P<n>{_NUM}|{COUNT_WORDS})(?:\s+|\s*x\s+)(?:of\s+(?:the|those|these|our|my)\s+)?"
     r"(?:(?P<adj>[a-z][\w.-]*)\s+)?(?P<noun>[a-z][\w.-]*)"
 )
 _SIZE = re.compile(rf"(?<![\w.$/-])(?P<n>{_NUM})(?P<u>gb|tb)\b")
-_OF_US = re.compile(rf"\b(?:the\s+)?(?P<n>\d{{1,3}}|{_COUNTS})\s+of\s+us\b|\bwe(?:'re|\s+are)\s+(?P<m>\d{{1,3}}|{_COUNTS})\b")
+_OF_US = re.compile(
+    rf"\b(?:the\s+)?(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+of\s+us\b|\bwe(?:'re|\s+are)\s+(?P<m>\d{{1,3}}|{COUNT_WORDS})\b"
+)
 _SHORT_TIME = re.compile(rf"(?<![\w.])(?P<n>{_NUM})\s*(?P<u>min|mins|minutes?|secs?|seconds?|s)\b")
-_PERIOD = re.compile(rf"(?<![\w.])(?P<n>{_NUM}|{_COUNTS}|a|an|one)\s*-?\s*(?P<u>years?|yrs?|months?)\b(?!\s*(?:/|per|a)\s)")
+_PERIOD = re.compile(rf"(?<![\w.])(?P<n>{_NUM}|{COUNT_WORDS}|a|an|one)\s*-?\s*(?P<u>years?|yrs?|months?)\b(?!\s*(?:/|per|a)\s)")
 _PER_PERIOD = re.compile(r"\b(?:per|a|each|every|this|next|one|the)\s+(?P<u>month|year)\b|\b(?P<adv>monthly|yearly|annually)\b")
 _MONEY = r"\$\s?(?P<{}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _USED = re.compile(
@@ -338,7 +339,7 @@ def _fact_of(noted: _Noted, rate: Rate, subject: str) -> PriceFact:
 def _thing_count(text: str, whole: Sequence[str]) -> tuple[float, str] | None:
     """ "4 g5.xlarge": how many of the thing named the question counts."""
     for name in whole:
-        m = re.search(rf"(?<![\w.$])(?P<n>\d{{1,4}}|{_COUNTS})\s*(?:x\s*)?{re.escape(name.lower())}", text)
+        m = re.search(rf"(?<![\w.$])(?P<n>\d{{1,4}}|{COUNT_WORDS})\s*(?:x\s*)?{re.escape(name.lower())}", text)
         if m is not None:
             return _count_of(m.group("n")), name
     return None

@@ -20,14 +20,13 @@ from collections.abc import Sequence
 
 from .factmatch import GENERIC, CostAnswer, count_word, money_text, of_kind, overlap, words_of
 from .table import PriceFact, PriceTable
-from .words import WORD_NUMBERS, PriceWords
+from .words import COUNT_WORDS, PriceWords
 
 __all__ = ["answer_sum"]
 
 _TOTAL = re.compile(r"\b(?:together|total|altogether|combined|all\s+in|in\s+all|sum|plus)\b")
 _SPLIT = re.compile(r"\s*(?:\band\b|\+|,|\bplus\b|&)\s*")
-_COUNTS = "|".join(sorted((w for w in WORD_NUMBERS if w not in ("a", "an", "single")), key=len, reverse=True))
-_COUNT = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{_COUNTS})\s+(?!(?:more|of|hours?|hrs?|days?|months?|years?)\b)")
+_COUNT = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?!(?:more|of|hours?|hrs?|days?|months?|years?)\b)")
 _FILLER = words_of(
     "what whats how much cost costs price prices would will does did do be is are was were come came to get buy pay "
     "paid me us it that those these them total together altogether combined sum plus all in"

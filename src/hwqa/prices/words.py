@@ -64,6 +64,9 @@ WORD_NUMBERS = {
     "thirty-two": 32,
     "sixty-four": 64,
 }
+# The count words of a regular expression, longest first ("fifteen" before "five"); never "a", "an" or "single":
+# "buy an RTX 4090" counts nothing.
+COUNT_WORDS = "|".join(sorted((w for w in WORD_NUMBERS if w not in ("a", "an", "single")), key=len, reverse=True))
 WORDS = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
 LEAD = r"(?<![\w.,$])"
 _NUM = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d]|[.,]\d)"
