@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,6 +103,18 @@ def index_notes_once(factory: pytest.TempPathFactory, name: str, notes: dict[str
         result = CliRunner().invoke(app, ["index"])
         assert result.exit_code == 0, result.output
     return folder
+
+
+def prices_table(notes: Path, *flags: str) -> dict[str, Any]:
+    """The price table ``hwqa prices --notes NOTES --json [FLAGS]`` prints (rows, facts, left out, problems)."""
+    from typer.testing import CliRunner
+
+    from hwqa.cli import app
+
+    result = CliRunner().invoke(app, ["prices", "--notes", str(notes), *flags, "--json"])
+    assert result.exit_code == 0, result.output
+    table: dict[str, Any] = json.loads(result.stdout)["table"]
+    return table
 
 
 def run_hwqa(settings: Settings, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from hwqa.cli import app
 
-from .conftest import point_cli_at_folder, write_note
+from .conftest import point_cli_at_folder, prices_table, write_note
 
 runner = CliRunner()
 
@@ -91,10 +91,7 @@ def owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def table(notes: Path) -> dict[str, Any]:
-    result = runner.invoke(app, ["prices", "--notes", str(notes), "--json"])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)["table"]
-    return data
+    return prices_table(notes)
 
 
 def ask(question: str, *flags: str) -> dict[str, Any]:

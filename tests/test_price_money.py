@@ -23,7 +23,7 @@ from hwqa.prices.facts import Doc
 from hwqa.prices.prose import read_document
 from hwqa.prices.words import read_price_words
 
-from .conftest import point_cli_at_folder, write_note
+from .conftest import point_cli_at_folder, prices_table, write_note
 
 runner = CliRunner()
 
@@ -67,10 +67,7 @@ def ask(question: str) -> dict[str, Any]:
 
 
 def price_table(notes: Path) -> dict[str, Any]:
-    result = runner.invoke(app, ["prices", "--notes", str(notes), "--json"])
-    assert result.exit_code == 0, result.output
-    table: dict[str, Any] = json.loads(result.stdout)["table"]
-    return table
+    return prices_table(notes)
 
 
 @pytest.mark.parametrize(

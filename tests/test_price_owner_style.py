@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from hwqa.cli import app
 
-from .conftest import point_cli_at_folder, write_note
+from .conftest import point_cli_at_folder, prices_table, write_note
 
 runner = CliRunner()
 
@@ -135,10 +135,7 @@ def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def table(notes: Path) -> dict[str, Any]:
-    result = runner.invoke(app, ["prices", "--notes", str(notes), "--all", "--json"])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)["table"]
-    return data
+    return prices_table(notes, "--all")
 
 
 def ask(question: str) -> str:

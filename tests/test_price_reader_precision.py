@@ -10,16 +10,13 @@ reader cannot attribute goes to "left out", with its reason.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.cli import app
-
-from .conftest import point_cli_at_folder, write_note
+from .conftest import point_cli_at_folder, prices_table, write_note
 
 runner = CliRunner()
 
@@ -161,10 +158,7 @@ def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def table(notes: Path) -> dict[str, Any]:
-    result = runner.invoke(app, ["prices", "--notes", str(notes), "--all", "--json"])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)["table"]
-    return data
+    return prices_table(notes, "--all")
 
 
 def listed(data: dict[str, Any], note: str) -> set[tuple[str, str, str]]:
