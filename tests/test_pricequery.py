@@ -100,12 +100,28 @@ def test_budgets(table: PriceTable, question: str, budget: float) -> None:
         ("price of a week of GPU time", 168),
         ("cost of 250 GPU-hours", 250),
         ("I train 8 hours a day for 10 days, GPU cost?", 80),
+        # a use that repeats, however the day is called: hours a night, evening or workday times the span
+        ("if I train 5h every night for two weeks, GPU cost?", 70),
+        ("GPUs flat out 9 hrs a day for 22 workdays, cost?", 198),
+        ("~4h nightly for 10 nights, GPU cost?", 40),
+        ("GPU cost of running over a full year?", 8760),
     ],
 )
 def test_hours(table: PriceTable, question: str, hours: float) -> None:
     query = parse(question, table)
     assert query.hours == pytest.approx(hours)
     assert query.mode == "rent"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "GPU cost of running every night (30 nights)?",  # how long a night is, the question does not say
+        "GPU cost with a 1-year reservation?",  # a commitment's term, no time of use
+    ],
+)
+def test_spans_that_give_no_hours(table: PriceTable, question: str) -> None:
+    assert parse(question, table).hours is None
 
 
 def test_hours_per_day_goes_with_a_purchase(table: PriceTable) -> None:

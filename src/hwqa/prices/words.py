@@ -112,11 +112,19 @@ _V100_HOURS = re.compile(
 )
 _V100_HOUR_UNIT = re.compile(r"\bv100[\s-]*(?:equivalent[\s-]*)?(?:hours?|hrs?|h)\b")
 _DEVICE_HOURS = re.compile(rf"{LEAD}{_NUM}\s*(?P<kind>gpu|tpu|cpu|device|chip|accelerator)[\s-]*(?:hours?|hrs?|h)\b")
-_HOURS_PER_DAY = re.compile(rf"{LEAD}{_NUM}\s*(?:hours?|hrs?|h)\s*(?:a|per|/|each|every)\s*day\b")
+# Hours a day: "3h a day", "5h every night", "9 hrs each workday", "~4h nightly" (one day's use, however it is called).
+_DAY_NAMES = r"(?:day|night|evening|morning|weekday|workday|work\s?day|school\s?day)"
+_HOURS_PER_DAY = re.compile(rf"{LEAD}~?{_NUM}\s*(?:hours?|hrs?|h)\s*(?:(?:a|per|/|each|every)\s*{_DAY_NAMES}|nightly|daily)\b")
 _HOURS = re.compile(rf"{LEAD}{_NUM}\s*-?\s*(?:hours?|hrs?|h)\b")
-_SPANS = re.compile(rf"{LEAD}(?:{_NUM}|(?P<word>{WORDS}))\s*-?\s*(?P<unit>days?|weeks?|months?)\b(?!\s*(?:/|per|a)\s)")
+# A span of days, weeks, months or years ("for 4 days", "two weeks", "a full year"); nights, evenings and workdays
+# count as days only with the hours a day the question gives ("5h every night for 2 weeks", "9 hrs a day for 22 workdays").
+_SPANS = re.compile(
+    rf"{LEAD}(?:{_NUM}|(?P<word>{WORDS}))\s*-?\s*(?:(?:full|whole|entire)\s+)?"
+    r"(?P<unit>days?|nights?|evenings?|weekdays?|workdays?|work\s?days?|weeks?|months?|years?)\b(?!\s*(?:/|per|a)\s)"
+)
 _PER_SPAN = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>day|week|month)\b")  # "per month": one month of use
-_UNIT_HOURS = {unit: HOURS_PER[unit] for unit in ("day", "week", "month")}  # a month is 730 h, as prices read from text
+_UNIT_HOURS = {unit: HOURS_PER[unit] for unit in ("day", "week", "month", "year")}  # a month is 730 h, as prices read from text
+_DAY_LIKE = ("night", "evening", "weekday", "workday", "work day", "school day")
 _DEVICES = re.compile(
     rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x\s*|×\s*)?(?P<kind>gpus?|tpus?|cpus?|cards?|devices?|chips?|accelerators?|boards?)\b"
 )
@@ -363,8 +371,15 @@ def _time(t: _Text, out: dict[str, float], problems: list[str]) -> list[str]:
     masks = []
     for m in _SPANS.finditer(t.text):
         count = count_of(m.group("word")) if m.group("word") else number_of(m)
-        unit_hours = _UNIT_HOURS[m.group("unit").rstrip("s")]
+        unit = re.sub(r"\s+", " ", m.group("unit")).rstrip("s")
         per_day = out.get("hours_per_day")
+        if unit == "year" and "-" in m.group(0):
+            continue  # "a 1-year reservation": the term of a commitment, no time of use
+        if unit in _DAY_LIKE:
+            if per_day is None:
+                continue  # "every night (30 nights)": how long a night is, the question does not say
+            unit = "day"
+        unit_hours = _UNIT_HOURS[unit]
         if per_day is not None:
             unit_hours = unit_hours / 24 * per_day  # "8 hours a day for 5 days" is 40 hours
         _hours(count * unit_hours, m.group(0), out, problems)
