@@ -29,6 +29,8 @@ from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.factmatch import money_text
+from ..prices.quoted import asks_difference, work_quoted
+from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
 from .answer import (
     Answer,
@@ -91,10 +93,23 @@ class BuiltinAnswerer:
             said = f"Using the {money_text(named.amount, 'USD')} your notes give ({named.where}: “{named.sentence}”)."
             return replace(answer, text=f"{said}\n\n{answer.text}")
         from_notes = self.extract(question, hits, price)
-        costs = answer_costs(question.price, price.table) if price is not None else None
+        quoted = _quoted(from_notes) if price is not None and from_notes.covered else []
+        # A rate the question states, its length or count in the quote ("at $0.68/hr, worst case for the full suite"),
+        # or two prices compared ("how much would spot have saved"): the quote before the facts
+        first = price is not None and (rates_in(question.price.text) or asks_difference(question.price.text))
+        worked = work_quoted(question.price, quoted, price.table) if price is not None and first else None
+        costs = answer_costs(question.price, price.table) if price is not None and worked is None else None
         if price is not None and costs is not None:
             return compose_cost_answer(costs, price, from_notes)
         asked = price.ask(question, history) if price is not None else None
+        if worked is None and price is not None and quoted:
+            # The facts answered nothing: the sum over the quote that holds its factors, unless the question gives its
+            # own time for hardware the calculator prices ("250 GPU-hours on a V100")
+            ready = asked is not None and not asked.problems and not asked.unpriced and computable(asked.request)
+            if not (ready and price.table.rows and question.price.hours is not None):
+                worked = work_quoted(question.price, quoted, price.table)
+        if worked is not None:
+            return Answer(f"{worked.text}\n\n{from_notes.text}", from_notes.citations, covered=True)
         if price is None or asked is None:
             return from_notes
         if asked.problems:  # an amount it cannot use is said, never read as another one
@@ -294,6 +309,23 @@ def _compose(chosen: list[tuple[Candidate, str]]) -> Answer:
         end = "" if text.endswith((".", "!", "?")) else "."
         parts.append(f"{text}{end} [{n}]")
     return Answer(" ".join(parts), cites.citations)
+
+
+def _quoted(answer: Answer) -> list[tuple[str, str]]:
+    """The quoted pieces of an extractive answer, one per passage cited (its pieces joined), best first, each with the
+    note or page it is from; then the first cited passage whole (a factor may sit in a sentence the quote left out)."""
+    joined: dict[int, list[str]] = {}
+    for m in _PIECE.finditer(answer.text):
+        if m.group(1).strip():
+            joined.setdefault(int(m.group(2)), []).append(m.group(1).strip())
+    by_n = {c.n: c for c in answer.citations}
+    pieces = [(" ".join(texts), by_n[n].source if n in by_n else "") for n, texts in joined.items()]
+    if joined and (first := by_n.get(next(iter(joined)))) is not None:
+        pieces.append((clean_markdown(first.text), first.source))
+    return pieces
+
+
+_PIECE = re.compile(r"(.*?)\s*\[(\d+)\]", re.S)
 
 
 def _passages_only(hits: Sequence[Hit]) -> Answer:

@@ -54,6 +54,7 @@ class CostAnswer:
     text: str
     facts: tuple[PriceFact, ...]
     counted: bool = False  # the sum counts things the rate is per ("4 nodes", "2 slices"), not only time
+    total: float | None = None  # the sum itself, when the answer is one sum
 
 
 def words_of(text: str) -> set[str]:

@@ -455,7 +455,7 @@ def _worked(
         else:
             total *= n
             factors.append(_of(n, rate.per))
-    elif noted is not None and (many := _thing_count(text, [subject])) is not None and many[0] != 1:
+    elif noted is not None and subject and (many := _thing_count(text, [subject])) is not None and many[0] != 1:
         total *= many[0]
         factors.append(f"{many[0]:g} {subject}")
     counted = bool(factors)
@@ -483,4 +483,4 @@ def _worked(
         body += f" (Noted {noted.as_of}.)"
     facts = (_fact_of(noted, rate, subject or rate.written),) if noted is not None else ()
     foreign = "" if rate.currency == "USD" else f" Kept in {rate.currency} as stated: no exchange rate is given."
-    return CostAnswer(body + foreign, facts, counted)
+    return CostAnswer(body + foreign, facts, counted, total)

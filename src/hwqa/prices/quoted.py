@@ -1,0 +1,357 @@
+"""A money question worked out from the passages its answer quotes.
+
+The price table's facts are read sentence by sentence, so a factor a note jots in the next sentence or
+item is lost to them ("rented an A100 40G on Lambda at $1.20/hr. Whole run took 7.5 hrs"; "NUC pulls
+~11W at the wall, runs 24/7" with "$0.31/kWh" a line below). The answerer's quote is chosen for the
+question and holds the neighbouring sentences of its entry, so when the facts answer nothing, the
+product the question asks for is worked out over the quote (each piece with the note it is from):
+
+- a rate times the quantities it is per (:func:`hwqa.prices.rates.rates_in`: per hour, per node-hour,
+  per page, …), the rate the question states or the quote's, the duration and counts from the question,
+  else from the quote when the question asks what something came to ("did … cost", "come to");
+- energy: a draw in the quote (the one whose words match what the question says of the load: idle,
+  busy) × hours (the question's, scaled by how many hours a day the quote says it runs, or the quote's
+  run length) × the price of a kWh (the quote's, else the notes' for the same note, else the newest);
+- a price each times how many the question wants ("$39.95 each" and "the three dongles").
+
+What no factor cancels is left to the calculator and the passages, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from .factmatch import CostAnswer, money_text, of_kind, overlap, price_text, total_text, words_of
+from .names import find_money
+from .rates import _ALL_DAY, _LENGTHS, _TOTAL, Rate, _counts, _named, _Noted, _pick_rate, _strip_rates, _worked, rates_in
+from .table import PriceTable
+from .units import HOURS_PER
+from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
+
+__all__ = ["asks_difference", "work_quoted"]
+
+T = TypeVar("T")
+
+# Money asked of a total: the words of rates.py's asks, and "owe", "run me".
+_ASKS = re.compile(
+    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paid|owe|total|spend|spent|come\s+to|came\s+to|run\s+(?:me|us)|"
+    r"set\s+(?:me|us)\s+back)\b|\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower|longer|more\s+time))"
+)
+_RATE_ASKED = re.compile(r"\b(?:per|an|a|each)\s+(?:hour|hr|h|month|mo|day|year|gpu[\s-]?hour)\b|\bhourly\b|/\s*(?:hr|h|mo)\b")
+_ENERGY = re.compile(
+    r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
+)
+_WATTS = re.compile(r"(?<![\w.])~?(\d{1,5}(?:\.\d+)?)\s?(?:w|watts?)\b", re.I)
+_CENTS_KWH = re.compile(r"(?<![\w.,$])(\d{1,3}(?:\.\d+)?)\s?(?:cents?|ct|c|¢)\s?(?:/|per\s+|a\s+)?\s?kwh\b", re.I)
+_CLAUSE = re.compile(r"[,;()]|\.\s|\s[-–—]\s|\bwhen\b|\bwhile\b|\band\b")
+_IDLE = re.compile(r"\bidl\w*|\bsleep\w*|\bstandby\b|\bsuspend\w*")
+_LOAD = re.compile(r"\b(?:load\w*|full\s+tilt|flat\s+out|max\w*|peak|train\w*|busy|stress\w*|render\w*|gaming|inference)\b")
+_PERIOD = re.compile(
+    r"\b(?:a|per|each|every|the)\s+(?P<u>month|year|week|day)\b|\b(?P<adv>monthly|yearly|annual(?:ly)?|weekly|daily)\b"
+)
+_EACH = re.compile(r"\s*(?:each|apiece|a\s+piece|ea\.?|/\s*ea\b|per\s+(?:unit|piece|one|stick|drive|card|dongle|pack))", re.I)
+_WANTED = re.compile(
+    rf"(?<![\w.$/-])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?:more\s+|extra\s+|new\s+|of\s+(?:the|those|these|them)\s+)?"
+    r"(?P<noun>[a-z][\w-]*)"
+)
+_NOT_THINGS = frozenset({"hours", "hrs", "hour", "h", "days", "day", "weeks", "months", "years", "nights", "gb", "tb", "w", "x"})
+
+
+def work_quoted(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None) -> CostAnswer | None:
+    """The sum a money question asks for, worked over the quoted ``pieces`` (text, note), or None (see the module doc)."""
+    text = words.text
+    if not pieces or words.budget_usd is not None or words.refused:
+        return None
+    if _BREAK_EVEN.search(text) and _HOW_MANY.search(text) and words.purchase_usd is None:
+        return _break_even(words, pieces)
+    if not _ASKS.search(text):
+        return None
+    if _ENERGY.search(text):
+        return _energy(words, pieces, table)
+    stated = rates_in(text)
+    if stated:  # the question's own rate: only a length or count the quote gives is wanted from it
+        return _rental(words, pieces, stated[0])
+    if _DIFFERENCE.search(text):
+        return _difference(words, pieces)
+    if _RATE_ASKED.search(text) and words.hours is None:
+        return None  # "what's the A100 per hour": a lookup, the quote says it
+    return _rental(words, pieces, None) or _each(words, pieces)
+
+
+def asks_difference(text: str) -> bool:
+    """Whether a question asks how much more, less or saved ("how much would spot have saved")."""
+    return _DIFFERENCE.search(text) is not None
+
+
+_BREAK_EVEN = re.compile(
+    r"\bbreak[\s-]?even|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off)\b|\badd(?:ed|s)?\s+up\s+to\b|"
+    r"\bcheaper\s+than\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b"
+)
+_HOW_MANY = re.compile(r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b")
+_NOT_PURCHASE = re.compile(r"\b(?:budget|total|spent|saved|credits?|cap|allowance|sponsor\w*|per|each)\b")
+
+
+def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+    """ "how many hours of renting before buying pays off": a price paid once over the quoted rental rate, the two the
+    question names (each the only one of its kind in the quote, else the one whose clause shares most words with it)."""
+    asked = words_of(words.text)
+    quote, passage = list(pieces[:-1]) or list(pieces), list(pieces[-1:])
+
+    def found(group: Sequence[tuple[str, str]]) -> tuple[list[tuple[Rate, set[str]]], list[tuple[float, str, set[str]]]]:
+        rates, once = [], []
+        for piece, _ in group:
+            lower = piece.lower()
+            rates += [(r, _clause_words(lower, r.start, r.end)) for r in rates_in(lower) if r.per is None and r.time]
+            for m in find_money(piece):
+                clause = _clause_words(lower, m.start, m.end)
+                if m.unit is None and m.qualifier is None and m.amount > 0 and not _NOT_PURCHASE.search(" ".join(clause)):
+                    once.append((m.amount, m.currency, clause))
+        return rates, once
+
+    rates, once = found(quote)
+    if not rates or not once:
+        more_rates, more_once = found(passage)
+        rates, once = rates or more_rates, once or more_once
+    rate = _one(rates, asked, lambda r: r[1])
+    paid = _one(once, asked, lambda o: o[2])
+    if rate is None or paid is None or rate[0].currency != paid[1]:
+        return None
+    r, amount = rate[0], paid[0]
+    n = amount / r.amount
+    unit = r.time or "hour"
+    shown = f"{n:,.0f}" if n >= 100 else f"{n:,.2f}"
+    body = (
+        f"{price_text(amount, paid[1])} ÷ {price_text(r.amount, r.currency)}/{unit} = **{shown} {unit}s** of renting "
+        "before buying pays for itself (as the quote below prices them; power and resale left out)."
+    )
+    return CostAnswer(body, (), total=n)
+
+
+def _one(items: Sequence[T], asked: set[str], words_of_item: Callable[[T], set[str]]) -> T | None:
+    """The only item, else the one whose words share most with the question (None when two tie)."""
+    if len(items) == 1:
+        return items[0]
+    scored = sorted(((overlap(asked, words_of_item(i)), k) for k, i in enumerate(items)), reverse=True)
+    if not scored or scored[0][0] == 0 or scored[1][0] == scored[0][0]:
+        return None
+    return items[scored[0][1]]
+
+
+def _difference(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+    """ "how much more on secure cloud than community", "what would spot have saved": the same quantities at the two
+    rates of the quote whose clauses the question names (or its only two), the larger less the smaller."""
+    text = words.text
+    asked = words_of(text)
+    held = next(((p, n) for p, n in pieces if len(rates_in(p.lower())) >= 2), None)
+    if held is None:
+        return None
+    whole, note = held
+    lower = whole.lower()
+    rates = rates_in(lower)
+    clauses = [_clause_words(lower, r.start, r.end) for r in rates]
+    ranked = sorted(range(len(rates)), key=lambda i: (-overlap(asked, clauses[i]), i))
+    pair = ranked[:2] if len(rates) > 2 else [0, 1]
+    if len(rates) > 2 and overlap(asked, clauses[pair[1]]) == 0:
+        return None  # which two of several prices the question compares is not said
+    a, b = (rates[i] for i in sorted(pair))
+    if a.currency != b.currency:
+        return None
+    counts = _counts(_strip_rates(text, rates_in(text)))
+    own = _own_counts(lower, rates)
+    noted = _Noted(whole, note, 0)
+    sums = [_worked(words, f"{text} total", r, counts, noted, "", own) for r in (a, b)]
+    totals = [w.total if w is not None else None for w in sums]
+    if None in totals or len(set(totals)) < 2:
+        return None
+    hi, lo = (0, 1) if totals[0] > totals[1] else (1, 0)  # type: ignore[operator]
+    diff = totals[hi] - totals[lo]  # type: ignore[operator]
+    lines = [s.text.replace(", as your notes price it", "").rstrip(".") for s in sums]  # type: ignore[union-attr]
+    body = (
+        f"{lines[hi]} against {lines[lo]}: the difference is **{money_text(diff, a.currency)}** (as the quote below prices them)."
+    )
+    return CostAnswer(body, ())
+
+
+_DIFFERENCE = re.compile(
+    r"\bhow\s+much\s+(?:more|less|cheaper|extra|dearer)\b|\bsav(?:e|ed|es|ing|ings)\b|\bdifference\b|"
+    r"\bby\s+how\s+much\b|\bmore\s+expensive\b|\bcheaper\b[^?]*\bby\b"
+)
+
+
+def _own_counts(lower: str, rates: Sequence[Rate]) -> dict[str, float]:
+    """The counts a quote gives; "8x H100" (a count of a model) is also a count of GPUs, for a rate per GPU."""
+    own = _counts(_strip_rates(lower, rates))
+    many = _GPUS.search(lower)
+    if many is not None:
+        own.setdefault("gpu", float(many.group(1)))
+    return own
+
+
+_GPUS = re.compile(r"(?<![\w.$])(\d{1,3})\s*x\s*(?:[a-z]+\s+)?[a-z]{1,3}\d{2,4}[a-z]{0,3}\b")
+
+
+def _clause_words(text: str, start: int, end: int) -> set[str]:
+    before = max((c.end() for c in _CLAUSE.finditer(text, 0, start)), default=0)
+    after = _CLAUSE.search(text, end)
+    return words_of(text[before : after.start() if after else len(text)])
+
+
+def _rental(words: PriceWords, pieces: Sequence[tuple[str, str]], stated: Rate | None) -> CostAnswer | None:
+    text = words.text
+    whole, asked = _named(text)
+    counts = _counts(_strip_rates(text, rates_in(text)))
+    for piece, note in pieces:
+        noted = _Noted(piece, note, 0)
+        lower = piece.lower()
+        rate = stated if stated is not None else _pick_rate(text, noted, counts, whole, asked)
+        if rate is None:
+            continue
+        own = _own_counts(lower, rates_in(lower))
+        if stated is not None:
+            if words.hours is not None or not (_TOTAL.search(text) or _WHOLE.search(text)):
+                return None
+            length = _length_asked(text, piece)
+            if length is None:
+                continue
+            longer = read_price_words(f"{words.original} for {length}")
+            worked = _worked(longer, longer.text, rate, counts, None, "")
+            if worked is not None:
+                return CostAnswer(
+                    worked.text.replace(
+                        " (the rate your question gives)", f" (the rate your question gives; {length} as the quote below says)"
+                    ),
+                    (),
+                    worked.counted,
+                    worked.total,
+                )
+            continue
+        else:
+            worked = _worked(words, text, rate, counts, noted, "", own)
+        if worked is not None:
+            return CostAnswer(worked.text.replace("as your notes price it", "as the quote below says"), (), worked.counted)
+        if stated is None:
+            return None  # the first piece with a rate decides: no factor from another thing's line
+    return None
+
+
+_WHOLE = re.compile(r"\b(?:worst|whole|full|all|entire)\b")
+
+
+def _length_asked(text: str, piece: str) -> str | None:
+    """The length the quote gives for what the question asks: its only one, else the one whose clause shares the
+    most words with the question (none when two tie)."""
+    found = list(_LENGTHS.finditer(piece.lower()))
+    if len(found) == 1:
+        return found[0].group(0).strip("~ ")
+    asked = words_of(text)
+    fits = sorted(((overlap(asked, _clause_words(piece.lower(), m.start(), m.end())), m.group(0)) for m in found), reverse=True)
+    if not fits or fits[0][0] == 0 or (len(fits) > 1 and fits[1][0] == fits[0][0]):
+        return None
+    return fits[0][1].strip("~ ")
+
+
+def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str] | None:
+    """The draw the question asks about: (watts, its clause, its note)."""
+    found: list[tuple[float, str, str]] = []
+    for piece, note in pieces:
+        for m in _WATTS.finditer(piece):
+            start = max((c.end() for c in _CLAUSE.finditer(piece, 0, m.start())), default=0)
+            after = _CLAUSE.search(piece, m.end())
+            found.append((float(m.group(1)), piece[start : after.start() if after else len(piece)].strip(), note))
+        if found:
+            break  # the best piece with a draw in it
+    if not found:
+        return None
+    for asked in (_IDLE, _LOAD):
+        if asked.search(text):
+            fitting = [f for f in found if asked.search(f[1])]
+            if fitting:
+                return fitting[0]
+    fitting = [f for f in found if not _IDLE.search(f[1])] or found
+    asked_words = words_of(text)
+    return max(fitting, key=lambda f: overlap(asked_words, words_of(f[1])))
+
+
+def _kwh_price(pieces: Sequence[tuple[str, str]], note: str, table: PriceTable | None) -> tuple[float, str, str] | None:
+    """The price of a kWh: (amount, currency, where): the quote's, else the notes' (the draw's note first)."""
+    for piece, _ in pieces:
+        for m in find_money(piece):
+            if m.unit == "kwh" and m.amount > 0:
+                return m.amount, m.currency, "the quote below"
+        cents = _CENTS_KWH.search(piece)
+        if cents is not None:
+            return float(cents.group(1)) / 100, "USD", "the quote below"
+    if table is None:
+        return None
+    prices = [f for f in of_kind(table.facts, "electricity") if f.unit == "kwh" and f.amount > 0]
+    same = [f for f in prices if f.note == note]
+    pick = same or prices
+    if not pick or (not same and len({(f.amount, f.currency) for f in prices}) != 1):
+        return None  # several prices in other notes: which one is the box's is not said
+    fact = max(pick, key=lambda f: f.as_of or "")
+    return fact.amount, fact.currency, f"your notes ({fact.note_title or fact.note})"
+
+
+def _energy(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None) -> CostAnswer | None:
+    text = words.text
+    draw = _draw(text, pieces)
+    if draw is None or (_WATTS.search(text) is not None):
+        return None
+    watts, clause, note = draw
+    whole = " ".join(p for p, _ in pieces)
+    said = read_price_words(whole.lower())
+    per_day = 24.0 if _ALL_DAY.search(whole.lower()) else said.hours_per_day
+    hours = words.hours
+    how = ""
+    if hours is not None and words.hours_per_day is None and per_day is not None and per_day < 24 and hours >= 24:
+        how = f"{hours / 24:g} days × {per_day:g} h a day (as the quote says)"
+        hours = hours / 24 * per_day
+    if hours is None:
+        period = _PERIOD.search(text)
+        if period is not None and per_day is not None:
+            unit = period.group("u") or {"monthly": "month", "yearly": "year", "annual": "year", "annually": "year"}.get(
+                period.group("adv"), period.group("adv")[:-2] if period.group("adv") else "month"
+            )
+            days = HOURS_PER[unit] / 24
+            hours = days * per_day
+            how = f"{days:,.4g} days × {per_day:g} h a day (as the quote says)"
+        elif _TOTAL.search(text) and said.hours is not None and said.hours_per_day is None:
+            hours = said.hours
+            how = f"{hours:g} h (as the quote says)"
+    if hours is None:
+        return None
+    price = _kwh_price(pieces, note, table)
+    if price is None:
+        return None
+    amount, currency, where = price
+    kwh = watts * hours / 1000
+    cost = kwh * amount
+    span = how or f"{hours:,g} h"
+    body = (
+        f"{watts:g} W ({clause}) × {span} = {kwh:,.2f} kWh; at {money_text(amount, currency)}/kWh ({where}) that is "
+        f"**{total_text(cost, currency)}**."
+    )
+    return CostAnswer(body, ())
+
+
+def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+    """ "the three dongles" over "$39.95 each": how many the question wants times the price of one."""
+    text = words.text
+    wanted = [m for m in _WANTED.finditer(text) if m.group("noun") not in _NOT_THINGS]
+    if len(wanted) != 1:
+        return None
+    n_text = wanted[0].group("n")
+    n = float(n_text) if n_text.isdigit() else float(WORD_NUMBERS[n_text])
+    if n < 2:
+        return None
+    piece = pieces[0][0]
+    one_off = [m for m in find_money(piece) if m.unit is None and m.qualifier is None and m.amount > 0]
+    each = [m for m in one_off if _EACH.match(piece, m.end)]
+    if len(each) != 1:
+        return None
+    m = each[0]
+    total = n * m.amount
+    body = f"{n:g} × {price_text(m.amount, m.currency)} each (as the quote below says) = **{money_text(total, m.currency)}**."
+    return CostAnswer(body, ())

@@ -1,0 +1,124 @@
+"""Money questions worked out over the passage the answer quotes, when its factors sit in neighbouring sentences or
+items that no single price fact holds: a rental's rate and the run's length, a box's draw and the price of a kWh, a
+price each and how many are wanted, two prices compared over the same run, a rate the question states and a length
+the page gives. The answer shows the sum and quotes the passage it came from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from hwqa.cli import app
+
+from .conftest import index_notes_once, point_cli_at_folder
+
+runner = CliRunner()
+
+PROJECTS = """---
+title: Side projects
+tags: ["projects"]
+date: 2025-07-01
+---
+
+# Side projects
+
+## Finetune for the choir app
+
+Rented an RTX A5000 on Genesis at $0.41/hr for the choir finetune. The whole finetune took 11 hrs incl eval.
+
+## Pi cluster
+
+The pi cluster in the closet pulls ~18W at the wall, runs 24/7.
+
+## Accelerators
+
+Coral USB accelerators are $59.99 each, want some for the doorbell cams.
+
+## Render box
+
+The club rents its RTX 3090 render box out for $15/day. A used 3090 on the forum went for $720 last week.
+
+## Protein folding run
+
+One node of 4x L40S. On-demand was $1.50/hr per GPU, spot $0.90/hr per GPU but I didn't want restarts.
+The folding run took 10h wall clock.
+"""
+
+HOUSE = """---
+title: House
+date: 2025-07-01
+---
+
+# House
+
+Electricity here is $0.28/kWh since the spring.
+"""
+
+SUITE = """---
+title: Test suite notes
+date: 2025-07-01
+---
+
+# Conformance
+
+The full conformance suite takes up to 30 hours on an 8 core box, the quick label about 2 hours.
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return index_notes_once(tmp_path_factory, "quoted", {"projects.md": PROJECTS, "house.md": HOUSE, "suite.md": SUITE})
+
+
+@pytest.fixture
+def notes(built: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    point_cli_at_folder(monkeypatch, built)
+    return built
+
+
+def ask(question: str) -> str:
+    result = runner.invoke(app, ["ask", question, "--json"])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return str(data["answer"])
+
+
+def test_a_rental_total_takes_the_length_from_the_next_sentence_of_the_quote(notes: Path) -> None:
+    answer = ask("what did the choir finetune on genesis cost me")
+    assert "11 h (as your note says) × $0.41/hour = **$4.51**" in answer, answer
+    assert "The whole finetune took 11 hrs" in answer  # the quote it was worked from
+
+
+def test_energy_is_the_quoted_draw_over_the_question_time_at_the_noted_kwh_price(notes: Path) -> None:
+    answer = ask("what does the pi cluster cost in electricity over a full year")
+    assert "**$44.15**" in answer, answer  # 18 W x 8,760 h = 157.68 kWh at $0.28
+    assert "$0.28/kWh" in answer
+
+
+def test_a_price_each_times_how_many_are_wanted(notes: Path) -> None:
+    answer = ask("cost for four coral usb accelerators")
+    assert "**$239.96**" in answer, answer
+
+
+def test_what_one_price_would_have_saved_over_the_other_for_the_same_run(notes: Path) -> None:
+    answer = ask("how much would spot have saved on the folding run")
+    assert "the difference is **$24.00**" in answer, answer  # 4 GPUs x 10 h x ($1.50 - $0.90)
+
+
+def test_a_rate_the_question_states_over_a_length_the_notes_give(notes: Path) -> None:
+    answer = ask("at $0.50/hr, what's the worst case bill to run the full conformance suite")
+    assert "**$15.00**" in answer, answer
+
+
+def test_break_even_is_the_price_paid_once_over_the_rental_rate(notes: Path) -> None:
+    answer = ask("how many days of renting the club render box before a used 3090 would have paid for itself")
+    assert "$720 ÷ $15/day = **48.00 days**" in answer, answer
+
+
+def test_a_price_lookup_is_no_sum(notes: Path) -> None:
+    answer = ask("what's the rtx a5000 on genesis per hour")
+    assert "×" not in answer and "$0.41/hr" in answer, answer
