@@ -42,6 +42,10 @@ Coral USB accelerators are $59.99 each, want some for the doorbell cams.
 
 The club rents its RTX 3090 render box out for $15/day. A used 3090 on the forum went for $720 last week.
 
+## Kid's PC
+
+Bought the RTX 4060 Ti 16GB for $449 for the kid's PC.
+
 ## Protein folding run
 
 One node of 4x L40S. On-demand was $1.50/hr per GPU, spot $0.90/hr per GPU but I didn't want restarts.
@@ -117,6 +121,15 @@ def test_a_rate_the_question_states_over_a_length_the_notes_give(notes: Path) ->
 def test_break_even_is_the_price_paid_once_over_the_rental_rate(notes: Path) -> None:
     answer = ask("how many days of renting the club render box before a used 3090 would have paid for itself")
     assert "$720 ÷ $15/day = **48.00 days**" in answer, answer
+
+
+def test_a_price_asked_of_another_size_is_not_the_noted_size_s_price(notes: Path) -> None:
+    result = runner.invoke(app, ["ask", "how much was the 8 gig 4060ti", "--json"])
+    data = json.loads(result.stdout)
+    assert data["covered"] is False, data["answer"]
+    assert data["answer"].startswith("Your notes price the RTX 4060 Ti at 16 GB, not the size you asked about."), data["answer"]
+    assert "$449" in data["answer"]  # what they do say is quoted
+    assert "16GB" in runner.invoke(app, ["ask", "how much was the 16 gig 4060ti", "--json"]).stdout
 
 
 def test_a_price_lookup_is_no_sum(notes: Path) -> None:

@@ -28,7 +28,7 @@ from ..errors import PriceTableError, ToolArgumentError
 from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
-from ..prices.factmatch import money_text
+from ..prices.factmatch import money_text, other_size
 from ..prices.quoted import asks_difference, work_quoted
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
@@ -100,6 +100,10 @@ class BuiltinAnswerer:
         worked = work_quoted(question.price, quoted, price.table) if price is not None and first else None
         costs = answer_costs(question.price, price.table) if price is not None and worked is None else None
         if price is not None and costs is not None:
+            other = other_size(question.price.text, costs.facts)
+            if other is not None:  # "the 8 gig 4060ti" over the 16GB one's price: the neighbouring entry, not this one
+                said = f"Your notes price the {costs.facts[0].subject} at {other}, not the size you asked about."
+                return compose_price_gap(said, from_notes)
             return compose_cost_answer(costs, price, from_notes)
         asked = price.ask(question, history) if price is not None else None
         if worked is None and price is not None and quoted:

@@ -161,3 +161,21 @@ def purchases_named(words: PriceWords, text: str, bought: Sequence[PriceFact], *
         most = max(overlap(asked, words_of(f.subject)) for f in named)
         named = [f for f in named if overlap(asked, words_of(f.subject)) == most]
     return named
+
+
+_SIZE = re.compile(r"(?<![\w.])(\d{1,4})\s?(?P<unit>gb|gib|gigs?|g|tb)\b", re.I)
+
+
+def sizes_of(text: str) -> set[str]:
+    """The memory or disk sizes ``text`` writes ("8 gig", "16GB", "2tb"), as "8 GB", "16 GB", "2 TB"."""
+    return {f"{m.group(1)} {'TB' if m.group('unit').lower() == 'tb' else 'GB'}" for m in _SIZE.finditer(text)}
+
+
+def other_size(question: str, facts: Sequence[PriceFact]) -> str | None:
+    """What the facts used say of size when the question asks another ("the 8 gig 4060ti" over "RTX 4060 Ti 16GB
+    $449"): the sizes they write, or None when they agree, or either writes none."""
+    asked = sizes_of(question)
+    said = set().union(*(sizes_of(f"{f.subject} {f.detail} {f.evidence}") for f in facts)) if facts else set()
+    if not asked or not said or asked & said:
+        return None
+    return ", ".join(sorted(said))
