@@ -30,7 +30,7 @@ from .table import PriceTable
 from .units import HOURS_PER
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
 
-__all__ = ["asks_difference", "work_quoted"]
+__all__ = ["asks_difference", "asks_energy", "work_quoted"]
 
 T = TypeVar("T")
 
@@ -43,7 +43,7 @@ _RATE_ASKED = re.compile(r"\b(?:per|an|a|each)\s+(?:hour|hr|h|month|mo|day|year|
 _ENERGY = re.compile(
     r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
 )
-_WATTS = re.compile(r"(?<![\w.])~?(\d{1,5}(?:\.\d+)?)\s?(?:w|watts?)\b", re.I)
+_WATTS = re.compile(r"(?<![\w.,])~?(\d{1,3}(?:,\d{3})+|\d{1,5}(?:\.\d+)?)\s?(?:w|watts?)\b", re.I)
 _CENTS_KWH = re.compile(r"(?<![\w.,$])(\d{1,3}(?:\.\d+)?)\s?(?:cents?|ct|c|¢)\s?(?:/|per\s+|a\s+)?\s?kwh\b", re.I)
 _CLAUSE = re.compile(r"[,;()]|\.\s|\s[-–—]\s|\bwhen\b|\bwhile\b|\band\b")
 _IDLE = re.compile(r"\bidl\w*|\bsleep\w*|\bstandby\b|\bsuspend\w*")
@@ -78,6 +78,11 @@ def work_quoted(words: PriceWords, pieces: Sequence[tuple[str, str]], table: Pri
     if _RATE_ASKED.search(text) and words.hours is None:
         return None  # "what's the A100 per hour": a lookup, the quote says it
     return _rental(words, pieces, None) or _each(words, pieces)
+
+
+def asks_energy(text: str) -> bool:
+    """Whether a question asks what electricity costs ("power cost of the box for a month")."""
+    return _ENERGY.search(text) is not None
 
 
 def asks_difference(text: str) -> bool:
@@ -259,7 +264,8 @@ def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str
         for m in _WATTS.finditer(piece):
             start = max((c.end() for c in _CLAUSE.finditer(piece, 0, m.start())), default=0)
             after = _CLAUSE.search(piece, m.end())
-            found.append((float(m.group(1)), piece[start : after.start() if after else len(piece)].strip(), note))
+            clause = piece[start : after.start() if after else len(piece)].strip()
+            found.append((float(m.group(1).replace(",", "")), clause, note))
         if found:
             break  # the best piece with a draw in it
     if not found:
@@ -328,10 +334,10 @@ def _energy(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTa
     amount, currency, where = price
     kwh = watts * hours / 1000
     cost = kwh * amount
-    span = how or f"{hours:,g} h"
+    span = f" ({how})" if how else ""
     body = (
-        f"{watts:g} W ({clause}) × {span} = {kwh:,.2f} kWh; at {money_text(amount, currency)}/kWh ({where}) that is "
-        f"**{total_text(cost, currency)}**."
+        f"Energy for {hours:,g} hours{span} at {watts:g} W (“{clause}”): {watts:g} W × {hours:,g} h = {kwh:,.1f} kWh; "
+        f"at {money_text(amount, currency)}/kWh that is **{total_text(cost, currency)}** (the kWh price: {where})."
     )
     return CostAnswer(body, ())
 
