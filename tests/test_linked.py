@@ -4,6 +4,7 @@ reading list gets the linked page's passage quoted and cited, not only the one-l
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +99,25 @@ def test_only_the_line_that_matches_is_followed_and_the_note_stays(engine: Engin
 def test_a_filter_on_the_note_still_follows_its_link(engine: Engine) -> None:
     answer = engine.ask(QUESTION, flt=Filter.of(notes=["lmod.md"]))
     assert 'add_property("lmod","sticky")' in answer.text, answer.text
+
+
+# The line names a section of a long page by its #fragment; that section shares no word with the question.
+FRAGMENT_PAGE = _page(
+    "Lmod properties",
+    [
+        *FILLER[:3],
+        ("Staying loaded", 'Give the modulefile add_property("lmod","sticky"): Lmod keeps it through all but a forced reset.'),
+        *FILLER[3:6],
+    ],
+)
+
+
+def test_a_link_s_fragment_names_the_section_that_joins(tmp_path: Path) -> None:
+    with LoopbackSite({"/lmod/properties.html": Reply(body=FRAGMENT_PAGE)}) as s:
+        url = s.url("/lmod/properties.html") + "#staying-loaded"
+        note = f"# Lmod\n\n- [Lmod properties]({url}) - the module that wont go away w/ purge\n"
+        write_note(tmp_path / "notes", "lmod.md", note)
+        settings = built_hash_index(tmp_path, **LOOPBACK_FETCH, chunk_tokens=60, chunk_overlap=0, min_score=0.0)
+    hits = Engine.load(settings).search("Which module won't go away with purge?", 3)
+    assert 'add_property("lmod","sticky")' in hits[0].chunk.text, [h.chunk.text[:60] for h in hits]
+    assert "wont go away" in hits[0].pointer

@@ -75,8 +75,12 @@ def best_link(hit: Hit, question: str) -> tuple[str, str | None, str] | None:
     return (on_line[0].url, on_line[0].fragment, clean_markdown(spans[best].text)) if on_line else None
 
 
-def _page_hits(generation: Generation, hit: Hit, question: str, ids: list[int], fragment: str | None, mode: str) -> list[Hit]:
-    """The passages of one page (chunk ``ids``) that best answer ``question``, best first."""
+def _page_hits(generation: Generation, hit: Hit, question: str, url: str, fragment: str | None, mode: str) -> list[Hit]:
+    """The passages of the page at ``url`` that best answer ``question``, best first (none when the
+    index holds no such page)."""
+    ids = generation.ids_of("article", url)
+    if not ids:
+        return []
     allowed = frozenset(ids)
     dense = generation.search(hit.query, PAGE_DEPTH, allowed) if mode != "keyword" else []
     keyword = generation.keyword_search(question, PAGE_DEPTH, allowed) if mode != "dense" else []
@@ -86,7 +90,10 @@ def _page_hits(generation: Generation, hit: Hit, question: str, ids: list[int], 
     if not fused:
         return []
     chunks = {c.id: c for c in generation.chunks([i for i, _ in fused])}
-    if fragment:  # the section the link names, favoured as retrieval favours it
+    # The section the link names, favoured as retrieval favours it: the build marked the section of the
+    # first fragment the notes link the page with (build/articles.py), so only a link with that fragment.
+    recorded = ((generation.manifest.get("links") or {}).get(url) or {}).get("fragments") or [None]
+    if fragment and fragment == recorded[0]:
         fused = sorted(
             ((i, s + (PREFERRED_SECTION_BONUS if chunks[i].meta.get("preferred") else 0.0)) for i, s in fused),
             key=lambda item: -item[1],
@@ -111,10 +118,7 @@ def follow_links(generation: Generation, hits: Sequence[Hit], question: str, k: 
         link = best_link(hit, question)
         if link is None:
             continue
-        ids = generation.ids_of("article", link[0])
-        if not ids:
-            continue
-        found = _page_hits(generation, hit, question, ids, link[1], mode)[:PER_LINK]
+        found = _page_hits(generation, hit, question, link[0], link[1], mode)[:PER_LINK]
         at = next(i for i, h in enumerate(out) if h is hit)
         for page in found:
             before = next((i for i, h in enumerate(out) if h.chunk.id == page.chunk.id), None)
