@@ -19,6 +19,7 @@ from .answer.budget import read_question
 from .answer.builtin import BuiltinAnswerer
 from .answer.chat.grounded import GroundedAnswerer
 from .answer.chat.llm import OpenAIAnswerer
+from .answer.linked import follow_links
 from .answer.priceplan import resolve_reference
 from .answer.pricetool import PriceTool, computable
 from .answer.question import Question, parse_question
@@ -250,13 +251,16 @@ class Engine:
     ) -> list[Hit]:
         """The passages ``retriever`` (default: the configured one) finds for ``question``, best first."""
         mode = retriever or self.settings.retriever
-        return retrieve(self.generation(), self.embedder, question, k or self.settings.top_k, mode=mode, flt=flt)
+        gen, k = self.generation(), k or self.settings.top_k
+        return follow_links(gen, retrieve(gen, self.embedder, question, k, mode=mode, flt=flt), question, k, mode)
 
     def hits(self, gen: store.Generation, q: Question, flt: Filter | None = None) -> list[Hit]:
         """The passages an answer to ``q`` is read from, best first."""
         # A superlative ("which GPU has the most memory?") is answered by comparing every candidate: look wider.
         k = self.settings.top_k * (SUPERLATIVE_REACH if q.superlative else 1)
         hits = retrieve(gen, self.embedder, q.text, k, mode=self.settings.retriever, flt=flt)
+        # A note's link line that matches the question best leads to the page it links: its best passages join.
+        hits = follow_links(gen, hits, q.text, k, self.settings.retriever)
         # An answer often runs on past the passage that was found: the best hits carry their next chunk,
         # and the rest of a table split across chunks that they hold rows of.
         return [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]

@@ -1,8 +1,9 @@
 """Answering a question from the index: parse, retrieve, candidates, score, compose.
 
 - :mod:`.question`: the one parse of a question; :mod:`.budget`: its length cap and time budget;
-- :mod:`.retrieve`: dense, keyword and hybrid retrieval, the names no passage holds; :mod:`.base`: the
-  retrieved :class:`~hwqa.answer.base.Hit` and tool types;
+- :mod:`.retrieve`: dense, keyword and hybrid retrieval, the names no passage holds; :mod:`.linked`: a
+  note's link line followed to the page it links; :mod:`.base`: the retrieved :class:`~hwqa.answer.base.Hit`
+  and tool types;
 - :mod:`.scorer`: the learned span scorer and the "not covered" decision (its weights in ``data/``);
   :mod:`.quotes`: a chosen span quoted to read alone; :mod:`.superlatives`: "the most / the cheapest";
 - :mod:`.builtin`: the builtin answerer; :mod:`.answer`: :class:`~hwqa.answer.answer.Answer`,
@@ -21,6 +22,7 @@ __all__ = [
     "budget",
     "builtin",
     "chat",
+    "linked",
     "priceplan",
     "pricetool",
     "question",

@@ -28,6 +28,7 @@ class Hit:
     following: StoredChunk | None = None  # the next chunk of its document, for an answer that runs on
     table: tuple[StoredChunk, ...] = ()  # the section's other chunks of a table it holds rows of
     query: Any = field(default=None, compare=False, repr=False)  # the question's vector (numpy), for span similarity
+    pointer: str = ""  # a page's passage found through a note's link: that note's line (hwqa.answer.linked)
 
 
 @dataclass(frozen=True)

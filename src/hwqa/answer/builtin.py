@@ -271,6 +271,8 @@ def _spans(hit: Hit, rank: int) -> list[Candidate]:
     """The candidate spans of one passage, each with the question's similarity to it."""
     spans = spans_of(hit.chunk.text)
     sims = span_similarities(hit.query, hit.chunk.spans, len(spans), hit.score)
+    if hit.pointer:  # a page a note's line led to: the line says what the page answers, around every span of it
+        spans = [replace(s, context=f"{s.context} {hit.pointer}".strip()) for s in spans]
     return [Candidate(hit, rank, s, sim=sim) for s, sim in zip(spans, sims, strict=True)]
 
 
@@ -283,7 +285,7 @@ def _following(hits: Sequence[Hit]) -> list[Candidate]:
         for nxt in [*([hit.following] if hit.following is not None else []), *hit.table]:
             if nxt.id not in have:
                 have.add(nxt.id)
-                out += _spans(Hit(nxt, hit.score, hit.fused, query=hit.query), rank)
+                out += _spans(Hit(nxt, hit.score, hit.fused, query=hit.query, pointer=hit.pointer), rank)
     return out
 
 

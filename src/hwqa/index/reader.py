@@ -64,6 +64,7 @@ from .segment import sha256_file as sha256_file
 
 # BM25 column weights: title, heading, tags and aliases, text, whole identifiers.
 BM25_WEIGHTS = (3.0, 2.0, 2.0, 1.0, 4.0)
+FEW_ROWS = 900  # a keyword search allowed at most this many rows names them in its query (SQLite's 999 variables)
 
 
 T = TypeVar("T")
@@ -150,12 +151,16 @@ class Generation:
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         limit = k if allowed is None else max(k * 20, 500)
         main = max(self.segments, key=lambda s: s.count)
+        # A few allowed rows (one page's chunks) are matched among themselves, not looked for in the best 500.
+        few = allowed is not None and len(allowed) <= FEW_ROWS
+        only = sorted(i for i in allowed if main.base <= i < main.end) if allowed is not None and few else None
         hits: list[tuple[int, float]] = []
         try:
             rows = main.db.execute(
                 f"SELECT rowid, bm25(chunks_fts, {weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
-                "ORDER BY s, rowid LIMIT ?",
-                (" OR ".join(terms), limit + len(main.deleted)),
+                + (f"AND rowid IN ({','.join('?' * len(only))}) " if only is not None else "")
+                + "ORDER BY s, rowid LIMIT ?",
+                (" OR ".join(terms), *(only or ()), limit + len(main.deleted)),
             ).fetchall()
             hits.extend((int(r[0]), -float(r[1])) for r in rows if int(r[0]) not in main.deleted)
             counts: dict[str, int] = {}
@@ -292,6 +297,14 @@ class Generation:
     def of_source(self, kind: str, source: str) -> list[StoredChunk]:
         """The live chunks of one note or article, in order."""
         return sorted(self._select("source = ? AND kind = ?", (source, kind)), key=lambda c: (c.ordinal, c.id))
+
+    def ids_of(self, kind: str, source: str) -> list[int]:
+        """The ids of the live chunks of one note or article (by its path or URL), in id order."""
+        ids: list[int] = []
+        for seg in self.segments:
+            rows = seg.db.execute("SELECT id FROM chunks WHERE source = ? AND kind = ?", (source, kind)).fetchall()
+            ids.extend(int(r[0]) for r in rows if int(r[0]) not in seg.deleted)
+        return sorted(ids)
 
     def all_chunks(self) -> list[StoredChunk]:
         return sorted(self._select("1", ()), key=lambda c: c.id)
