@@ -93,6 +93,10 @@ class BuiltinAnswerer:
             said = f"Using the {money_text(named.amount, 'USD')} your notes give ({named.where}: “{named.sentence}”)."
             return replace(answer, text=f"{said}\n\n{answer.text}")
         from_notes = self.extract(question, hits, price)
+        best = _PIECE.match(from_notes.text) if from_notes.covered else None  # the best span, before its first mark
+        if best is not None and _NOT_KNOWN.search(best.group(1)) and not _YES_NO.match(question.text):
+            # "vitpose fps on the 3060?" over "haven't tried ViTPose yet": the notes say they don't know
+            return Answer(f"Your notes don't have that yet: {from_notes.text}", from_notes.citations, covered=False)
         quoted = _quoted(from_notes) if price is not None and from_notes.covered else []
         # A rate the question states, its length or count in the quote ("at $0.68/hr, worst case for the full suite"),
         # or two prices compared ("how much would spot have saved"): the quote before the facts
@@ -333,6 +337,16 @@ def _quoted(answer: Answer) -> list[tuple[str, str]]:
     return pieces
 
 
+# A quote saying the notes do not know yet: the thing untried or unpriced ("haven't tried ViTPose yet", "no price
+# anywhere yet", "still need to check").
+_NOT_KNOWN = re.compile(
+    r"\b(?:haven'?t|have\s+not|hasn'?t|didn'?t\s+get\s+to|not\s+yet|never)\s+(?:yet\s+)?"
+    r"(?:tried|tested|priced|checked|measured|benchmarked|got\s+(?:a\s+)?(?:price|quote|numbers?))\b|"
+    r"\bno\s+(?:price|pricing|numbers?|quote|benchmarks?|data)\b[^.;]{0,30}\byet\b|"
+    r"\bstill\s+(?:need|have|want)\s+to\s+(?:check|test|try|measure|price)\b|\b(?:price|speed|numbers?)\s+(?:tbd|unknown)\b",
+    re.I,
+)
+_YES_NO = re.compile(r"\s*(?:did|do|does|have|has|is|are|was|were|can|could|should|will)\b", re.I)
 _PIECE = re.compile(r"(.*?)\s*\[(\d+)\]", re.S)
 
 
