@@ -42,6 +42,14 @@ Coral USB accelerators are $59.99 each, want some for the doorbell cams.
 
 The club rents its RTX 3090 render box out for $15/day. A used 3090 on the forum went for $720 last week.
 
+## Scanner box
+
+budget for the scanner box was $500.
+
+* used GTX 1080, got it for 150 bucks
+* 1TB SSD, $69
+* case $45
+
 ## Kid's PC
 
 Bought the RTX 4060 Ti 16GB for $449 for the kid's PC.
@@ -130,6 +138,11 @@ def test_a_price_asked_of_another_size_is_not_the_noted_size_s_price(notes: Path
     assert data["answer"].startswith("Your notes price the RTX 4060 Ti at 16 GB, not the size you asked about."), data["answer"]
     assert "$449" in data["answer"]  # what they do say is quoted
     assert "16GB" in runner.invoke(app, ["ask", "how much was the 16 gig 4060ti", "--json"]).stdout
+
+
+def test_what_is_left_of_a_budget_after_the_parts_the_passage_prices(notes: Path) -> None:
+    answer = ask("how much of the scanner box budget is left after the parts")
+    assert "$500 budget − ($150 + $69 + $45) = **$236.00** left" in answer, answer
 
 
 def test_a_price_lookup_is_no_sum(notes: Path) -> None:

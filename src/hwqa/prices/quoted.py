@@ -12,7 +12,10 @@ product the question asks for is worked out over the quote (each piece with the 
 - energy: a draw in the quote (the one whose words match what the question says of the load: idle,
   busy) × hours (the question's, scaled by how many hours a day the quote says it runs, or the quote's
   run length) × the price of a kWh (the quote's, else the notes' for the same note, else the newest);
-- a price each times how many the question wants ("$39.95 each" and "the three dongles").
+- a price each times how many the question wants ("$39.95 each" and "the three dongles");
+- two quoted prices over the same quantities and their difference ("how much would spot have saved");
+- break-even: a price paid once over a quoted rental rate, in the rate's time unit;
+- what is left of a budget the passage names after the other prices it gives ("after the parts").
 
 What no factor cancels is left to the calculator and the passages, never guessed.
 """
@@ -24,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from .factmatch import CostAnswer, money_text, of_kind, overlap, price_text, total_text, words_of
-from .names import find_money
+from .names import Money, find_money
 from .rates import _ALL_DAY, _LENGTHS, _TOTAL, Rate, _counts, _named, _Noted, _pick_rate, _strip_rates, _worked, rates_in
 from .table import PriceTable
 from .units import HOURS_PER
@@ -66,6 +69,8 @@ def work_quoted(words: PriceWords, pieces: Sequence[tuple[str, str]], table: Pri
         return None
     if _BREAK_EVEN.search(text) and _HOW_MANY.search(text) and words.purchase_usd is None:
         return _break_even(words, pieces)
+    if _LEFT.search(text):
+        return _left(words, pieces)
     if not _ASKS.search(text):
         return None
     if _ENERGY.search(text):
@@ -96,6 +101,36 @@ _BREAK_EVEN = re.compile(
 )
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b")
 _NOT_PURCHASE = re.compile(r"\b(?:budget|total|spent|saved|credits?|cap|allowance|sponsor\w*|per|each)\b")
+
+
+_LINES = re.compile(r"\n+|(?<=[.!?])\s+|\s\*\s")  # a passage's sentences and list items, as quoted
+_LEFT = re.compile(r"\b(?:left|leftover|remain(?:s|ing)?|to\s+spare)\b(?!\s+out\b)")
+_BUDGET = re.compile(r"\b(?:budget\w*|gave|sponsor\w*|cap|allowance|put\s+aside|set\s+aside|grant|fund\w*)\b")
+_ALL_OF_IT = re.compile(
+    r"\bafter\s+(?:(?:all\s+)?(?:the|my|our)\s+)?(?:parts|purchases|buys|stuff|everything|it\s+all|all\s+that)\b"
+)
+
+
+def _left(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+    """ "how much of the box budget is left after the parts": the budget the passage names less every other price it
+    gives once (the prices of one section, never a guess at which of several sections' prices were spent)."""
+    if not _ALL_OF_IT.search(words.text):
+        return None
+    budgets: list[Money] = []
+    spent: list[Money] = []
+    for line in _LINES.split(pieces[-1][0]):
+        for m in find_money(line):
+            if m.unit is None and m.qualifier is None and m.amount > 0:
+                (budgets if _BUDGET.search(line[: m.start].lower()) else spent).append(m)
+    if len(budgets) != 1 or not spent or any(m.currency != budgets[0].currency for m in spent):
+        return None
+    budget = budgets[0]
+    total = sum(m.amount for m in spent)
+    items = " + ".join(price_text(m.amount, m.currency) for m in spent)
+    left = budget.amount - total
+    said = f"**{money_text(left, budget.currency)}** left" if left >= 0 else f"**{money_text(-left, budget.currency)}** over"
+    body = f"{price_text(budget.amount, budget.currency)} budget − ({items}) = {said} (as the passage below prices them)."
+    return CostAnswer(body, (), total=left)
 
 
 def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
