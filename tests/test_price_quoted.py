@@ -50,6 +50,12 @@ budget for the scanner box was $500.
 * 1TB SSD, $69
 * case $45
 
+## Weather station gear
+
+* anemometer kits, 2 of them at $89 each.
+* 4x 32GB SD cards for the loggers at $9 each.
+* mounting poles $25 each, one per kit.
+
 ## Kid's PC
 
 Bought the RTX 4060 Ti 16GB for $449 for the kid's PC.
@@ -143,6 +149,11 @@ def test_a_price_asked_of_another_size_is_not_the_noted_size_s_price(notes: Path
 def test_what_is_left_of_a_budget_after_the_parts_the_passage_prices(notes: Path) -> None:
     answer = ask("how much of the scanner box budget is left after the parts")
     assert "$500 budget − ($150 + $69 + $45) = **$236.00** left" in answer, answer
+
+
+def test_a_whole_setup_is_every_price_of_its_passage_each_times_its_count(notes: Path) -> None:
+    answer = ask("what did the whole weather station gear cost, all in")
+    assert "2 × $89 + 4 × $9 + 2 × $25 = **$264.00**" in answer, answer
 
 
 def test_a_price_lookup_is_no_sum(notes: Path) -> None:

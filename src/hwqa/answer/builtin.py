@@ -29,7 +29,7 @@ from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.factmatch import money_text, other_size
-from ..prices.quoted import asks_difference, asks_energy, work_quoted
+from ..prices.quoted import asks_difference, asks_energy, asks_whole, work_quoted
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
 from .answer import (
@@ -101,7 +101,10 @@ class BuiltinAnswerer:
         # A rate the question states, its length or count in the quote ("at $0.68/hr, worst case for the full suite"),
         # or two prices compared ("how much would spot have saved"): the quote before the facts
         first = price is not None and (
-            rates_in(question.price.text) or asks_difference(question.price.text) or asks_energy(question.price.text)
+            rates_in(question.price.text)
+            or asks_difference(question.price.text)
+            or asks_energy(question.price.text)
+            or asks_whole(question.price.text)
         )
         worked = work_quoted(question.price, quoted, price.table) if price is not None and first else None
         costs = answer_costs(question.price, price.table) if price is not None and worked is None else None

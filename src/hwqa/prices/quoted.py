@@ -15,7 +15,8 @@ product the question asks for is worked out over the quote (each piece with the 
 - a price each times how many the question wants ("$39.95 each" and "the three dongles");
 - two quoted prices over the same quantities and their difference ("how much would spot have saved");
 - break-even: a price paid once over a quoted rental rate, in the rate's time unit;
-- what is left of a budget the passage names after the other prices it gives ("after the parts").
+- what is left of a budget the passage names after the other prices it gives ("after the parts");
+- what a whole setup came to: every price of the passage's lines, a price each times its line's count.
 
 What no factor cancels is left to the calculator and the passages, never guessed.
 """
@@ -33,7 +34,7 @@ from .table import PriceTable
 from .units import HOURS_PER
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
 
-__all__ = ["asks_difference", "asks_energy", "work_quoted"]
+__all__ = ["asks_difference", "asks_energy", "asks_whole", "work_quoted"]
 
 T = TypeVar("T")
 
@@ -71,6 +72,8 @@ def work_quoted(words: PriceWords, pieces: Sequence[tuple[str, str]], table: Pri
         return _break_even(words, pieces)
     if _LEFT.search(text):
         return _left(words, pieces)
+    if asks_whole(text) and (whole := _whole(words, pieces)) is not None:
+        return whole
     if not _ASKS.search(text):
         return None
     if _ENERGY.search(text):
@@ -131,6 +134,65 @@ def _left(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | 
     said = f"**{money_text(left, budget.currency)}** left" if left >= 0 else f"**{money_text(-left, budget.currency)}** over"
     body = f"{price_text(budget.amount, budget.currency)} budget − ({items}) = {said} (as the passage below prices them)."
     return CostAnswer(body, (), total=left)
+
+
+_WHOLE_ASKED = re.compile(
+    r"\b(?:whole|entire|all\s+in|in\s+all|altogether|all\s+together|everything)\b[^?]*|\btotal\s+(?:for|of|on)\s+(?:the|my|our)\b"
+)
+_NOT_BOUGHT = re.compile(r"\b(?:budget|total|spent|saved|credits?|allowance|sponsor\w*|refund\w*|sold|quote[ds]?)\b")
+_ONE_PER = re.compile(r"\bone\s+(?:per|for\s+each|each\s+for)\s+(?P<what>[a-z]+)")
+_N_OF = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s+them\b|pcs\b|units?\b|(?=\s+[a-z]))")
+
+
+def asks_whole(text: str) -> bool:
+    """Whether a money question asks what a whole setup came to ("what did the whole camera setup cost", "all in")."""
+    return _ASKS.search(text) is not None and _WHOLE_ASKED.search(text) is not None and read_price_words(text).hours is None
+
+
+def _whole(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+    """ "what did the whole cabin camera setup cost": every one-off price the passage's lines give, a price each
+    times its line's count ("3 of them at $129 each", "6x … at $12 each", "one per cam": the cams' count)."""
+    if any(r.time for r in rates_in(pieces[-1][0].lower())):
+        return None  # a passage of rates: a rental's total, the rates' sums
+    lines = [line for line in _LINES.split(pieces[-1][0]) if line.strip()]
+    found: list[tuple[float, Money, str]] = []
+    counts: dict[str, float] = {}
+    for line in lines:
+        money = [m for m in find_money(line) if m.unit is None and m.qualifier is None and m.amount > 0]
+        if len(money) != 1 or _NOT_BOUGHT.search(line.lower()):
+            if money:
+                return None  # a line of several prices, or a budget or total among them: which to add is a guess
+            continue
+        m = money[0]
+        lower = line.lower()
+        n = 1.0
+        if _EACH.match(line, m.end):
+            per = _ONE_PER.search(lower)
+            many = _N_OF.search(_strip_money(lower, m))
+            if per is not None:
+                n = next((v for k, v in counts.items() if k.startswith(per.group("what")[:4])), 0.0)
+            elif many is not None:
+                n = _number(many.group("n"))
+            if not n:
+                return None
+        for noun in re.findall(r"[a-z]{3,}", lower):
+            counts.setdefault(noun, n)
+        found.append((n, m, line.strip()))
+    if len(found) < 2 or len({m.currency for _, m, _ in found}) != 1:
+        return None
+    currency = found[0][1].currency
+    total = sum(n * m.amount for n, m, _ in found)
+    each = [price_text(m.amount, currency) if n == 1 else f"{n:g} × {price_text(m.amount, currency)}" for n, m, _ in found]
+    parts = " + ".join(each)
+    return CostAnswer(f"{parts} = **{money_text(total, currency)}** (every price of the passage below).", (), total=total)
+
+
+def _strip_money(text: str, m: Money) -> str:
+    return text[: m.start] + " " * (m.end - m.start) + text[m.end :]
+
+
+def _number(token: str) -> float:
+    return float(token) if token[0].isdigit() else float(WORD_NUMBERS[token])
 
 
 def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
