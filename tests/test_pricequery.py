@@ -140,6 +140,8 @@ def test_hours_per_day_goes_with_a_purchase(table: PriceTable) -> None:
         ("two GPUs for $400", 2),
         ("4 A100s for $900", 4),
         ("a V100 for $100", 1),
+        ("a pair of A100s for $900", 2),  # a pair is two, before the name or after it
+        ("how long does $250 keep the A100 pair running", 2),
     ],
 )
 def test_devices(table: PriceTable, question: str, devices: int) -> None:

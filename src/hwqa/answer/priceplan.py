@@ -33,6 +33,8 @@ __all__ = ["PricePlan", "find_hardware_mentions", "plan_price_question", "plan_p
 
 _DEVICES_BEFORE_X = re.compile(rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x|×|\*)\s*$")
 _DEVICES_BEFORE = re.compile(rf"{LEAD}(?P<n>\d+|{WORDS})\s+$")
+_PAIR_BEFORE = re.compile(r"\bpair\s+of\s+(?:the\s+|my\s+|our\s+)?$")
+_PAIR_AFTER = re.compile(r"s?\s+pair\b")
 _RENT_TOO = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|break[\s-]?even|cloud)\b")
 _PLURAL_MODEL = re.compile(r"[A-Za-z]{1,3}\d{2,4}s")
 _MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s?[x×]", re.IGNORECASE)
@@ -164,6 +166,9 @@ def _extract(question: Question, table: PriceTable | None) -> tuple[dict[str, An
                 signals["devices"] = True
             taken.append((dev.start(), dev.end()))
             text = text[: dev.start()] + " " * (dev.end() - dev.start()) + text[dev.end() :]
+        elif fields.get("devices", 1) == 1 and (_PAIR_BEFORE.search(before) or _PAIR_AFTER.match(text, mention.end)):
+            fields["devices"] = 2  # "a pair of 3090s", "the a100 pair"
+            signals["devices"] = True
         taken.append((mention.start, mention.end))
         text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end :]
         held = {r.instance_devices for r in (table.find(mention.word) if table is not None else []) if r.instance == mention.word}
