@@ -98,8 +98,9 @@ class BuiltinAnswerer:
             # "vitpose fps on the 3060?" over "haven't tried ViTPose yet": the notes say they don't know
             return Answer(f"Your notes don't have that yet: {from_notes.text}", from_notes.citations, covered=False)
         quoted = _quoted(from_notes) if price is not None and from_notes.covered else []
-        # A rate the question states, its length or count in the quote ("at $0.68/hr, worst case for the full suite"),
-        # or two prices compared ("how much would spot have saved"): the quote before the facts
+        # The quote before the price facts when it holds what the facts split apart: a length or count for a rate the
+        # question states ("at $0.68/hr, worst case for the full suite"), two prices compared ("what would spot have
+        # saved"), a draw beside the hours a day it runs, a whole setup's lines
         first = price is not None and (
             rates_in(question.price.text)
             or asks_difference(question.price.text)
