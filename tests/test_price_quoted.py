@@ -159,3 +159,39 @@ def test_a_whole_setup_is_every_price_of_its_passage_each_times_its_count(notes:
 def test_a_price_lookup_is_no_sum(notes: Path) -> None:
     answer = ask("what's the rtx a5000 on genesis per hour")
     assert "×" not in answer and "$0.41/hr" in answer, answer
+
+
+SORTER = """---
+title: Sorter
+date: 2025-07-01
+---
+
+# Sorter
+
+## Sorter parts
+
+* Raspberry Pi 5 8GB - $80
+* camera module $25
+* 2 servos at $9 each
+"""
+
+
+def test_a_sum_whose_factors_the_best_spans_hold_is_worked_even_when_the_confidence_turns_the_question_away(
+    tmp_path: Path,
+) -> None:
+    """A money question the quote can answer is planned, never turned away: with a scorer whose threshold turns
+    every question away, the parts' total is still worked over the best spans; a question that is no sum is not."""
+    from dataclasses import replace
+
+    from hwqa.answer.builtin import BuiltinAnswerer
+    from hwqa.answer.scorer import load_model
+    from hwqa.engine import Engine
+
+    from .conftest import built_hash_index, write_note
+
+    write_note(tmp_path / "notes", "sorter.md", SORTER)
+    engine = Engine.load(built_hash_index(tmp_path, min_score=0.0))
+    engine.answerer = BuiltinAnswerer(min_score=0.0, max_sentences=3, model=replace(load_model(), threshold=0.9999))
+    answer = engine.ask("what did the sorter parts come to, all in")
+    assert answer.covered and "$80 + $25 + 2 × $9 = **$123.00**" in answer.text, answer.text
+    assert not engine.ask("which camera module went into the sorter").covered

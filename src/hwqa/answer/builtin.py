@@ -116,6 +116,10 @@ class BuiltinAnswerer:
                 return compose_price_gap(said, from_notes)
             return compose_cost_answer(costs, price, from_notes)
         asked = price.ask(question, history) if price is not None else None
+        if worked is None and price is not None and not from_notes.covered and not (question.missing or question.unknown):
+            spans = self.extract(question, hits, price, decide=False)
+            if spans.covered and (worked := work_quoted(question.price, _quoted(spans), price.table)) is not None:
+                from_notes = spans
         if worked is None and price is not None and quoted:
             # The facts answered nothing: the sum over the quote that holds its factors, unless the question gives its
             # own time for hardware the calculator prices ("250 GPU-hours on a V100")
@@ -192,8 +196,9 @@ class BuiltinAnswerer:
                     chosen.append(judged[turn])
         return _compose(chosen) if chosen else Answer("", covered=False)
 
-    def extract(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None) -> Answer:
-        """The spans of ``hits`` that answer ``q``, cited; 'not covered' when the scorer is not confident.
+    def extract(self, q: Question, hits: Sequence[Hit], price: PriceTool | None = None, *, decide: bool = True) -> Answer:
+        """The spans of ``hits`` that answer ``q``, cited; 'not covered' when the scorer is not confident (``decide``:
+        False quotes the best spans all the same, for a sum that needs its factors to be in them).
 
         A price superlative also reads every row of the price table.
         """
@@ -201,12 +206,12 @@ class BuiltinAnswerer:
         if not relevant:
             return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard)
         calibrated = not self.embedder or self.embedder == self.model.embedder
-        if not calibrated and (q.missing or q.unknown):
+        if decide and not calibrated and (q.missing or q.unknown):
             # Another embedder's similarities have no calibrated decision: a name no passage holds is the evidence left.
             return not_covered(hits, missing=q.missing or q.unknown)
         if not pool:
             return with_caveat(_passages_only(relevant), q.missing)
-        if calibrated and self.model.declines(max(c.score for c in pool), q.missing_share):
+        if decide and calibrated and self.model.declines(max(c.score for c in pool), q.missing_share):
             return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard)
         chosen = superlative(q, pool, self.model.threshold) or _comparison(q, pool) or self._best(q, pool)
         if not chosen:
