@@ -97,7 +97,12 @@ class BuiltinAnswerer:
         if best is not None and _NOT_KNOWN.search(best.group(1)) and not _YES_NO.match(question.text):
             # "vitpose fps on the 3060?" over "haven't tried ViTPose yet": the notes say they don't know
             return Answer(f"Your notes don't have that yet: {from_notes.text}", from_notes.citations, covered=False)
-        quoted = _quoted(from_notes) if price is not None and from_notes.covered else []
+        quotes = from_notes
+        if price is not None and not from_notes.covered and not (question.missing or question.unknown):
+            # Turned away by the confidence alone: its best spans all the same, for a sum they may hold every factor
+            # of (a money question the quote can answer is planned, never turned away); nothing else is said of them
+            quotes = self.extract(question, hits, price, decide=False)
+        quoted = _quoted(quotes) if price is not None and quotes.covered else []
         # The quote before the price facts when it holds what the facts split apart: a length or count for a rate the
         # question states ("at $0.68/hr, worst case for the full suite"), two prices compared ("what would spot have
         # saved"), a draw beside the hours a day it runs, a whole setup's lines
@@ -116,10 +121,6 @@ class BuiltinAnswerer:
                 return compose_price_gap(said, from_notes)
             return compose_cost_answer(costs, price, from_notes)
         asked = price.ask(question, history) if price is not None else None
-        if worked is None and price is not None and not from_notes.covered and not (question.missing or question.unknown):
-            spans = self.extract(question, hits, price, decide=False)
-            if spans.covered and (worked := work_quoted(question.price, _quoted(spans), price.table)) is not None:
-                from_notes = spans
         if worked is None and price is not None and quoted:
             # The facts answered nothing: the sum over the quote that holds its factors, unless the question gives its
             # own time for hardware the calculator prices ("250 GPU-hours on a V100")
@@ -127,7 +128,7 @@ class BuiltinAnswerer:
             if not (ready and price.table.rows and question.price.hours is not None):
                 worked = work_quoted(question.price, quoted, price.table)
         if worked is not None:
-            return Answer(f"{worked.text}\n\n{from_notes.text}", from_notes.citations, covered=True)
+            return Answer(f"{worked.text}\n\n{quotes.text}", quotes.citations, covered=True)
         if price is None or asked is None:
             return from_notes
         if asked.problems:  # an amount it cannot use is said, never read as another one
