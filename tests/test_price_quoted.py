@@ -173,6 +173,10 @@ date: 2025-07-01
 * Raspberry Pi 5 8GB - $80
 * camera module $25
 * 2 servos at $9 each
+
+## Playtests
+
+renting a 4090 on vast for playtests, $0.44/hr, about 3h a day.
 """
 
 
@@ -195,3 +199,6 @@ def test_a_sum_whose_factors_the_best_spans_hold_is_worked_even_when_the_confide
     answer = engine.ask("what did the sorter parts come to, all in")
     assert answer.covered and "$80 + $25 + 2 × $9 = **$123.00**" in answer.text, answer.text
     assert not engine.ask("which camera module went into the sorter").covered
+    # its own time and count over spans the confidence turned away: never another card's rate multiplied
+    answer = engine.ask("if i grab 4 of the 48gb cards for 12 hrs whats that cost")
+    assert "$0.44/hour =" not in answer.text and "$5.28" not in answer.text, answer.text

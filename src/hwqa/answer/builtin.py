@@ -112,7 +112,8 @@ class BuiltinAnswerer:
             or asks_energy(question.price.text)
             or asks_whole(question.price.text)
         )
-        worked = work_quoted(question.price, quoted, price.table) if price is not None and first else None
+        sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
+        worked = work_quoted(question.price, quoted, price.table, confident=sure) if price is not None and first else None
         costs = answer_costs(question.price, price.table) if price is not None and worked is None else None
         if price is not None and costs is not None:
             other = other_size(question.price.text, costs.facts)
@@ -126,7 +127,7 @@ class BuiltinAnswerer:
             # own time for hardware the calculator prices ("250 GPU-hours on a V100")
             ready = asked is not None and not asked.problems and not asked.unpriced and computable(asked.request)
             if not (ready and price.table.rows and question.price.hours is not None):
-                worked = work_quoted(question.price, quoted, price.table)
+                worked = work_quoted(question.price, quoted, price.table, confident=sure)
         if worked is not None:
             return Answer(f"{worked.text}\n\n{quotes.text}", quotes.citations, covered=True)
         if price is None or asked is None:

@@ -29,7 +29,19 @@ from typing import TypeVar
 
 from .factmatch import CostAnswer, money_text, of_kind, overlap, price_text, total_text, words_of
 from .names import Money, find_money
-from .rates import _ALL_DAY, _LENGTHS, _TOTAL, Rate, _counts, _named, _Noted, _pick_rate, _strip_rates, _worked, rates_in
+from .rates import (
+    _ALL_DAY,
+    _LENGTHS,
+    _TOTAL,
+    Rate,
+    _counts,
+    _named,
+    _Noted,
+    _pick_rate,
+    _strip_rates,
+    _worked,
+    rates_in,
+)
 from .table import PriceTable
 from .units import HOURS_PER
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
@@ -63,8 +75,12 @@ _WANTED = re.compile(
 _NOT_THINGS = frozenset({"hours", "hrs", "hour", "h", "days", "day", "weeks", "months", "years", "nights", "gb", "tb", "w", "x"})
 
 
-def work_quoted(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None) -> CostAnswer | None:
-    """The sum a money question asks for, worked over the quoted ``pieces`` (text, note), or None (see the module doc)."""
+def work_quoted(
+    words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None, *, confident: bool = True
+) -> CostAnswer | None:
+    """The sum a money question asks for, worked over the quoted ``pieces`` (text, note), or None (see the module doc).
+    Not ``confident``: spans quoted without the answerer's confidence, whose rate may be another thing's; then no
+    rate of theirs is multiplied by the question's own time or count (a rental, a price each)."""
     text = words.text
     if not pieces or words.budget_usd is not None or words.refused:
         return None
@@ -72,8 +88,8 @@ def work_quoted(words: PriceWords, pieces: Sequence[tuple[str, str]], table: Pri
         return _break_even(words, pieces)
     if _LEFT.search(text):
         return _left(words, pieces)
-    if asks_whole(text) and (whole := _whole(words, pieces)) is not None:
-        return whole
+    if asks_whole(text) and (setup := _whole(words, pieces)) is not None:
+        return setup
     if not _ASKS.search(text):
         return None
     if _ENERGY.search(text):
@@ -85,6 +101,8 @@ def work_quoted(words: PriceWords, pieces: Sequence[tuple[str, str]], table: Pri
         return _difference(words, pieces)
     if _RATE_ASKED.search(text) and words.hours is None:
         return None  # "what's the A100 per hour": a lookup, the quote says it
+    if not confident and (words.hours is not None or _WANTED.search(text)):
+        return None  # "4 of the 48gb cards for 12 hrs" over a quote of another card's rate: the calculator says so
     return _rental(words, pieces, None) or _each(words, pieces)
 
 
