@@ -50,6 +50,11 @@ budget for the scanner box was $500.
 * 1TB SSD, $69
 * case $45
 
+## Game boxes
+
+* the 4070 Ti in the other box renders at stock (~285W).
+* my own 3070 draws about 220W at full tilt in game.
+
 ## Weather station gear
 
 * anemometer kits, 2 of them at $89 each.
@@ -115,6 +120,21 @@ def test_energy_is_the_quoted_draw_over_the_question_time_at_the_noted_kwh_price
     answer = ask("what does the pi cluster cost in electricity over a full year")
     assert "**$44.15**" in answer, answer  # 18 W x 8,760 h = 157.68 kWh at $0.28
     assert "$0.28/kWh" in answer
+
+
+def test_the_draw_is_the_one_of_the_card_the_question_names(notes: Path) -> None:
+    answer = ask("running my 3070 3h a day for a month, power cost?")
+    assert "220 W × 91.25 h = 20.1 kWh" in answer and "285 W" not in answer, answer
+    # a quote whose first passage holds only another card's draw: that one is never taken for the card asked about
+    from hwqa.prices.quoted import work_quoted
+    from hwqa.prices.words import read_price_words
+
+    words = read_price_words("running my 3070 3h a day for a month, power cost?")
+    pieces = [("the 4070 Ti renders at stock (~285W). power is $0.33/kWh.", "rag.md")]
+    assert work_quoted(words, pieces, None) is None
+    pieces.append(("my own 3070 draws about 220W at full tilt.", "game.md"))
+    worked = work_quoted(words, pieces, None)
+    assert worked is not None and "220 W × 91.25 h" in worked.text, worked
 
 
 def test_a_price_each_times_how_many_are_wanted(notes: Path) -> None:

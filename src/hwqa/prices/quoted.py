@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from .factmatch import CostAnswer, money_text, of_kind, overlap, price_text, total_text, words_of
+from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
 from .names import Money, find_money
 from .rates import (
     _ALL_DAY,
@@ -372,15 +372,23 @@ def _length_asked(text: str, piece: str) -> str | None:
     return fits[0][1].strip("~ ")
 
 
+_GEFORCE = re.compile(r"[1-5]0[5-9]0")
+
+
 def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str] | None:
     """The draw the question asks about: (watts, its clause, its note)."""
+    # "the a10g", "my 3070" (a GeForce number): never the draw of another card
+    models = [w for w in re.findall(r"[a-z0-9]+", text) if is_model(w) or _GEFORCE.fullmatch(w)]
     found: list[tuple[float, str, str]] = []
     for piece, note in pieces:
-        for m in _WATTS.finditer(piece):
-            start = max((c.end() for c in _CLAUSE.finditer(piece, 0, m.start())), default=0)
-            after = _CLAUSE.search(piece, m.end())
-            clause = piece[start : after.start() if after else len(piece)].strip()
-            found.append((float(m.group(1).replace(",", "")), clause, note))
+        for line in _LINES.split(piece):
+            if not all(holds_name(line.lower(), m) for m in models):
+                continue
+            for m in _WATTS.finditer(line):
+                start = max((c.end() for c in _CLAUSE.finditer(line, 0, m.start())), default=0)
+                after = _CLAUSE.search(line, m.end())
+                clause = line[start : after.start() if after else len(line)].strip()
+                found.append((float(m.group(1).replace(",", "")), clause, note))
         if found:
             break  # the best piece with a draw in it
     if not found:
