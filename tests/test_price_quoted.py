@@ -176,6 +176,19 @@ def test_a_whole_setup_is_every_price_of_its_passage_each_times_its_count(notes:
     assert "2 × $89 + 4 × $9 + 2 × $25 = **$264.00**" in answer, answer
 
 
+def test_a_price_per_size_is_each_line_s_price_over_its_size() -> None:
+    from hwqa.prices.quoted import work_quoted
+    from hwqa.prices.words import read_price_words
+
+    pieces = [("| Crucial X9 SSD | 2TB | $139 |\n| Seagate Expansion HDD | 12 TB | $199 |\nbought the HDD.", "disks.md")]
+    worked = work_quoted(read_price_words("per tb, ssd vs hdd for the backups?"), pieces, None)
+    assert worked is not None, pieces
+    assert "$139 ÷ 2 TB = **$69.50/TB**" in worked.text and "$199 ÷ 12 TB = **$16.58/TB**" in worked.text, worked.text
+    worked = work_quoted(read_price_words("the ssd in $/gb?"), pieces, None)
+    assert worked is not None, pieces
+    assert "$139 ÷ 2000 GB = **$0.07/GB**" in worked.text and "HDD" not in worked.text, worked.text
+
+
 def test_a_price_lookup_is_no_sum(notes: Path) -> None:
     answer = ask("what's the rtx a5000 on genesis per hour")
     assert "×" not in answer and "$0.41/hr" in answer, answer

@@ -16,7 +16,8 @@ product the question asks for is worked out over the quote (each piece with the 
 - two quoted prices over the same quantities and their difference ("how much would spot have saved");
 - break-even: a price paid once over a quoted rental rate, in the rate's time unit;
 - what is left of a budget the passage names after the other prices it gives ("after the parts");
-- what a whole setup came to: every price of the passage's lines, a price each times its line's count.
+- what a whole setup came to: every price of the passage's lines, a price each times its line's count;
+- a price per TB or GB: each quoted line of one price and one size, the price over the size.
 
 What no factor cancels is left to the calculator and the passages, never guessed.
 """
@@ -28,7 +29,8 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
-from .names import Money, find_money
+from .names import find_money
+from .passagesums import ASKS, EACH, LINES, asks_left, asks_whole, budget_left, per_size, size_asked, whole_setup
 from .rates import (
     _ALL_DAY,
     _LENGTHS,
@@ -50,11 +52,6 @@ __all__ = ["asks_difference", "asks_energy", "asks_whole", "work_quoted"]
 
 T = TypeVar("T")
 
-# Money asked of a total: the words of rates.py's asks, and "owe", "run me".
-_ASKS = re.compile(
-    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paid|owe|total|spend|spent|come\s+to|came\s+to|run\s+(?:me|us)|"
-    r"set\s+(?:me|us)\s+back)\b|\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower|longer|more\s+time))"
-)
 _RATE_ASKED = re.compile(r"\b(?:per|an|a|each)\s+(?:hour|hr|h|month|mo|day|year|gpu[\s-]?hour)\b|\bhourly\b|/\s*(?:hr|h|mo)\b")
 _ENERGY = re.compile(
     r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
@@ -67,7 +64,6 @@ _LOAD = re.compile(r"\b(?:load\w*|full\s+tilt|flat\s+out|max\w*|peak|train\w*|bu
 _PERIOD = re.compile(
     r"\b(?:a|per|each|every|the)\s+(?P<u>month|year|week|day)\b|\b(?P<adv>monthly|yearly|annual(?:ly)?|weekly|daily)\b"
 )
-_EACH = re.compile(r"\s*(?:each|apiece|a\s+piece|ea\.?|/\s*ea\b|per\s+(?:unit|piece|one|stick|drive|card|dongle|pack))", re.I)
 _WANTED = re.compile(
     rf"(?<![\w.$/-])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?:more\s+|extra\s+|new\s+|of\s+(?:the|those|these|them)\s+)?"
     r"(?P<noun>[a-z][\w-]*)"
@@ -86,11 +82,13 @@ def work_quoted(
         return None
     if _BREAK_EVEN.search(text) and _HOW_MANY.search(text) and words.purchase_usd is None:
         return _break_even(words, pieces)
-    if _LEFT.search(text):
-        return _left(words, pieces)
-    if asks_whole(text) and (setup := _whole(words, pieces)) is not None:
+    if asks_left(text):
+        return budget_left(words, pieces)
+    if asks_whole(text) and (setup := whole_setup(words, pieces)) is not None:
         return setup
-    if not _ASKS.search(text):
+    if (unit := size_asked(text)) is not None and words.hours is None:
+        return per_size(words, pieces, unit)
+    if not ASKS.search(text):
         return None
     if _ENERGY.search(text):
         return _energy(words, pieces, table)
@@ -122,95 +120,6 @@ _BREAK_EVEN = re.compile(
 )
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b")
 _NOT_PURCHASE = re.compile(r"\b(?:budget|total|spent|saved|credits?|cap|allowance|sponsor\w*|per|each)\b")
-
-
-_LINES = re.compile(r"\n+|(?<=[.!?])\s+|\s\*\s")  # a passage's sentences and list items, as quoted
-_LEFT = re.compile(r"\b(?:left|leftover|remain(?:s|ing)?|to\s+spare)\b(?!\s+out\b)")
-_BUDGET = re.compile(r"\b(?:budget\w*|gave|sponsor\w*|cap|allowance|put\s+aside|set\s+aside|grant|fund\w*)\b")
-_ALL_OF_IT = re.compile(
-    r"\bafter\s+(?:(?:all\s+)?(?:the|my|our)\s+)?(?:parts|purchases|buys|stuff|everything|it\s+all|all\s+that)\b"
-)
-
-
-def _left(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
-    """ "how much of the box budget is left after the parts": the budget the passage names less every other price it
-    gives once (the prices of one section, never a guess at which of several sections' prices were spent)."""
-    if not _ALL_OF_IT.search(words.text):
-        return None
-    budgets: list[Money] = []
-    spent: list[Money] = []
-    for line in _LINES.split(pieces[-1][0]):
-        for m in find_money(line):
-            if m.unit is None and m.qualifier is None and m.amount > 0:
-                (budgets if _BUDGET.search(line[: m.start].lower()) else spent).append(m)
-    if len(budgets) != 1 or not spent or any(m.currency != budgets[0].currency for m in spent):
-        return None
-    budget = budgets[0]
-    total = sum(m.amount for m in spent)
-    items = " + ".join(price_text(m.amount, m.currency) for m in spent)
-    left = budget.amount - total
-    said = f"**{money_text(left, budget.currency)}** left" if left >= 0 else f"**{money_text(-left, budget.currency)}** over"
-    body = f"{price_text(budget.amount, budget.currency)} budget − ({items}) = {said} (as the passage below prices them)."
-    return CostAnswer(body, (), total=left)
-
-
-_WHOLE_ASKED = re.compile(
-    r"\b(?:whole|entire|all\s+in|in\s+all|altogether|all\s+together|everything)\b[^?]*|\btotal\s+(?:for|of|on)\s+(?:the|my|our)\b"
-)
-_NOT_BOUGHT = re.compile(r"\b(?:budget|total|spent|saved|credits?|allowance|sponsor\w*|refund\w*|sold|quote[ds]?)\b")
-_ONE_PER = re.compile(r"\bone\s+(?:per|for\s+each|each\s+for)\s+(?P<what>[a-z]+)")
-_N_OF = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s+them\b|pcs\b|units?\b|(?=\s+[a-z]))")
-
-
-def asks_whole(text: str) -> bool:
-    """Whether a money question asks what a whole setup came to ("what did the whole camera setup cost", "all in")."""
-    return _ASKS.search(text) is not None and _WHOLE_ASKED.search(text) is not None and read_price_words(text).hours is None
-
-
-def _whole(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
-    """ "what did the whole cabin camera setup cost": every one-off price the passage's lines give, a price each
-    times its line's count ("3 of them at $129 each", "6x … at $12 each", "one per cam": the cams' count)."""
-    if any(r.time for r in rates_in(pieces[-1][0].lower())):
-        return None  # a passage of rates: a rental's total, the rates' sums
-    lines = [line for line in _LINES.split(pieces[-1][0]) if line.strip()]
-    found: list[tuple[float, Money, str]] = []
-    counts: dict[str, float] = {}
-    for line in lines:
-        money = [m for m in find_money(line) if m.unit is None and m.qualifier is None and m.amount > 0]
-        if len(money) != 1 or _NOT_BOUGHT.search(line.lower()):
-            if money:
-                return None  # a line of several prices, or a budget or total among them: which to add is a guess
-            continue
-        m = money[0]
-        lower = line.lower()
-        n = 1.0
-        if _EACH.match(line, m.end):
-            per = _ONE_PER.search(lower)
-            many = _N_OF.search(_strip_money(lower, m))
-            if per is not None:
-                n = next((v for k, v in counts.items() if k.startswith(per.group("what")[:4])), 0.0)
-            elif many is not None:
-                n = _number(many.group("n"))
-            if not n:
-                return None
-        for noun in re.findall(r"[a-z]{3,}", lower):
-            counts.setdefault(noun, n)
-        found.append((n, m, line.strip()))
-    if len(found) < 2 or len({m.currency for _, m, _ in found}) != 1:
-        return None
-    currency = found[0][1].currency
-    total = sum(n * m.amount for n, m, _ in found)
-    each = [price_text(m.amount, currency) if n == 1 else f"{n:g} × {price_text(m.amount, currency)}" for n, m, _ in found]
-    parts = " + ".join(each)
-    return CostAnswer(f"{parts} = **{money_text(total, currency)}** (every price of the passage below).", (), total=total)
-
-
-def _strip_money(text: str, m: Money) -> str:
-    return text[: m.start] + " " * (m.end - m.start) + text[m.end :]
-
-
-def _number(token: str) -> float:
-    return float(token) if token[0].isdigit() else float(WORD_NUMBERS[token])
 
 
 def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
@@ -381,7 +290,7 @@ def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str
     models = [w for w in re.findall(r"[a-z0-9]+", text) if is_model(w) or _GEFORCE.fullmatch(w)]
     found: list[tuple[float, str, str]] = []
     for piece, note in pieces:
-        for line in _LINES.split(piece):
+        for line in LINES.split(piece):
             if not all(holds_name(line.lower(), m) for m in models):
                 continue
             for m in _WATTS.finditer(line):
@@ -477,7 +386,7 @@ def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | 
         return None
     piece = pieces[0][0]
     one_off = [m for m in find_money(piece) if m.unit is None and m.qualifier is None and m.amount > 0]
-    each = [m for m in one_off if _EACH.match(piece, m.end)]
+    each = [m for m in one_off if EACH.match(piece, m.end)]
     if len(each) != 1:
         return None
     m = each[0]

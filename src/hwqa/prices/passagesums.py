@@ -1,0 +1,159 @@
+"""Sums over the lines of one quoted passage, for a money question (see :mod:`hwqa.prices.quoted`):
+
+- what is left of a budget the passage names after the other prices it gives ("after the parts");
+- what a whole setup came to: every price of the passage's lines, a price each times its line's count ("3 of them
+  at $129 each", "6x … at $12 each", "one per cam");
+- a price per TB or GB: each line of one price and one size, the price over the size.
+
+A line of several prices, or one that names a budget, total, credit or sale among the things bought, makes the sum
+a guess: none is given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .factmatch import CostAnswer, money_text, overlap, price_text, words_of
+from .names import Money, find_money
+from .rates import rates_in
+from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
+
+__all__ = ["ASKS", "EACH", "LINES", "asks_left", "asks_whole", "budget_left", "per_size", "size_asked", "whole_setup"]
+
+# Money asked of a total: the words of rates.py's asks, and "owe", "run me".
+ASKS = re.compile(
+    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paid|owe|total|spend|spent|come\s+to|came\s+to|run\s+(?:me|us)|"
+    r"set\s+(?:me|us)\s+back)\b|\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower|longer|more\s+time))"
+)
+EACH = re.compile(r"\s*(?:each|apiece|a\s+piece|ea\.?|/\s*ea\b|per\s+(?:unit|piece|one|stick|drive|card|dongle|pack))", re.I)
+
+LINES = re.compile(r"\n+|(?<=[.!?])\s+|\s\*\s")  # a passage's sentences and list items, as quoted
+_LEFT = re.compile(r"\b(?:left|leftover|remain(?:s|ing)?|to\s+spare)\b(?!\s+out\b)")
+_BUDGET = re.compile(r"\b(?:budget\w*|gave|sponsor\w*|cap|allowance|put\s+aside|set\s+aside|grant|fund\w*)\b")
+_ALL_OF_IT = re.compile(
+    r"\bafter\s+(?:(?:all\s+)?(?:the|my|our)\s+)?(?:parts|purchases|buys|stuff|everything|it\s+all|all\s+that)\b"
+)
+
+
+def budget_left(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+    """ "how much of the box budget is left after the parts": the budget the passage names less every other price it
+    gives once (the prices of one section, never a guess at which of several sections' prices were spent)."""
+    if not _ALL_OF_IT.search(words.text):
+        return None
+    budgets: list[Money] = []
+    spent: list[Money] = []
+    for line in LINES.split(pieces[-1][0]):
+        for m in find_money(line):
+            if m.unit is None and m.qualifier is None and m.amount > 0:
+                (budgets if _BUDGET.search(line[: m.start].lower()) else spent).append(m)
+    if len(budgets) != 1 or not spent or any(m.currency != budgets[0].currency for m in spent):
+        return None
+    budget = budgets[0]
+    total = sum(m.amount for m in spent)
+    items = " + ".join(price_text(m.amount, m.currency) for m in spent)
+    left = budget.amount - total
+    said = f"**{money_text(left, budget.currency)}** left" if left >= 0 else f"**{money_text(-left, budget.currency)}** over"
+    body = f"{price_text(budget.amount, budget.currency)} budget − ({items}) = {said} (as the passage below prices them)."
+    return CostAnswer(body, (), total=left)
+
+
+_WHOLE_ASKED = re.compile(
+    r"\b(?:whole|entire|all\s+in|in\s+all|altogether|all\s+together|everything)\b[^?]*|\btotal\s+(?:for|of|on)\s+(?:the|my|our)\b"
+)
+_NOT_BOUGHT = re.compile(r"\b(?:budget|total|spent|saved|credits?|allowance|sponsor\w*|refund\w*|sold|quote[ds]?)\b")
+_ONE_PER = re.compile(r"\bone\s+(?:per|for\s+each|each\s+for)\s+(?P<what>[a-z]+)")
+_N_OF = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s+them\b|pcs\b|units?\b|(?=\s+[a-z]))")
+
+
+def asks_whole(text: str) -> bool:
+    """Whether a money question asks what a whole setup came to ("what did the whole camera setup cost", "all in")."""
+    return ASKS.search(text) is not None and _WHOLE_ASKED.search(text) is not None and read_price_words(text).hours is None
+
+
+def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+    """ "what did the whole cabin camera setup cost": every one-off price the passage's lines give, a price each
+    times its line's count ("3 of them at $129 each", "6x … at $12 each", "one per cam": the cams' count)."""
+    if any(r.time for r in rates_in(pieces[-1][0].lower())):
+        return None  # a passage of rates: a rental's total, the rates' sums
+    lines = [line for line in LINES.split(pieces[-1][0]) if line.strip()]
+    found: list[tuple[float, Money, str]] = []
+    counts: dict[str, float] = {}
+    for line in lines:
+        money = [m for m in find_money(line) if m.unit is None and m.qualifier is None and m.amount > 0]
+        if len(money) != 1 or _NOT_BOUGHT.search(line.lower()):
+            if money:
+                return None  # a line of several prices, or a budget or total among them: which to add is a guess
+            continue
+        m = money[0]
+        lower = line.lower()
+        n = 1.0
+        if EACH.match(line, m.end):
+            per = _ONE_PER.search(lower)
+            many = _N_OF.search(_strip_money(lower, m))
+            if per is not None:
+                n = next((v for k, v in counts.items() if k.startswith(per.group("what")[:4])), 0.0)
+            elif many is not None:
+                n = _number(many.group("n"))
+            if not n:
+                return None
+        for noun in re.findall(r"[a-z]{3,}", lower):
+            counts.setdefault(noun, n)
+        found.append((n, m, line.strip()))
+    if len(found) < 2 or len({m.currency for _, m, _ in found}) != 1:
+        return None
+    currency = found[0][1].currency
+    total = sum(n * m.amount for n, m, _ in found)
+    each = [price_text(m.amount, currency) if n == 1 else f"{n:g} × {price_text(m.amount, currency)}" for n, m, _ in found]
+    parts = " + ".join(each)
+    return CostAnswer(f"{parts} = **{money_text(total, currency)}** (every price of the passage below).", (), total=total)
+
+
+def _strip_money(text: str, m: Money) -> str:
+    return text[: m.start] + " " * (m.end - m.start) + text[m.end :]
+
+
+def _number(token: str) -> float:
+    return float(token) if token[0].isdigit() else float(WORD_NUMBERS[token])
+
+
+_PER_SIZE = re.compile(r"(?:\bper\s+|\$?\s*/\s*)(?P<u>tb|gb|gig|terabyte|gigabyte)s?\b")
+_SIZED = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s?(gb|tb|gigs?)\b", re.I)
+
+
+def per_size(words: PriceWords, pieces: Sequence[tuple[str, str]], unit: str) -> CostAnswer | None:
+    """ "per tb, ssd vs hdd?": each line of the quote with one price and one size, the price over the size, in the
+    unit asked; only the lines naming what the question names, when it names any of them."""
+    asked = words_of(words.text) - {"per", "tb", "gb", "gig", "gigs", "terab", "gigab", "vs", "versus"}
+    found: list[tuple[str, float, str, float, str]] = []
+    for piece, _ in pieces:
+        for line in LINES.split(piece):
+            money = [m for m in find_money(line) if m.unit is None and m.qualifier is None and m.amount > 0]
+            sizes = _SIZED.findall(line)
+            if len(money) != 1 or len(sizes) != 1:
+                continue
+            size = float(sizes[0][0]) * (1000 if sizes[0][1].lower() == "tb" else 1) / (1000 if unit == "TB" else 1)
+            name = line[: min(m.start for m in money)].split(":")[0].strip(" *|-") or line.strip()
+            found.append((name[:60], money[0].amount, money[0].currency, size, line.lower()))
+        if found:
+            break
+    named = [f for f in found if overlap(asked, words_of(f[4]))]
+    found = named or found
+    if not found or len({f[2] for f in found}) != 1:
+        return None
+    parts = [
+        f"{name}: {price_text(amount, cur)} ÷ {size:g} {unit} = **{money_text(amount / size, cur)}/{unit}**"
+        for name, amount, cur, size, _ in found
+    ]
+    return CostAnswer("; ".join(parts) + " (as the quote below prices them).", ())
+
+
+def asks_left(text: str) -> bool:
+    """Whether a question asks what is left ("how much of the budget is left", "what remains")."""
+    return _LEFT.search(text) is not None
+
+
+def size_asked(text: str) -> str | None:
+    """The size a price is asked per ("per tb", "$/gb"): "TB" or "GB", else None."""
+    per = _PER_SIZE.search(text)
+    return None if per is None else "TB" if per.group("u").startswith("t") else "GB"
