@@ -105,6 +105,18 @@ def index_notes_once(factory: pytest.TempPathFactory, name: str, notes: dict[str
     return folder
 
 
+def ask_json(question: str) -> dict[str, Any]:
+    """What ``hwqa ask QUESTION --json`` prints (answer, citations, covered, …), for a folder the CLI points at."""
+    from typer.testing import CliRunner
+
+    from hwqa.cli import app
+
+    result = CliRunner().invoke(app, ["ask", question, "--json"])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
 def prices_table(notes: Path, *flags: str) -> dict[str, Any]:
     """The price table ``hwqa prices --notes NOTES --json [FLAGS]`` prints (rows, facts, left out, problems)."""
     from typer.testing import CliRunner

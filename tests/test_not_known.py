@@ -4,16 +4,12 @@ question about it ("did I try ViTPose?") is answered by the same line."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from hwqa.cli import app
-
-from .conftest import index_notes_once, point_cli_at_folder
+from .conftest import ask_json, index_notes_once, point_cli_at_folder
 
 runner = CliRunner()
 
@@ -39,24 +35,17 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return index_notes_once(tmp_path_factory, "notknown", {"pose.md": POSE})
 
 
-def ask(question: str) -> dict[str, Any]:
-    result = runner.invoke(app, ["ask", question, "--json"])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
 def test_a_number_the_notes_say_they_have_not_measured_is_not_covered(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     point_cli_at_folder(monkeypatch, built)
-    data = ask("vitpose benchmark fps on the workstation?")
+    data = ask_json("vitpose benchmark fps on the workstation?")
     assert data["covered"] is False, data["answer"]
     assert data["answer"].startswith("Your notes don't have that yet:"), data["answer"]
     assert "haven't benchmarked ViTPose yet" in data["answer"]
-    data = ask("what does the dgx spark desk box cost?")
+    data = ask_json("what does the dgx spark desk box cost?")
     assert data["covered"] is False and "no price anywhere yet" in data["answer"], data["answer"]
 
 
 def test_a_yes_no_question_about_it_is_answered_by_the_same_line(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     point_cli_at_folder(monkeypatch, built)
-    data = ask("did i benchmark vitpose on the workstation?")
+    data = ask_json("did i benchmark vitpose on the workstation?")
     assert data["covered"] is True and "haven't benchmarked ViTPose yet" in data["answer"], data["answer"]

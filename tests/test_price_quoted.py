@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from hwqa.cli import app
 
-from .conftest import index_notes_once, point_cli_at_folder
+from .conftest import ask_json, index_notes_once, point_cli_at_folder
 
 runner = CliRunner()
 
@@ -104,10 +103,7 @@ def notes(built: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def ask(question: str) -> str:
-    result = runner.invoke(app, ["ask", question, "--json"])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return str(data["answer"])
+    return str(ask_json(question)["answer"])
 
 
 def test_a_rental_total_takes_the_length_from_the_next_sentence_of_the_quote(notes: Path) -> None:
