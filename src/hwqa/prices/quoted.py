@@ -190,17 +190,17 @@ def _difference(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
     counts = _counts(_strip_rates(text, rates_in(text)))
     own = _own_counts(lower, rates)
     noted = _Noted(whole, note, 0)
-    sums = [_worked(words, f"{text} total", r, counts, noted, "", own) for r in (a, b)]
-    totals = [w.total if w is not None else None for w in sums]
-    if None in totals or len(set(totals)) < 2:
+    sums: list[tuple[float, str]] = []
+    for rate in (a, b):
+        worked = _worked(words, f"{text} total", rate, counts, noted, "", own)
+        if worked is None or worked.total is None:
+            return None
+        sums.append((worked.total, worked.text.replace(", as your notes price it", "").rstrip(".")))
+    (low, cheap), (high, dear) = sorted(sums)
+    if high == low:
         return None
-    hi, lo = (0, 1) if totals[0] > totals[1] else (1, 0)  # type: ignore[operator]
-    diff = totals[hi] - totals[lo]  # type: ignore[operator]
-    lines = [s.text.replace(", as your notes price it", "").rstrip(".") for s in sums]  # type: ignore[union-attr]
-    body = (
-        f"{lines[hi]} against {lines[lo]}: the difference is **{money_text(diff, a.currency)}** (as the quote below prices them)."
-    )
-    return CostAnswer(body, ())
+    said = money_text(high - low, a.currency)
+    return CostAnswer(f"{dear} against {cheap}: the difference is **{said}** (as the quote below prices them).", ())
 
 
 _DIFFERENCE = re.compile(
