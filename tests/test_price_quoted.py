@@ -231,3 +231,12 @@ def test_a_sum_whose_factors_the_best_spans_hold_is_worked_even_when_the_confide
     # its own time and count over spans the confidence turned away: never another card's rate multiplied
     answer = engine.ask("if i grab 4 of the 48gb cards for 12 hrs whats that cost")
     assert "$0.44/hour =" not in answer.text and "$5.28" not in answer.text, answer.text
+
+
+def test_a_zero_rate_or_size_is_never_divided_by() -> None:
+    from hwqa.prices.quoted import work_quoted
+    from hwqa.prices.words import read_price_words
+
+    breakeven = read_price_words("how many days of renting the box before the 3090 would have paid for itself")
+    assert work_quoted(breakeven, [("the box rents for $0/day. a used 3090 went for $720.", "a.md")], None) is None
+    assert work_quoted(read_price_words("per tb, ssd?"), [("the ssd, 0TB, $100", "a.md")], None) is None

@@ -133,6 +133,8 @@ def per_size(words: PriceWords, pieces: Sequence[tuple[str, str]], unit: str) ->
             if len(money) != 1 or len(sizes) != 1:
                 continue
             size = float(sizes[0][0]) * (1000 if sizes[0][1].lower() == "tb" else 1) / (1000 if unit == "TB" else 1)
+            if size <= 0:
+                continue
             name = line[: min(m.start for m in money)].split(":")[0].strip(" *|-") or line.strip()
             found.append((name[:60], money[0].amount, money[0].currency, size, line.lower()))
         if found:

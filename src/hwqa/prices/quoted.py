@@ -132,7 +132,8 @@ def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
         rates, once = [], []
         for piece, _ in group:
             lower = piece.lower()
-            rates += [(r, _clause_words(lower, r.start, r.end)) for r in rates_in(lower) if r.per is None and r.time]
+            usable = [r for r in rates_in(lower) if r.per is None and r.time and r.amount > 0]  # never "$0/day"
+            rates += [(r, _clause_words(lower, r.start, r.end)) for r in usable]
             for m in find_money(piece):
                 clause = _clause_words(lower, m.start, m.end)
                 if m.unit is None and m.qualifier is None and m.amount > 0 and not _NOT_PURCHASE.search(" ".join(clause)):
