@@ -1,4 +1,5 @@
-"""Another revision measured in the same run (``--ref main``), and the 100,000-chunk scale runs.
+"""Another revision measured in the same run (``--ref main``), the 100,000-chunk scale runs, and the price
+table's build and a price answer of every revision (``bench/prices.py``).
 
 Everything here runs in new processes (``bench/warm.py`` for the warm half), so the code of any
 revision can be timed beside the working tree's: ``git archive REF src`` is unpacked into the
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -123,3 +125,75 @@ def scale_runs(
             out["corpora"].setdefault(name, {})[tree] = result
             log(f"scale {name} ({result['chunks']} chunks), {tree}: {result}")
     return out
+
+
+# Issue 33 bounds these two figures at 1.2 times the code it was filed against. Owner-style notes are what the
+# price reader is for (sentences, list items, small tables); the bench corpus's notes hold tagged price tables only.
+OWNER_STYLE = (
+    "notes",
+    "eval/owner-notes",
+    "eval/outside-owner-7-notes",
+    "eval/outside-owner-9-notes",
+    "eval/price-facts/notes",
+    "eval/price-facts-2/notes",
+)
+PRICE_QUESTIONS = [
+    "How many hours of TPU v2 can I get for $100?",
+    "How long can I run a P100 on $50?",
+    "What does the Lambda H100 cost per month if it runs all the time?",
+    "How many hours of an RTX 4090 does $20 buy?",
+    "TPU or GPU for my budget of $100?",
+    "What would 30 hours on a V100 cost?",
+    "After how many hours does buying an RTX 3090 workstation beat renting a V100 on Google Cloud?",
+    "What does the RTX 3090 workstation cost per hour to run in electricity?",
+]
+
+
+def price_runs(
+    child: Child, work: Path, trees: dict[str, Path], corpus: Path, *, rounds: int, log: Callable[[str], None]
+) -> dict[str, Any]:
+    """The price table built from notes (the build's price stage: CPU and wall, the reader's caches cleared for
+    each build) and a price answer's p50 (``Engine.ask``, the bundled model, warm), for every tree in the same run;
+    the trees alternate, ``rounds`` rounds, each a new process (``bench/prices.py``) per tree."""
+    owner = work / "owner-style"
+    shutil.rmtree(owner, ignore_errors=True)
+    for folder in OWNER_STYLE:  # the repository's notes in the owner's style (never a blind set's)
+        shutil.copytree(REPO / folder, owner / folder.replace("/", "_"))
+    tables = {"owner-style": str(owner), "bench corpus": str(corpus)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HWQA_")} | {"HF_HUB_OFFLINE": "1"}
+    runs: dict[str, list[dict[str, Any]]] = {tree: [] for tree in trees}
+    order = list(trees.items())
+    for r in range(rounds):
+        for tree, src in order if r % 2 == 0 else order[::-1]:
+            spec = {
+                "tables": tables,
+                "table_runs": 15,
+                "answer": {
+                    "notes": str(owner),
+                    "index": str(work / f"price-index-{tree.replace('/', '_')}"),
+                    "questions": PRICE_QUESTIONS,
+                    "runs": 5,
+                    "settings": {"fetch_links": False},
+                },
+            }
+            cmd = [sys.executable, str(REPO / "bench" / "prices.py"), json.dumps(spec)]
+            _, _, out = child(cmd, env | {"PYTHONPATH": str(src)}, f"prices {tree}")
+            runs[tree].append(json.loads(out))
+            log(f"prices, {tree}, round {r + 1}/{rounds}: {runs[tree][-1]}")
+    result: dict[str, Any] = {"rounds": rounds, "questions": PRICE_QUESTIONS, "trees": {}}
+    for tree, got in runs.items():
+        result["trees"][tree] = {
+            "tables": {
+                name: {
+                    "notes": got[0]["tables"][name]["notes"],
+                    "rows": got[0]["tables"][name]["rows"],
+                    "cpu_s": statistics.median(g["tables"][name]["cpu_s"] for g in got),
+                    "wall_s": statistics.median(g["tables"][name]["wall_s"] for g in got),
+                }
+                for name in tables
+            },
+            "answer_p50_s": statistics.median(g["answer"]["p50_s"] for g in got),
+            "answer_p95_s": statistics.median(g["answer"]["p95_s"] for g in got),
+            "first_lines": got[0]["answer"]["first_lines"],
+        }
+    return result

@@ -21,10 +21,12 @@ from corpus import LoopbackSite, edit_note, edit_prose
 
 def main() -> None:
     notes, index, port, spec = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
-    from hwqa.build.builder import build_index
-    from hwqa.engine import Engine
-    from hwqa.index.embed import make_embedder
-    from hwqa.settings import load_settings
+    from hwqa import Engine, build_index, load_settings  # the facade: the same names in every revision timed
+
+    try:
+        from hwqa.index.embed import make_embedder
+    except ImportError:  # a revision before the index package (1e01b05): embed was a module of its own
+        from hwqa.embed import make_embedder  # type: ignore[no-redef]
 
     settings = load_settings(
         {"notes": notes, "index": index, "allow_private_hosts": True, "fetch_host_delay": 0.0, **spec.get("settings", {})},

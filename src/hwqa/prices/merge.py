@@ -38,6 +38,9 @@ MAX_RIVALS = 5  # disagreeing prices named per conflict (the count says how many
 _RANK = {"price table": 0, "table": 1, "list item": 2, "sentence": 2}
 
 
+_V100 = re.compile(r"(?:tesla\s+)?v100\w*(?:\s.*)?", re.IGNORECASE)
+
+
 @lru_cache(maxsize=4096)
 def _date_key(as_of: str | None) -> str:
     m = re.match(r"\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?", as_of or "")
@@ -136,7 +139,7 @@ def hardware_connected(a: str, b: str) -> bool:
 
 
 def _is_v100(name: str) -> bool:
-    return re.fullmatch(r"(?:tesla\s+)?v100\w*(?:\s.*)?", name.strip(), re.IGNORECASE) is not None
+    return _V100.fullmatch(name.strip()) is not None
 
 
 def resolve_speeds(rows: Sequence[PriceRow], speeds: Sequence[SpeedFact]) -> tuple[list[SpeedFact], list[LeftOut]]:

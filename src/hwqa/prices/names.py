@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = [
     "Mention",
@@ -80,9 +81,17 @@ class Mention:
     count: int = 1  # "eight A100 GPUs", "8 x A100": how many the statement is about
 
 
+_INSTANCE_RE = re.compile(_INSTANCE, re.IGNORECASE)
+_CPU_START = re.compile(r"xeon|epyc|graviton|ryzen|threadripper")
+_OTHER_START = re.compile(r"trainium|inferentia|gaudi")
+_PLURAL_MODEL = re.compile(r"[A-Za-z]\d{3}s")
+_RTX_A = re.compile(r"[Aa]\d{4}")
+_SERIES = re.compile(r"rtx|gtx", re.I)
+
+
 def is_instance(name: str) -> bool:
     """Whether ``name`` is a cloud instance type (``p3.2xlarge``, ``a2-highgpu-1g``), not a card or chip."""
-    return re.fullmatch(_INSTANCE, name, re.IGNORECASE) is not None
+    return _INSTANCE_RE.fullmatch(name) is not None
 
 
 def _type_of(name: str) -> str:
@@ -91,24 +100,38 @@ def _type_of(name: str) -> str:
         return "tpu" if low.startswith("ct") else "gpu"
     if low.startswith("tpu"):
         return "tpu"
-    if re.match(r"xeon|epyc|graviton|ryzen|threadripper", low):
+    if _CPU_START.match(low):
         return "cpu"
-    if re.match(r"trainium|inferentia|gaudi", low):
+    if _OTHER_START.match(low):
         return "other"
     return "gpu"
 
 
 def find_hardware(text: str) -> list[Mention]:
     """Hardware names in ``text``, in order (vendor words such as "NVIDIA Tesla" left outside the name)."""
+    return list(_hardware_in(text)) if len(text) <= _MEMO_CHARS else _read_hardware(text)
+
+
+# A reader asks the same text again (a section heading for every sentence under it, a sentence for each of its
+# amounts): the finders of one text are kept, for texts up to a sentence's length, as tuples (callers get lists).
+_MEMO_CHARS = 1_000
+
+
+@lru_cache(maxsize=4096)
+def _hardware_in(text: str) -> tuple[Mention, ...]:
+    return tuple(_read_hardware(text))
+
+
+def _read_hardware(text: str) -> list[Mention]:
     found: list[Mention] = []
     for m in _HARDWARE.finditer(text):
         name = m.group("name")
         end = m.end("name")  # a plural "s" ("two M40s") is not part of the name
-        if re.fullmatch(r"[A-Za-z]\d{3}s", name):  # "V100s": a plural, not a model
+        if _PLURAL_MODEL.fullmatch(name):  # "V100s": a plural, not a model
             name, end = name[:-1], end - 1
-        if re.fullmatch(r"[Aa]\d{4}", name):  # "A6000" is the RTX A6000: one name, so a row and a question meet
+        if _RTX_A.fullmatch(name):  # "A6000" is the RTX A6000: one name, so a row and a question meet
             name = f"RTX {name.upper()}"
-        elif name[0].isdigit() and not re.search(r"rtx|gtx", name, re.I):  # "the 4090" is the RTX 4090
+        elif name[0].isdigit() and not _SERIES.search(name):  # "the 4090" is the RTX 4090
             series = "GTX" if name.startswith(("10", "16")) else "RTX"
             name = f"{series} {name.upper().replace('TI', 'Ti').replace('SUPER', 'Super')}"
         memory = _MEMORY_IN_NAME.search(name)
@@ -156,6 +179,19 @@ _PROVIDER_OF = {alias: name for name, aliases in _PROVIDERS.items() for alias in
 
 def find_providers(text: str) -> list[tuple[int, int, str]]:
     """Cloud providers named in ``text``: (start, end, short name such as ``"GCP"``)."""
+    return list(_providers_in(text)) if len(text) <= _MEMO_CHARS else _read_providers(text)
+
+
+@lru_cache(maxsize=4096)
+def _providers_in(text: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple(_read_providers(text))
+
+
+def _read_providers(text: str) -> list[tuple[int, int, str]]:
+    if text.isascii():  # in ASCII, ignoring case is lower case: no alias in the text, no provider (most sentences)
+        low = text.lower()
+        if not any(alias in low for alias in _PROVIDER_OF):
+            return []
     return [(m.start(), m.end(), _PROVIDER_OF[m.group(1).lower()]) for m in _PROVIDER_RE.finditer(text)]
 
 
@@ -199,6 +235,15 @@ _YEAR = re.compile(r"(?:\b(?:in|as of|since|during|from)\s+|\()((?:19|20)\d{2})(
 
 def find_date(text: str) -> str | None:
     """The first date written in ``text`` as ``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY`` (as precise as written)."""
+    return _date_in(text) if len(text) <= _MEMO_CHARS else _read_date(text)
+
+
+@lru_cache(maxsize=4096)
+def _date_in(text: str) -> str | None:
+    return _read_date(text)
+
+
+def _read_date(text: str) -> str | None:
     found: list[tuple[int, str]] = []
     m = _ISO_DATE.search(text)
     if m:
@@ -281,6 +326,15 @@ class Money:
 
 def find_money(text: str) -> list[Money]:
     """Amounts of money in ``text`` with their time unit (``$1.46/hr``, ``$3.22 per chip-hour``, ``2,000 USD a month``)."""
+    return list(_money_in(text)) if len(text) <= _MEMO_CHARS else _read_money(text)
+
+
+@lru_cache(maxsize=4096)
+def _money_in(text: str) -> tuple[Money, ...]:
+    return tuple(_read_money(text))
+
+
+def _read_money(text: str) -> list[Money]:
     out: list[Money] = []
     for m in _MONEY.finditer(text):
         raw = m.group("num") or m.group("num2")
@@ -358,6 +412,7 @@ _SPEED_RE = re.compile(
 )
 
 
+_SPEED_WORDS = ("equivalent", "worth", "power", "fast", "x", "times", "half", "twice", "double", "thrice")
 _SPEED_HINT = re.compile(r"equivalent|worth|power\s+of|as\s+fast|\d\s?(?:x|×|times)\s|half|twice|double|thrice", re.IGNORECASE)
 
 
@@ -379,6 +434,9 @@ def find_speeds(text: str) -> list[Speed]:
     ``about 2x an A100``, ``half a P100's speed``); a figure of one metric (``2.5x the V100's memory
     bandwidth``) is not a speed."""
     out: list[Speed] = []
+    low = text.lower()
+    if text.isascii() and not any(word in low for word in _SPEED_WORDS):
+        return out  # every form of _SPEED_HINT holds one of these words: a quick no for most sentences
     if not _SPEED_HINT.search(text):  # what every form of _SPEED_RE needs: most sentences have none of it
         return out
     for m in _SPEED_RE.finditer(text):

@@ -83,6 +83,27 @@ _MEMORY = re.compile(r"(?<![\w.])(\d{1,3})\s?(?:gb|gib)\s+(?:of\s+)?(?:hbm\w*|me
 _CHEAP_TEST = re.compile(
     r"[$€£¢]|\b(?:usd|dollars?|eur|bucks|tokens?)\b|v100|kwh|\d\s?(?:k?w|watts?|kilowatts?)\b", re.IGNORECASE
 )
+# _CHEAP_TEST's forms one at a time, for text in ASCII (where ignoring case is lower case): each a plain substring
+# test, or a small pattern run only when a word it needs is there. The same answer, without trying the whole
+# alternation at every character of every paragraph.
+_MONEY_WORD = re.compile(r"\b(?:usd|dollars?|eur|bucks|tokens?)\b", re.IGNORECASE)
+_WATT_FORM = re.compile(r"\d\s?(?:k?w|watts?|kilowatts?)\b", re.IGNORECASE)
+
+
+def _may_state_prices(text: str) -> bool:
+    """Whether ``text`` holds anything :data:`_CHEAP_TEST` looks for."""
+    if not text.isascii():
+        return _CHEAP_TEST.search(text) is not None
+    if "$" in text:
+        return True
+    low = text.lower()
+    if "v100" in low or "kwh" in low:
+        return True
+    if any(word in low for word in ("usd", "dollar", "eur", "buck", "token")) and _MONEY_WORD.search(text):
+        return True
+    return "w" in low and _WATT_FORM.search(text) is not None
+
+
 _ABBREVIATION = re.compile(
     r"(?<![\w.])(?:i\.e|e\.g|approx|est|incl|excl|ca|vs|cf|resp|etc|no|nos|fig|avg|mr|mrs|dr|jr|inc|ltd|corp|dept|univ)\.$",
     re.IGNORECASE,
@@ -164,7 +185,7 @@ def read_document(doc: Doc, *, tables: bool = True) -> Found:
 
 def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found: Found) -> None:
     text = "\n".join(part for _, part in block)
-    if not _CHEAP_TEST.search(text):
+    if not _may_state_prices(text):
         return
     link = _ITEM_LINK.match(text) if kind == "list item" else None  # "[Lambda](https://lambdalabs.com/...) - ..."
     ctx.item_provider = provider_of_host(urlsplit(link.group(1)).hostname or "") if link else None
@@ -184,7 +205,7 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
             offset = begin + len(sentence) - len(sentence.lstrip())
             line = block[bisect_right(starts, offset) - 1][0]
             if len(sentence) > MAX_SENTENCE_CHARS:
-                if _CHEAP_TEST.search(sentence):
+                if _may_state_prices(sentence):
                     found.left_out.append(
                         LeftOut(
                             ctx.where(line),

@@ -75,6 +75,7 @@ _ONE = re.compile(
     r"\b(?:a|an|another|the)\s+(?:(?P<adj>used|new|refurb\w*|second[\s-]?hand|spare|broken)\s+)?one\b(?!\s+of\b)[^,;]{0,30}$",
     re.I,
 )
+_NAME_BREAK = re.compile(r"[,;(]|\s[-–—]\s|→|->")  # what ends the words naming a thing, looking back from its price
 _PURPOSE = re.compile(r"\s(?:for|with|from|on|in|at|via|off)\s", re.I)
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?", re.I)
 _NAME_STOP = frozenset(
@@ -135,8 +136,8 @@ def per_amount_problem(item: Money) -> str | None:
 def clause_start(clause_of: Sequence[int], at: int, reach: int = 120) -> int:
     """Where the clause of ``at`` starts, looking back at most ``reach`` characters (so reading stays linear)."""
     clause = clause_of[at]
-    start = at
-    while start > max(0, at - reach) and clause_of[start - 1] == clause:
+    start, lowest = at, max(0, at - reach)
+    while start > lowest and clause_of[start - 1] == clause:
         start -= 1
     return start
 
@@ -151,9 +152,12 @@ def _name_before(sentence: str, clause_of: Sequence[int], item: Money, floor: in
         if opens > floor:
             text = re.sub(r"\s*\([^()]*\)\s*", " ", sentence[max(floor, clause_start(clause_of, opens - 1)) : item.start])
     for _ in range(3):
-        text = _CONNECT_END.sub("", text)
-        pieces = re.split(r"[,;(]|\s[-–—]\s|→|->", text)
-        text = pieces[-1] if pieces[-1].strip() or len(pieces) < 2 else pieces[-2]  # "Titan RTX, $610", "PSU 850W, $95"
+        cut = _CONNECT_END.sub("", text)
+        pieces = _NAME_BREAK.split(cut)
+        cut = pieces[-1] if pieces[-1].strip() or len(pieces) < 2 else pieces[-2]  # "Titan RTX, $610", "PSU 850W, $95"
+        if cut == text:
+            break  # nothing more to cut: another round would cut nothing either
+        text = cut
     text = _TIME_AFTER_NAME.sub("", _LEAD_NOISE.sub("", text.strip()))
     name = _a_name(text)
     purpose = None if name else _PURPOSE.search(text)  # "Samsung 990 Pro 2TB NVMe for scratch": the drive

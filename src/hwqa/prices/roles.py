@@ -21,6 +21,8 @@ import re
 __all__ = ["as_thing", "is_thing", "money_role", "names_a_price", "says_draw", "thing_heading", "watt_role"]
 
 _W = r"(?:\s+[\w+.&'-]+)"  # a space and one word
+_LETTER = re.compile(r"[A-Za-z]")
+_LOWER = re.compile(r"[a-z]")
 
 # Words before an amount, in its clause (and not across another amount), that say what it is.
 _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -75,6 +77,23 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\b(?:that[’']?s|that\s+is|works?\s+out|worked\s+out|adds?\s+up)\b[^$€£]{0,25}$", re.I),
     ),
 )
+# A word each form of the _ROLE_BEFORE pattern at the same place needs (in lower case): in ASCII text (where ignoring
+# case is lower case) a pattern none of whose words is there cannot match, and is not run.
+_ROLE_WORDS: tuple[tuple[str, ...], ...] = (
+    (
+        "limit", "cap", "max", "budget", "alert", "alarm", "target", "threshold", "set", "wait", "hop", "hold", "watch",
+        "notify", "more", "most", "if", "when", "once", "until", "till", "pay", "worth", "sub", "want", "look", "goal", "aim",
+    ),
+    (
+        "refund", "reimburs", "rebate", "cash", "credit", "payout", "paid", "earn", "income", "net", "got", "back", "gave",
+        "compensat", "voucher", "coupon", "grant",
+    ),
+    ("made",),
+    ("total", "all", "altogether", "sum", "came", "come", "add", "spen", "bill", "invoice", "charged", "whole"),
+    ("electric", "power", "energy"),
+    ("that", "work", "add"),
+)  # fmt: skip
+_SOLD_WORDS = ("sold", "flipped", "offloaded", "rid", "sell")
 # Words right after an amount that say what it is ("$96 total", "$500 in credits", "$1k more than").
 _ROLE_AFTER: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -126,15 +145,21 @@ def money_role(sentence: str, start: int, end: int, clause_start: int, floor: in
     if unit == "kwh":
         return None
     clause = sentence[max(0, clause_start, start - 160) : start]
-    sold = _SOLD.search(clause)
+    ascii_clause = clause.isascii()  # then a pattern whose words are all missing is not run (_ROLE_WORDS)
+    low = clause.lower()
+    sold = _SOLD.search(clause) if not ascii_clause or any(w in low for w in _SOLD_WORDS) else None
     if sold and not _BOUGHT_AFTER.search(clause, sold.end()):  # "sold my 3090 and bought a 4090 for $1,600": a purchase
         return "a price the owner sold it for, not what it costs"
     near = sentence[max(clause_start, floor, start - 100) : start]
-    if _GOT_FOR.search(near) and _FOR_MINE.match(sentence, end):
+    quick = near.isascii()
+    low = near.lower()
+    if (not quick or "got" in low) and _GOT_FOR.search(near) and _FOR_MINE.match(sentence, end):
         return "a price the owner sold it for, not what it costs"
-    for reason, pattern in _ROLE_BEFORE:
+    for (reason, pattern), words in zip(_ROLE_BEFORE, _ROLE_WORDS, strict=True):
         if reason.startswith(("a total", "a figure")) and unit == "hour":
             continue  # "the v5e-8 comes to $9.60/hr", "i.e. $2.99 per GPU per hour": a rental stated per hour
+        if quick and not any(w in low for w in words):
+            continue
         said = pattern.search(near)
         if said and not (_SPENT.match(said.group(0)) and _ON_THING.match(sentence, end)):
             return reason  # but "spend $20/mo on ChatGPT Plus" is what that thing costs
@@ -210,7 +235,7 @@ def is_thing(text: str) -> bool:
     a verb ("on top of a", "AppleCare+ adds", "v5e-8 comes to")."""
     words = [w.strip(".,:;!?()\"'*~").lower() for w in text.split()]
     words = [w for w in words if w]
-    if not words or len(words) > 6 or not re.search(r"[A-Za-z]", text):
+    if not words or len(words) > 6 or not _LETTER.search(text):
         return False
     if words[0] in _FUNCTION - _DETERMINERS or words[0] in _FILLER:
         return False
@@ -218,7 +243,7 @@ def is_thing(text: str) -> bool:
         return False  # "on top of a", "AppleCare+ adds"
     if any(w in _VERBS or w in ("one", "ones") for w in words[1:]) or any(w in _NO_THING for w in words):
         return False  # "2024: took Section 179", "a used one on ebay", "budget for rentals": no name of a thing
-    return any(w not in _FUNCTION and w not in _FILLER and re.search(r"[a-z]", w) for w in words)
+    return any(w not in _FUNCTION and w not in _FILLER and _LOWER.search(w) for w in words)
 
 
 def thing_heading(section: str) -> bool:

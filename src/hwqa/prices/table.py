@@ -136,10 +136,15 @@ _NOISE_WORDS = frozenset({"nvidia", "tesla", "google", "cloud", "geforce", "the"
 _GENERIC_WORDS = frozenset({"gpu", "gpus", "card", "cards", "accelerator", "chip", "chips"})
 
 
-def _hardware_tokens(name: str) -> list[str]:
-    tokens = [t for t in re.findall(r"[a-z0-9]+", name.lower()) if t not in _NOISE_WORDS]
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=8192)
+def _hardware_tokens(name: str) -> tuple[str, ...]:
+    """A name's words that tell hardware apart (kept: the merge compares every pair of names of an offer)."""
+    tokens = [t for t in _TOKEN.findall(name.lower()) if t not in _NOISE_WORDS]
     specific = [t for t in tokens if t not in _GENERIC_WORDS]
-    return specific if specific else tokens
+    return tuple(specific if specific else tokens)
 
 
 def _join_tokens(tokens: Sequence[str]) -> str:
