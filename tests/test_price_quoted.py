@@ -54,6 +54,11 @@ budget for the scanner box was $500.
 * the 4070 Ti in the other box renders at stock (~285W).
 * my own 3070 draws about 220W at full tilt in game.
 
+## Cloud
+
+* On GCP a V100 is $2.48/hr on demand.
+* OVHcloud has the V100S at €1.93/h.
+
 ## Weather station gear
 
 * anemometer kits, 2 of them at $89 each.
@@ -183,6 +188,11 @@ def test_a_price_per_size_is_each_line_s_price_over_its_size() -> None:
     worked = work_quoted(read_price_words("the ssd in $/gb?"), pieces, None)
     assert worked is not None, pieces
     assert "$139 ÷ 2000 GB = **$0.07/GB**" in worked.text and "HDD" not in worked.text, worked.text
+
+
+def test_a_card_asked_by_its_name_is_never_a_sibling_priced_in_another_currency(notes: Path) -> None:
+    answer = ask("What would 30 hours on a V100 cost?")
+    assert "$74.40" in answer and "€" not in answer.split("**From your notes:**")[0], answer
 
 
 def test_a_price_lookup_is_no_sum(notes: Path) -> None:

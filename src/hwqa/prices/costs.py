@@ -393,7 +393,8 @@ def _foreign_rental(words: PriceWords, text: str, table: PriceTable, *, lookup: 
         return None
     asked = words_of(text)
     by_place = [f for f in named if overlap(asked, words_of(f"{f.evidence} {f.provider} {f.section}") - words_of(f.subject))]
-    if not by_place and any(r.named(named[0].subject) for r in table.rows):
+    asked_rows = any(r.named(h.word) for h in words.hardware for r in table.rows)  # "a V100": not the V100S in euros
+    if not by_place and (asked_rows or any(r.named(named[0].subject) for r in table.rows)):
         return None  # the dollar rows for it are the calculator's
     pick = by_place or named
     if len({(f.amount, f.unit, f.currency) for f in pick}) != 1:
