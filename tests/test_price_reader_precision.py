@@ -139,6 +139,8 @@ date: 2025-05-06
 * Dropped Claude Pro, $20/mo, after the API got cheap.
 * My budget for rentals is $60/mo, roughly 25 hours of A100.
 * Total subscriptions come to about $45/mo.
+* At 3,000 hr/yr renting on Lambda is ~$9,600/yr. Keep renting.
+* Backblaze B2, 1,200 GB at $6/TB-month for the archive.
 """
 
 
@@ -279,3 +281,11 @@ def test_a_plan_named_after_a_verb_and_no_plan_of_a_budget_a_total_or_a_sum(note
     said = left_out(data, "plans.md")
     for stated, why in [("$600 a year", "worked out"), ("$60/mo", "budget"), ("$45/mo", "a total")]:
         assert any(stated in line and why in line for line in said.splitlines()), (stated, said)
+
+
+def test_an_amount_of_use_is_no_thing_and_a_thousands_comma_splits_no_name(notes: Path) -> None:
+    """ "At 3,000 hr/yr renting on Lambda is ~$9,600/yr": a figure worked from a use, no plan of "000 hr/yr renting"."""
+    data = table(notes)
+    subjects = {subject for _, subject, _ in listed(data, "plans.md")}
+    assert not any(s.startswith(("000", "3,000")) for s in subjects), subjects
+    assert any("$9,600/yr" in line for line in left_out(data, "plans.md").splitlines())

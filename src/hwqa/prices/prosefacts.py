@@ -75,7 +75,8 @@ _ONE = re.compile(
     r"\b(?:a|an|another|the)\s+(?:(?P<adj>used|new|refurb\w*|second[\s-]?hand|spare|broken)\s+)?one\b(?!\s+of\b)[^,;]{0,30}$",
     re.I,
 )
-_NAME_BREAK = re.compile(r"[,;(]|\s[-–—]\s|→|->")  # what ends the words naming a thing, looking back from its price
+# what ends the words naming a thing, looking back from its price (never the comma of "3,000")
+_NAME_BREAK = re.compile(r"(?<!\d),|,(?!\d{3}\b)|[;(]|\s[-–—]\s|→|->")
 _PURPOSE = re.compile(r"\s(?:for|with|from|on|in|at|via|off)\s", re.I)
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?", re.I)
 _NAME_STOP = frozenset(

@@ -76,6 +76,14 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
         "a figure worked out from other figures, not a price stated",
         re.compile(r"\b(?:that[’']?s|that\s+is|works?\s+out|worked\s+out|adds?\s+up)\b[^$€£]{0,25}$", re.I),
     ),
+    (
+        "a figure worked out from other figures, not a price stated",  # "At 3,000 hr/yr renting on Lambda is ~$9,600/yr"
+        re.compile(
+            r"\bat\s+~?\d[\d,.]*\s*(?:hrs?|hours?|h|(?:gpu|node)[\s-]?(?:hrs?|hours?))\b[^$€£.;]{0,40}"
+            r"\b(?:is|=|comes?\s+to|would\s+be)\s*(?:about\s+|around\s+|roughly\s+|~|≈)*$",
+            re.I,
+        ),
+    ),
 )
 # A word each form of the _ROLE_BEFORE pattern at the same place needs (in lower case): in ASCII text (where ignoring
 # case is lower case) a pattern none of whose words is there cannot match, and is not run.
@@ -92,6 +100,7 @@ _ROLE_WORDS: tuple[tuple[str, ...], ...] = (
     ("total", "all", "altogether", "sum", "came", "come", "add", "spen", "bill", "invoice", "charged", "whole"),
     ("electric", "power", "energy"),
     ("that", "work", "add"),
+    ("at",),
 )  # fmt: skip
 _SOLD_WORDS = ("sold", "flipped", "offloaded", "rid", "sell")
 # Words right after an amount that say what it is ("$96 total", "$500 in credits", "$1k more than").
@@ -229,14 +238,19 @@ def as_thing(text: str) -> str:
     return rest if is_thing(rest) else ""
 
 
+_AN_AMOUNT_OF_TIME = re.compile(
+    r"\s*~?\d[\d,.]*\s*(?:hrs?|hours?|h|(?:gpu|node|device)[\s-]?(?:hrs?|hours?)|days?|weeks?|months?|yrs?|years?)\b", re.I
+)
+
+
 def is_thing(text: str) -> bool:
     """Whether ``text`` can name what a price is of: one to six words with a word that is neither a function word
     nor filler, not opening with a preposition or filler ("in the UK", "more like") nor ending in a function word or
     a verb ("on top of a", "AppleCare+ adds", "v5e-8 comes to")."""
     words = [w.strip(".,:;!?()\"'*~").lower() for w in text.split()]
     words = [w for w in words if w]
-    if not words or len(words) > 6 or not _LETTER.search(text):
-        return False
+    if not words or len(words) > 6 or not _LETTER.search(text) or _AN_AMOUNT_OF_TIME.match(text):
+        return False  # "3,000 hr/yr renting on Lambda": a use, not a thing
     if words[0] in _FUNCTION - _DETERMINERS or words[0] in _FILLER:
         return False
     if words[-1] in _FUNCTION or words[-1] in _FILLER:
