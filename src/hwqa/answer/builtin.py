@@ -29,7 +29,7 @@ from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.factmatch import money_text, other_size
-from ..prices.quoted import asks_difference, asks_energy, asks_whole, work_quoted
+from ..prices.quoted import asks_difference, asks_energy, asks_sum, asks_whole, work_quoted
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
 from .answer import (
@@ -98,7 +98,8 @@ class BuiltinAnswerer:
             # "vitpose fps on the 3060?" over "haven't tried ViTPose yet": the notes say they don't know
             return Answer(f"Your notes don't have that yet: {from_notes.text}", from_notes.citations, covered=False)
         quotes = from_notes
-        if price is not None and not from_notes.covered and not (question.missing or question.unknown):
+        turned_away = not from_notes.covered and not (question.missing or question.unknown)
+        if price is not None and turned_away and asks_sum(question.price.text):
             # Turned away by the confidence alone: its best spans all the same, for a sum they may hold every factor
             # of (a money question the quote can answer is planned, never turned away); nothing else is said of them
             quotes = self.extract(question, hits, price, decide=False)

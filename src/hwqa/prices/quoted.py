@@ -48,7 +48,7 @@ from .table import PriceTable
 from .units import HOURS_PER
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
 
-__all__ = ["asks_difference", "asks_energy", "asks_whole", "work_quoted"]
+__all__ = ["asks_difference", "asks_energy", "asks_sum", "asks_whole", "work_quoted"]
 
 T = TypeVar("T")
 
@@ -102,6 +102,12 @@ def work_quoted(
     if not confident and (words.hours is not None or _WANTED.search(text)):
         return None  # "4 of the 48gb cards for 12 hrs" over a quote of another card's rate: the calculator says so
     return _rental(words, pieces, None) or _each(words, pieces)
+
+
+def asks_sum(text: str) -> bool:
+    """Whether a question asks for anything :func:`work_quoted` works out (money, a break-even, what is left, a price
+    per size): a question that does not is never worth its spans' second look."""
+    return bool(ASKS.search(text) or (_BREAK_EVEN.search(text) and _HOW_MANY.search(text)) or asks_left(text) or size_asked(text))
 
 
 def asks_energy(text: str) -> bool:
