@@ -74,6 +74,10 @@ date: 2025-05-03
 ## My rig
 
 * Idle is ~90W with both cards at 18W each.
+
+## Render box
+
+* Uncapped it pulls ~1,050W at the wall under load.
 """
 
 NAMES = """---
@@ -210,7 +214,9 @@ def test_ratings_limits_capacities_and_figures_no_word_calls_a_draw_are_no_draws
         ("Mac mini M2 Pro", "7W"),  # "Idles at 7W": the thing the sentence before was about, never the "Power" heading
         ("P100", "1.4kW"),
         ("My rig", "90W"),  # the heading names a thing; "both cards at 18W each" is no draw of the rig
+        ("Render box", "1,050W"),  # a thousands comma is part of the figure, never where it starts
     }
+    assert [f["amount"] for f in data["facts"] if f["kind"] == "power" and f["stated"] == "1,050W"] == [1050.0]
     # the UPS's price is still a purchase; its 1000W is its capacity
     assert ("purchase", "UPS", "$210") in {(f["kind"], f["subject"].split(":")[0], f["stated"]) for f in data["facts"]}
 

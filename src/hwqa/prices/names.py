@@ -448,16 +448,13 @@ def find_speeds(text: str) -> list[Speed]:
     return out
 
 
-_WATTS = re.compile(r"(?<![\w.,])(\d{1,4}(?:\.\d)?)\s?(?:(?P<k>kw|kilowatts?)|w|watts?)\b", re.IGNORECASE)
+_WATTS = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{1,4}(?:\.\d)?)\s?(?:(?P<k>kw|kilowatts?)|w|watts?)\b", re.IGNORECASE)
 
 
 def find_watts(text: str) -> list[tuple[int, int, float]]:
-    """Power draws written in ``text`` (``350 W``, ``300 watts``, ``3.5kW``): (start, end, watts)."""
-    return [
-        (m.start(), m.end(), float(m.group(1)) * (1000 if m.group("k") else 1))
-        for m in _WATTS.finditer(text)
-        if float(m.group(1)) > 0
-    ]
+    """Power draws written in ``text`` (``350 W``, ``300 watts``, ``3.5kW``, ``1,050W``): (start, end, watts)."""
+    found = ((m, float(m.group(1).replace(",", "")) * (1000 if m.group("k") else 1)) for m in _WATTS.finditer(text))
+    return [(m.start(), m.end(), watts) for m, watts in found if watts > 0]
 
 
 _TPU_VERSION = re.compile(r"(?<![\w.$/-])v(\d{1,2}[a-z]{0,2}(?:-\d{1,4})?)(?![\w]|[.-][a-z0-9])", re.IGNORECASE)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
-from .names import find_money
+from .names import find_money, find_watts
 from .passagesums import ASKS, EACH, LINES, asks_left, asks_whole, budget_left, per_size, size_asked, whole_setup
 from .rates import (
     _ALL_DAY,
@@ -56,7 +56,6 @@ _RATE_ASKED = re.compile(r"\b(?:per|an|a|each)\s+(?:hour|hr|h|month|mo|day|year|
 _ENERGY = re.compile(
     r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
 )
-_WATTS = re.compile(r"(?<![\w.,])~?(\d{1,3}(?:,\d{3})+|\d{1,5}(?:\.\d+)?)\s?(?:w|watts?)\b", re.I)
 _CENTS_KWH = re.compile(r"(?<![\w.,$])(\d{1,3}(?:\.\d+)?)\s?(?:cents?|ct|c|¢)\s?(?:/|per\s+|a\s+)?\s?kwh\b", re.I)
 _CLAUSE = re.compile(r"[,;()]|\.\s|\s[-–—]\s|\bwhen\b|\bwhile\b|\band\b")
 _IDLE = re.compile(r"\bidl\w*|\bsleep\w*|\bstandby\b|\bsuspend\w*")
@@ -300,11 +299,11 @@ def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str
         for line in LINES.split(piece):
             if not all(holds_name(line.lower(), m) for m in models):
                 continue
-            for m in _WATTS.finditer(line):
-                start = max((c.end() for c in _CLAUSE.finditer(line, 0, m.start())), default=0)
-                after = _CLAUSE.search(line, m.end())
+            for at, end, watts in find_watts(line):
+                start = max((c.end() for c in _CLAUSE.finditer(line, 0, at)), default=0)
+                after = _CLAUSE.search(line, end)
                 clause = line[start : after.start() if after else len(line)].strip()
-                found.append((float(m.group(1).replace(",", "")), clause, note))
+                found.append((watts, clause, note))
         if found:
             break  # the best piece with a draw in it
     if not found:
@@ -342,7 +341,7 @@ def _kwh_price(pieces: Sequence[tuple[str, str]], note: str, table: PriceTable |
 def _energy(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None) -> CostAnswer | None:
     text = words.text
     draw = _draw(text, pieces)
-    if draw is None or (_WATTS.search(text) is not None):
+    if draw is None or find_watts(text):
         return None
     watts, clause, note = draw
     whole = " ".join(p for p, _ in pieces)
