@@ -111,7 +111,7 @@ class BuiltinAnswerer:
             rates_in(question.price.text)
             or asks_difference(question.price.text)
             or asks_energy(question.price.text)
-            or asks_whole(question.price.text)
+            or asks_whole(question.price)
         )
         sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
         worked = work_quoted(question.price, quoted, price.table, confident=sure) if price is not None and first else None

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from .factmatch import CostAnswer, money_text, overlap, price_text, words_of
 from .names import Money, find_money
 from .rates import rates_in
-from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
+from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords
 
 __all__ = ["ASKS", "EACH", "LINES", "asks_left", "asks_whole", "budget_left", "per_size", "size_asked", "whole_setup"]
 
@@ -59,16 +59,17 @@ def budget_left(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
 
 
 _WHOLE_ASKED = re.compile(
-    r"\b(?:whole|entire|all\s+in|in\s+all|altogether|all\s+together|everything)\b[^?]*|\btotal\s+(?:for|of|on)\s+(?:the|my|our)\b"
+    r"\b(?:whole|entire|all\s+in|in\s+all|altogether|all\s+together|everything)\b|\btotal\s+(?:for|of|on)\s+(?:the|my|our)\b"
 )
 _NOT_BOUGHT = re.compile(r"\b(?:budget|total|spent|saved|credits?|allowance|sponsor\w*|refund\w*|sold|quote[ds]?)\b")
 _ONE_PER = re.compile(r"\bone\s+(?:per|for\s+each|each\s+for)\s+(?P<what>[a-z]+)")
 _N_OF = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s+them\b|pcs\b|units?\b|(?=\s+[a-z]))")
 
 
-def asks_whole(text: str) -> bool:
-    """Whether a money question asks what a whole setup came to ("what did the whole camera setup cost", "all in")."""
-    return ASKS.search(text) is not None and _WHOLE_ASKED.search(text) is not None and read_price_words(text).hours is None
+def asks_whole(words: PriceWords) -> bool:
+    """Whether a money question asks what a whole setup came to ("what did the whole camera setup cost", "all in"),
+    giving no time of its own."""
+    return words.hours is None and ASKS.search(words.text) is not None and _WHOLE_ASKED.search(words.text) is not None
 
 
 def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:

@@ -83,7 +83,7 @@ def work_quoted(
         return _break_even(words, pieces)
     if asks_left(text):
         return budget_left(words, pieces)
-    if asks_whole(text) and (setup := whole_setup(words, pieces)) is not None:
+    if asks_whole(words) and (setup := whole_setup(words, pieces)) is not None:
         return setup
     if (unit := size_asked(text)) is not None and words.hours is None:
         return per_size(words, pieces, unit)
