@@ -271,7 +271,7 @@ def test_what_about_on_gcp_keeps_the_budget_and_names_only_that_providers_option
 def test_a_monthly_budget_too_small_says_what_a_month_costs_not_relax_the_filters(both: Path) -> None:
     answer = ask("TPU or GPU for my budget of $100 per month?")["answer"]
     assert "relax" not in answer
-    assert "**Nothing fits $100 for 730 h:**" in answer
+    assert "**Nothing fits $100 for 720 h:**" in answer
 
 
 @pytest.mark.parametrize(

@@ -237,9 +237,9 @@ def test_a_price_in_euros_is_kept_in_euros_and_said(notes: Path) -> None:
         ("How many months until a 4090 pays for itself against the API bill?", "**30.0 months**"),
         ("Where is Claude Haiku input cheaper?", "1. Claude Haiku input, API spend: **$0.25 per million tokens**"),
         # energy: the draw of the thing named, with its own note's electricity price; the other draw said too
-        ("What does the NUC cost to run for a month?", "40 W × 730 h = 29.2 kWh; at $0.20/kWh that is **$5.84**"),
+        ("What does the NUC cost to run for a month?", "40 W × 720 h = 28.8 kWh; at $0.20/kWh that is **$5.76**"),
         ("Power bill for 100 hours of training on the 3090?", "340 W × 100 h = 34.0 kWh; at $0.12/kWh that is **$4.08**"),
-        ("What's the monthly electricity cost of the NUC?", "that is **$5.84**"),
+        ("What's the monthly electricity cost of the NUC?", "that is **$5.76**"),
         # another currency, kept as written
         ("What would 10 hours on the OVH L40S cost?", "**€18.00**"),
         ("How much is the OVH L40S?", "**L40S** (OVHcloud): **€1.80/hour**"),
@@ -255,4 +255,4 @@ def test_an_energy_answer_names_the_draw_it_used_and_says_the_other(notes: Path)
     assert runner.invoke(app, ["index"]).exit_code == 0
     answer = ask("What does the NUC cost to run for a month?")
     assert "28 W" not in answer and "340 W" not in answer  # never another machine's draw
-    assert "draw under load" in answer and "at 7 W idle: 5.1 kWh, **$1.02**" in answer
+    assert "draw under load" in answer and "at 7 W idle: 5.0 kWh, **$1.01**" in answer

@@ -84,7 +84,7 @@ def rentals(tmp_path: Path) -> Engine:
         ("What would a 300 V100-hours job cost on each option?", "v100_hours", 300),
         ("How much do 250 GPU-hours cost?", "hours", 250),
         ("What do 40 chip-hours on a TPU v3 cost?", "hours", 40),
-        ("What does a V100 cost per month?", "hours", 730),
+        ("What does a V100 cost per month?", "hours", 720),
         ("How much is a TPU v3 for 3 days?", "hours", 72),
         ("What can I rent with $120?", "budget_usd", 120),
     ],

@@ -125,7 +125,7 @@ def test_energy_is_the_quoted_draw_over_the_question_time_at_the_noted_kwh_price
 
 def test_the_draw_is_the_one_of_the_card_the_question_names(notes: Path) -> None:
     answer = ask("running my 3070 3h a day for a month, power cost?")
-    assert "220 W × 91.25 h = 20.1 kWh" in answer and "285 W" not in answer, answer
+    assert "220 W × 90 h = 19.8 kWh" in answer and "285 W" not in answer, answer
     # a quote whose first passage holds only another card's draw: that one is never taken for the card asked about
     from hwqa.prices.quoted import work_quoted
     from hwqa.prices.words import read_price_words
@@ -135,7 +135,7 @@ def test_the_draw_is_the_one_of_the_card_the_question_names(notes: Path) -> None
     assert work_quoted(words, pieces, None) is None
     pieces.append(("my own 3070 draws about 220W at full tilt.", "game.md"))
     worked = work_quoted(words, pieces, None)
-    assert worked is not None and "220 W × 91.25 h" in worked.text, worked
+    assert worked is not None and "220 W × 90 h" in worked.text, worked
 
 
 def test_a_price_each_times_how_many_are_wanted(notes: Path) -> None:

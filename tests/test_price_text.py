@@ -109,7 +109,7 @@ EXPECTED = [
     ("A100 80GB", "on-demand", "Lambda", 1.29, "sentence", "2024-02"),
     ("A10G", "on-demand", "AWS", 1.006, "list item", "2024-03-10"),
     ("A10G", "spot", "AWS", 0.45, "list item", "2024-03-10"),
-    ("RTX 4090", "reserved", "RunPod", 540 / 730, "list item", "2024-03-10"),
+    ("RTX 4090", "reserved", "RunPod", 540 / 720, "list item", "2024-03-10"),
     ("T4", "on-demand", "GCP", 0.35, "table", "2023-09-01"),
     ("TPU v2-8", "preemptible", "GCP", 1.35, "table", "2023-09-01"),
     ("H100", "reserved", "CoreWeave", 2.23, "sentence", None),
@@ -139,7 +139,7 @@ def test_each_row_quotes_its_evidence_with_the_price_and_hardware_verbatim(folde
         if row.url is None:  # a note's row: its evidence is on the line it cites
             assert row.evidence.replace("**", "") in " ".join(lines[row.note][row.line - 1 : row.line + 1])
     monthly = _find(table, "RTX 4090", "reserved")
-    assert monthly.stated == "$540 per month" and "730" in monthly.conversion
+    assert monthly.stated == "$540 per month" and "720" in monthly.conversion
     eight = _find(table, "H100")
     assert eight.stated == "$49.24" and "÷ 8 devices" in eight.conversion
 
@@ -493,9 +493,9 @@ def test_a_month_is_the_same_hours_in_a_price_read_and_a_month_asked_about(tmp_p
     build_index(settings)
     answer = Engine.load(settings).ask("What does the RTX 4090 cost per month?")
     [call] = [c for c in answer.tool_calls if c.name == "price_calculator"]
-    assert call.arguments["hours"] == HOURS_PER_MONTH == 730
+    assert call.arguments["hours"] == HOURS_PER_MONTH == 720
     [option] = call.result["options"]
-    assert option["cost"] == 540 and option["usd_per_hour"] == 540 / 730, answer.text
+    assert option["cost"] == 540 and option["usd_per_hour"] == 540 / 720, answer.text
 
 
 def test_an_index_built_by_an_older_price_reader_reads_every_note_again(tmp_path: Path) -> None:

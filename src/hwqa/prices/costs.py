@@ -230,7 +230,7 @@ def _payback(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | No
 def _energy(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     hours = words.hours
     if hours is None and re.search(r"\b(?:per|a|each|every)\s+year\b|\b(?:annual(?:ly)?|yearly)\b", text):
-        hours = HOURS_PER["month"] * 12
+        hours = HOURS_PER["year"]
     if hours is None and (per := re.search(r"\b(monthly|daily|weekly)\b", text)) is not None:
         hours = HOURS_PER[{"monthly": "month", "daily": "day", "weekly": "week"}[per.group(1)]]
     if hours is None and "24/7" in text:  # round the clock, no period named: a month of it

@@ -1,15 +1,18 @@
 """Hours in each unit of time a price or a question names: one table for the prices read from text
-(``$540 per month`` is $540 ÷ 730 h) and for the questions asked (*"what does it cost per month?"*
-is 730 hours of use), so a monthly price read from a note and a month asked about agree.
+(``$540 per month`` is $540 ÷ 720 h) and for the questions asked (*"what does it cost per month?"*
+is 720 hours of use), so a monthly price read from a note and a month asked about agree.
 
-A month is 730 hours: a year's 8,760 hours over 12, as cloud price lists count a month of use.
+A month is 30 days (720 hours) and a year 365 days (8,760 hours), as people work a month or a year of
+use out by hand ("3h a day for a month" is 90 hours; a box on 24/7 for a month is 720 hours). A plan
+priced per month over a year is still 12 months of it: periods of a plan are counted, not converted
+through hours (:mod:`hwqa.prices.rates`).
 """
 
 from __future__ import annotations
 
 __all__ = ["HOURS_PER", "HOURS_PER_MONTH", "MAX_BUDGET_USD", "MAX_HOURS", "MAX_PURCHASE_USD", "money_words"]
 
-HOURS_PER_MONTH = 730.0
+HOURS_PER_MONTH = 720.0  # 30 days
 #: Hours in each time unit a price may be stated per, or a question may ask about.
 HOURS_PER = {
     "hour": 1.0,
@@ -18,7 +21,7 @@ HOURS_PER = {
     "day": 24.0,
     "week": 168.0,
     "month": HOURS_PER_MONTH,
-    "year": 12 * HOURS_PER_MONTH,
+    "year": 365 * 24.0,
 }
 
 # The bounds of what the calculator works with, shared by the question's reading (hwqa.prices.words) and

@@ -7,7 +7,7 @@ budget question states (US dollars only; other currencies give a warning instead
   ``my budget is 800``; a price per hour (``$8/h``) is not a budget;
 - purchase prices: ``buy one for $1500``, ``costs $1,500 to buy``;
 - time: ``for 100 hours``, ``100 h``, ``2 days`` (24 h a day, or the hours a day given), ``a week``,
-  ``per month`` (a month of use: 730 h, :data:`hwqa.prices.units.HOURS_PER_MONTH`, or the hours a day
+  ``per month`` (a month of use: 30 days, 720 h, :data:`hwqa.prices.units.HOURS_PER_MONTH`, or the hours a day
   given), ``8 hours a day``; job sizes ``300 V100-hours``; ``250 GPU-hours``, ``chip-hours``;
 - devices: ``on 8 GPUs``, ``4 TPUs``, ``two GPUs`` (and the words before a name, read when the
   name is matched: ``8x A100``);
@@ -123,7 +123,7 @@ _SPANS = re.compile(
     r"(?P<unit>days?|nights?|evenings?|weekdays?|workdays?|work\s?days?|weeks?|months?|years?)\b(?!\s*(?:/|per|a)\s)"
 )
 _PER_SPAN = re.compile(r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(?P<unit>day|week|month)\b")  # "per month": one month of use
-_UNIT_HOURS = {unit: HOURS_PER[unit] for unit in ("day", "week", "month", "year")}  # a month is 730 h, as prices read from text
+_UNIT_HOURS = {unit: HOURS_PER[unit] for unit in ("day", "week", "month", "year")}  # a month is 30 days, as prices read from text
 _DAY_LIKE = ("night", "evening", "weekday", "workday", "work day", "school day")
 _DEVICES = re.compile(
     rf"{LEAD}(?P<n>\d+|{WORDS})\s*(?:x\s*|×\s*)?(?P<kind>gpus?|tpus?|cpus?|cards?|devices?|chips?|accelerators?|boards?)\b"
