@@ -142,7 +142,7 @@ def test_a_stated_rate_without_the_quantity_it_needs_says_what_is_missing_and_me
         ),
         (
             "an inf2.xlarge up 24/7 for a 30 day month, what's that",
-            "720 h × $0.76/hour = **$547**",
+            "720 h × $0.76/hour = **$547.20**",
             "cloud.md",
             "inf2.xlarge:",
         ),
@@ -223,7 +223,7 @@ def test_a_count_in_a_question_that_asks_no_money_is_not_a_purchase_sum(notes: P
 
 def test_a_thing_named_with_no_draw_of_its_own_is_never_worked_out_with_another_things_draw(notes: Path) -> None:
     answer = ask("an inf2.xlarge running 24/7 for a month, what's that")["answer"]
-    assert "720 h × $0.76/hour = **$547**" in answer, answer  # renting it, not the NUC's 40 W at $0.20/kWh
+    assert "720 h × $0.76/hour = **$547.20**" in answer, answer  # renting it, not the NUC's 40 W at $0.20/kWh
     assert "kWh" not in answer
     energy = ask("what's the power bill for the NUC running 24/7 for a month")["answer"]
     assert "40 W × 720 h = 28.8 kWh" in energy, energy  # the thing the draw is noted for still has its energy sum

@@ -97,8 +97,9 @@ def price_text(amount: float, currency: str) -> str:
 
 
 def total_text(value: float, currency: str) -> str:
-    """A sum as the calculator writes money: whole units from 100 up ($1,818), cents below ($38.00)."""
-    if value < 100:
+    """A sum as the calculator writes money: to the cent ($38.00, $213.12, $1,792.80), as a person working it out by
+    hand writes it (rounding sums of $100 or more to whole units made them disagree), whole from 100 up ($1,800)."""
+    if value < 100 or round(value, 2) != round(value):
         return money_text(value, currency)
     mark = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
     return f"{mark}{value:,.0f}" if mark else f"{value:,.0f} {currency}"
