@@ -37,7 +37,7 @@ from .rates import answer_rate
 from .sums import answer_sum
 from .table import PriceFact, PriceTable, hardware_matches
 from .units import HOURS_PER, HOURS_PER_MONTH
-from .words import WORD_NUMBERS, PriceWords
+from .words import WORD_NUMBERS, PriceWords, nights_only
 
 __all__ = ["CostAnswer", "answer_costs"]
 
@@ -228,6 +228,8 @@ def _payback(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | No
 
 
 def _energy(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
+    if nights_only(words):
+        return None  # "overnight each month": how long a night is, the question does not say
     hours = words.hours
     if hours is None and re.search(r"\b(?:per|a|each|every)\s+year\b|\b(?:annual(?:ly)?|yearly)\b", text):
         hours = HOURS_PER["year"]

@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from .counts import asked_count
 from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
 from .names import find_money, find_watts
 from .passagesums import ASKS, EACH, LINES, asks_left, asks_whole, budget_left, per_size, size_asked, whole_setup
@@ -46,7 +47,7 @@ from .rates import (
 )
 from .table import PriceTable
 from .units import HOURS_PER
-from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
+from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, nights_only, read_price_words
 
 __all__ = ["asks_difference", "asks_energy", "asks_sum", "asks_whole", "work_quoted"]
 
@@ -347,6 +348,8 @@ def _energy(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTa
     whole = " ".join(p for p, _ in pieces)
     said = read_price_words(whole.lower())
     per_day = 24.0 if _ALL_DAY.search(whole.lower()) else said.hours_per_day
+    if per_day is None and nights_only(words):
+        return None  # "overnight each month": how long a night is, neither the question nor the quote says
     hours = words.hours
     how = ""
     if hours is not None and words.hours_per_day is None and per_day is not None and per_day < 24 and hours >= 24:
@@ -370,11 +373,13 @@ def _energy(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTa
     if price is None:
         return None
     amount, currency, where = price
-    kwh = watts * hours / 1000
+    many = asked_count(text, "", clause, _counts(text))  # "the 9 gpu desktops" over "each desktop pulls ~220W"
+    draws = f"{many[0]:g} {many[1]}s × {watts:g} W" if many else f"{watts:g} W"
+    kwh = watts * hours / 1000 * (many[0] if many else 1)
     cost = kwh * amount
     span = f" ({how})" if how else ""
     body = (
-        f"Energy for {hours:,g} hours{span} at {watts:g} W (“{clause}”): {watts:g} W × {hours:,g} h = {kwh:,.1f} kWh; "
+        f"Energy for {hours:,g} hours{span} at {watts:g} W (“{clause}”): {draws} × {hours:,g} h = {kwh:,.1f} kWh; "
         f"at {money_text(amount, currency)}/kWh that is **{total_text(cost, currency)}** (the kWh price: {where})."
     )
     return CostAnswer(body, ())

@@ -23,6 +23,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .counts import PAIR as _PAIR
+from .counts import asked_count
 from .factmatch import CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
 from .table import PriceFact, PriceTable
 from .units import HOURS_PER, HOURS_PER_MONTH
@@ -336,15 +338,6 @@ def _fact_of(noted: _Noted, rate: Rate, subject: str) -> PriceFact:
     )
 
 
-def _thing_count(text: str, whole: Sequence[str]) -> tuple[float, str] | None:
-    """ "4 g5.xlarge": how many of the thing named the question counts."""
-    for name in whole:
-        m = re.search(rf"(?<![\w.$])(?P<n>\d{{1,4}}|{COUNT_WORDS})\s*(?:x\s*)?{re.escape(name.lower())}", text)
-        if m is not None:
-            return _count_of(m.group("n")), name
-    return None
-
-
 def answer_rate(words: PriceWords, table: PriceTable | None) -> CostAnswer | None:
     """A money question worked out as a rate times the quantities it is per (see the module doc), or None when the
     question states no rate and names nothing the notes give a rate for with a duration or count."""
@@ -447,6 +440,8 @@ def _worked(
     from_note = ""
     if rate.per is not None:
         n = counts.get(rate.per)
+        if n is None and rate.per == "seat" and _PAIR.search(text):
+            n = 2.0  # "me and carla", "both of us"
         if n is None and own:
             n = own.get(rate.per)
             from_note = "" if n is None else f" ({_of(n, rate.per)}, as your note says)"
@@ -455,9 +450,9 @@ def _worked(
         else:
             total *= n
             factors.append(_of(n, rate.per))
-    elif noted is not None and subject and (many := _thing_count(text, [subject])) is not None and many[0] != 1:
+    elif noted is not None and (many := asked_count(text, subject, noted.text, counts)) is not None:
         total *= many[0]
-        factors.append(f"{many[0]:g} {subject}")
+        factors.append(_of(many[0], many[1]) if many[1].islower() and many[1] != subject else f"{many[0]:g} {many[1]}")
     counted = bool(factors)
     if rate.time is not None:
         span = _duration(words, text, rate.time)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from .units import HOURS_PER, MAX_BUDGET_USD, MAX_HOURS, MAX_PURCHASE_USD, money_words
 
-__all__ = ["MAX_NUMBER_CHARS", "MAX_READ_CHARS", "PriceWords", "Reading", "count_of", "read_price_words"]
+__all__ = ["MAX_NUMBER_CHARS", "MAX_READ_CHARS", "PriceWords", "Reading", "count_of", "nights_only", "read_price_words"]
 
 #: How much of a question is read for amounts, times and hardware (a question, not a document).
 MAX_READ_CHARS = 4000
@@ -113,6 +113,7 @@ _V100_HOURS = re.compile(
 _V100_HOUR_UNIT = re.compile(r"\bv100[\s-]*(?:equivalent[\s-]*)?(?:hours?|hrs?|h)\b")
 _DEVICE_HOURS = re.compile(rf"{LEAD}{_NUM}\s*(?P<kind>gpu|tpu|cpu|device|chip|accelerator)[\s-]*(?:hours?|hrs?|h)\b")
 # Hours a day: "3h a day", "5h every night", "9 hrs each workday", "~4h nightly" (one day's use, however it is called).
+_NIGHTS = re.compile(r"\bover\s?nights?\b|\bnight(?:ly|s)?\b|\bevenings?\b")  # use by night: hours a day unknown
 _DAY_NAMES = r"(?:day|night|evening|morning|weekday|workday|work\s?day|school\s?day)"
 _HOURS_PER_DAY = re.compile(rf"{LEAD}~?{_NUM}\s*(?:hours?|hrs?|h)\s*(?:(?:a|per|/|each|every)\s*{_DAY_NAMES}|nightly|daily)\b")
 _HOURS = re.compile(rf"{LEAD}{_NUM}\s*-?\s*(?:hours?|hrs?|h)\b")
@@ -388,6 +389,8 @@ def _time(t: _Text, out: dict[str, float], problems: list[str]) -> list[str]:
     masks = []
     for m in _PER_SPAN.finditer(t.text):
         per_day = out.get("hours_per_day")
+        if per_day is None and _NIGHTS.search(t.text):
+            break  # "overnight each month": how long a night is, the question does not say
         unit_hours = _UNIT_HOURS[m.group("unit")]
         out.setdefault("hours", unit_hours if per_day is None else unit_hours / 24 * per_day)
         masks.append(m.span())
@@ -407,6 +410,12 @@ def _hours(value: float, written: str, out: dict[str, float], problems: list[str
         problems.append(f"a time must be at most {MAX_HOURS:,.0f} hours (about 114 years), not {written.strip()}")
     else:
         out["hours"] = value
+
+
+def nights_only(words: PriceWords) -> bool:
+    """Whether the question asks about use by night or by evening without saying how many hours one lasts
+    ("the desktops overnight each month"): a month of it is not 720 hours."""
+    return words.hours_per_day is None and _NIGHTS.search(words.text) is not None
 
 
 def read_price_words(question: str) -> PriceWords:

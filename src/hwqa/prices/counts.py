@@ -1,0 +1,85 @@
+"""How many of a priced thing a money question asks for, when the price is of one of them.
+
+A note prices one thing ("renting an RTX A6000 at $0.79/hr", "each 3060 desktop pulls ~220W"); the question
+asks for several, and says so in many ways:
+
+- the count before the thing's name: "4 g5.xlarge", "2x A6000";
+- a count of devices: "4 A6000 cards", "the 9 gpu desktops", "two boxes", "3 nodes";
+- a count of the model the note prices, however it is written: "4 of the lambda a100s";
+- a count of people, when the note prices one each ("one cloud T4 box each", "$35/seat/mo"): "for 30 ppl",
+  "me and carla", "both of us".
+
+A note that prices the whole group the question counts ("the 8x 4090 box at $2.96/hr" and "the 8x 4090 box for
+3 days") is not multiplied again: its price is already of all of them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .table import hardware_matches
+from .words import COUNT_WORDS, WORD_NUMBERS
+
+__all__ = ["PAIR", "asked_count", "priced_each"]
+
+# The things a price is for one of (after hwqa.prices.rates' _noun: "boxes" and "machines" are "instance").
+_DEVICES = frozenset(
+    {
+        "gpu", "card", "device", "chip", "accelerator", "board", "instance", "node", "desktop", "server", "rig", "pc",
+        "workstation", "laptop", "kiosk", "camera", "pod", "worker", "replica", "runner", "tpu",
+    }
+)  # fmt: skip
+_PEOPLE = frozenset(
+    {
+        "seat", "ppl", "student", "attendee", "participant", "hire", "employee", "dev", "developer", "engineer",
+        "candidate", "intern", "kid", "editor", "lawyer", "teacher", "volunteer", "translator",
+    }
+)  # fmt: skip
+# A price of one per person: "one ... each", "$35/seat/mo", "per head".
+_EACH = re.compile(r"\beach\b|\bapiece\b|(?:\bper\b|\ba\b|/)\s*(?:person|head|seat|user|student|attendee|participant|member)\b")
+PAIR = re.compile(r"\b(?:both\s+of\s+us|the\s+two\s+of\s+us|me\s+(?:and|\+|&)\s+[a-z]+|[a-z]+\s+(?:and|\+|&)\s+me)\b")
+_MODEL_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "the 4090 box", "3060 desktops": a card's number, not a count
+_MOST = 10_000  # more of one thing than anyone rents or buys at once: a year, an id or a typo, not a count
+
+
+def _whole_group(said: str, n: float) -> bool:
+    """Whether the note's line prices a group of ``n`` as one ("8x 4090 box", "4 x A100 node")."""
+    return re.search(rf"(?<![\w.$]){n:g}\s*(?:x|×)\s*(?:[a-z]+\s+)?[a-z]*\d", said) is not None
+
+
+def priced_each(said: str) -> bool:
+    """Whether the note's line prices one per person or one each ("one T4 box each", "$35/seat/mo")."""
+    return _EACH.search(said.lower()) is not None
+
+
+def asked_count(text: str, subject: str, said: str, counts: dict[str, float]) -> tuple[float, str] | None:
+    """How many of the thing ``said`` prices the question (``text``, its ``counts`` by noun) asks for: (count, what
+    it counts), or None when it asks for one, or for a group the line already prices whole."""
+    said = said.lower()
+    found: tuple[float, str] | None = None
+    if subject:
+        m = re.search(rf"(?<![\w.$])(?P<n>\d{{1,4}}|{COUNT_WORDS})\s*(?:x\s*)?{re.escape(subject.lower())}", text)
+        if m is not None:
+            n = m.group("n")
+            found = (float(n) if n.isdigit() else float(WORD_NUMBERS[n]), subject)
+    if found is None:
+        # the device the line names first ("9 gpu desktops" over "each desktop pulls ~220W")
+        devices = sorted(
+            ((n, noun) for noun, n in counts.items() if noun in _DEVICES and not _MODEL_NUMBER.fullmatch(f"{n:g}")),
+            key=lambda d: d[1] not in said,
+        )
+        models = [  # a model's name has a digit: "4 of the lambda a100s", never "6 hrs on" the subject
+            (n, noun.upper())
+            for noun, n in counts.items()
+            if subject and re.search(r"\d", noun) and hardware_matches(noun, subject)
+        ]
+        found = next(iter(devices or models), None)
+    if found is None and priced_each(said):
+        people = [(n, noun) for noun, n in counts.items() if noun in _PEOPLE]
+        if people:
+            found = people[0]
+        elif PAIR.search(text):
+            found = (2.0, "people")
+    if found is None or not 1 < found[0] <= _MOST or _whole_group(said, found[0]):
+        return None
+    return found

@@ -1,0 +1,96 @@
+"""How many of a priced thing a money question asks for: "4 A6000 cards for 12 hrs" over a note that prices one
+A6000 an hour is four of them; "me and carla" on a plan per seat is two seats; "the 9 desktops" over "each desktop
+pulls ~220W" is nine draws. A note that prices the whole group ("a 4x A100 node at $7.20/hr") is not multiplied
+again, and a card's number ("the 4090 box") is never a count. Sums are written to the cent, as a person working
+them out writes them, and a month of use is 30 days."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import ask_json, index_notes_once, point_cli_at_folder
+
+HOBBY = """---
+title: Drone and video side projects
+tags: ["projects"]
+date: 2026-06-08
+---
+
+# Drone and video side projects
+
+## Compute
+
+* renting an RTX A6000 (48 gigs) for training at $0.79/hr, the field dataset run took 9h end to end
+* a 4x A100 node on Lambda was $7.20/hr for the whole node
+* the 4090 box on vast.ai is $0.42/hr
+
+## Dubbing
+
+* HeyGen Pricing - video translation with lip sync, Team plan $35/seat/mo. me + Carla (editor) would both need a seat.
+
+## Night shift desktops
+
+* each 3060 desktop pulls ~220W at the wall flat out.
+* business rate here is $0.24/kWh.
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return index_notes_once(tmp_path_factory, "counts", {"hobby.md": HOBBY})
+
+
+@pytest.fixture
+def notes(built: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    point_cli_at_folder(monkeypatch, built)
+    return built
+
+
+def ask(question: str) -> str:
+    return str(ask_json(question)["answer"])
+
+
+@pytest.mark.parametrize(
+    ("question", "sum_"),
+    [
+        # a count of cards, not next to the card's name, over a price of one card an hour
+        ("if i grab 4 A6000 cards for 12 hrs whats that cost", "4 cards × 12 h × $0.79/hour = **$37.92**"),
+        ("what would 4 of the A6000s for 12 hrs cost me", "× 12 h × $0.79/hour = **$37.92**"),
+        # "me and carla" on a plan priced per seat: two seats
+        ("heygen for me and carla for 6 months, how much?", "2 seats × 6 months × $35/seat-month = **$420**"),
+    ],
+)
+def test_the_count_the_question_asks_for_multiplies_a_price_of_one(notes: Path, question: str, sum_: str) -> None:
+    answer = ask(question)
+    assert sum_ in answer, answer
+
+
+def test_a_price_of_the_whole_group_is_not_multiplied_by_its_size_again(notes: Path) -> None:
+    answer = ask("what would the 4x A100 node cost for 10 hours")
+    assert "10 h × $7.20/hour = **$72.00**" in answer, answer
+    assert "$288" not in answer, answer  # never 4 × the node's price
+
+
+def test_a_cards_number_is_never_a_count(notes: Path) -> None:
+    answer = ask("what does the 4090 box cost for 10 hours")
+    assert "$4.20" in answer, answer  # 10 h × $0.42
+    assert "4090 instances" not in answer and "4,090" not in answer and "1,717" not in answer, answer
+
+
+def test_energy_counts_every_machine_the_question_names_when_the_draw_is_of_each(notes: Path) -> None:
+    answer = ask("power cost of running the 9 desktops flat out 10 hours a day for 30 days?")
+    # 9 × 220 W × 300 h = 594 kWh; at $0.24/kWh: $142.56
+    assert "9 desktops × 220 W × 300 h = 594.0 kWh" in answer and "**$142.56**" in answer, answer
+
+
+def test_a_month_of_use_is_thirty_days_and_sums_keep_their_cents(notes: Path) -> None:
+    answer = ask("running the A6000 6 hours a day for a month, how much?")
+    # 30 days × 6 h = 180 h × $0.79 = $142.20 (a 730 h month made it 182.5 h, $144.18; whole dollars said $142)
+    assert "**$142.20**" in answer, answer
+
+
+def test_use_by_night_with_no_hours_a_night_is_never_worked_as_a_whole_month(notes: Path) -> None:
+    answer = ask("power bill for running the 9 desktops overnight each month?")
+    assert "720 h" not in answer and "720 hours" not in answer, answer  # how long a night is, nobody said
