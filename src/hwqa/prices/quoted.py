@@ -30,6 +30,7 @@ from typing import TypeVar
 
 from .counts import asked_count
 from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
+from .itemsums import asks_items, named_total
 from .names import find_money, find_watts
 from .passagesums import ASKS, EACH, LINES, asks_left, asks_whole, budget_left, per_size, size_asked, whole_setup
 from .rates import (
@@ -49,7 +50,7 @@ from .table import PriceTable
 from .units import HOURS_PER
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, nights_only, read_price_words
 
-__all__ = ["asks_difference", "asks_energy", "asks_sum", "asks_whole", "work_quoted"]
+__all__ = ["asks_difference", "asks_energy", "asks_items", "asks_sum", "asks_whole", "work_quoted"]
 
 T = TypeVar("T")
 
@@ -86,6 +87,8 @@ def work_quoted(
         return budget_left(words, pieces)
     if asks_whole(words) and (setup := whole_setup(words, pieces)) is not None:
         return setup
+    if asks_items(words) and (items := named_total(words, pieces)) is not None:
+        return items
     if (unit := size_asked(text)) is not None and words.hours is None:
         return per_size(words, pieces, unit)
     if not ASKS.search(text):

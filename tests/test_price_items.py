@@ -1,0 +1,70 @@
+"""What several things a money question lists came to together, each priced on its own line of a note: "the NAS
+plus two of the 8TB drives", "the cards plus the reader" (a price each times the line's count), "dropbox and
+1password, per year" (a monthly price twelve times). Each term is written out with the line it is from; a
+question that compares the things, or names only one, is not summed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import ask_json, index_notes_once, point_cli_at_folder
+
+KIT = """---
+title: Photo archive kit
+tags: ["storage"]
+date: 2026-02-01
+---
+
+# Photo archive kit
+
+## Bought in Jan
+
+* Synology DS224+ for the archive, $299
+* 8TB IronWolf drives $169 each
+* 4x SanDisk Extreme 128GB cards @ $18 each
+* 1x Anker USB-C card reader, $25
+
+## Subscriptions
+
+* Dropbox Plus $11.99/mo for the offsite copy
+* 1Password Families $59.88/yr so the whole family has the NAS logins
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return index_notes_once(tmp_path_factory, "items", {"kit.md": KIT})
+
+
+@pytest.fixture
+def notes(built: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    point_cli_at_folder(monkeypatch, built)
+    return built
+
+
+def ask(question: str) -> str:
+    return str(ask_json(question)["answer"])
+
+
+@pytest.mark.parametrize(
+    ("question", "total"),
+    [
+        # the question's count for one of the things: 299 + 2 × 169
+        ("what did the synology plus two of the ironwolf drives come to?", "**$637**"),
+        # a price each times the line's own count: 4 × 18 + 25
+        ("what did the sandisk cards and the card reader cost me", "**$97.00**"),
+        # a monthly price twelve times beside a yearly one: 12 × 11.99 + 59.88
+        ("dropbox plus 1password, what's that per year", "**$203.76**"),
+    ],
+)
+def test_the_things_a_question_lists_are_summed_each_from_its_line(notes: Path, question: str, total: str) -> None:
+    answer = ask(question)
+    assert total in answer, answer
+    assert answer.count("(“") >= 2, answer  # each term shows the line it is from
+
+
+def test_a_question_comparing_the_things_is_not_summed(notes: Path) -> None:
+    answer = ask("is dropbox or 1password more per year?")
+    assert "$203.76" not in answer, answer
