@@ -30,7 +30,7 @@ from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.factmatch import money_text, other_size
 from ..prices.itemsums import named_total
-from ..prices.quoted import asks_difference, asks_energy, asks_items, asks_sum, asks_whole, work_quoted
+from ..prices.quoted import asked_percent, asks_difference, asks_energy, asks_items, asks_sum, asks_whole, work_quoted
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
 from .answer import (
@@ -114,6 +114,7 @@ class BuiltinAnswerer:
             or asks_energy(question.price.text)
             or asks_whole(question.price)
             or (asks_items(question.price) and named_total(question.price, quoted) is not None)
+            or asked_percent(question.price.text) is not None
         )
         sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
         worked = work_quoted(question.price, quoted, price.table, confident=sure) if price is not None and first else None

@@ -33,6 +33,7 @@ from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, ov
 from .itemsums import asks_items, named_total
 from .names import find_money, find_watts
 from .passagesums import ASKS, EACH, LINES, asks_left, asks_whole, budget_left, per_size, size_asked, whole_setup
+from .percent import asked_percent, percent_of, without_percent
 from .rates import (
     _ALL_DAY,
     _LENGTHS,
@@ -50,7 +51,7 @@ from .table import PriceTable
 from .units import HOURS_PER
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, nights_only, read_price_words
 
-__all__ = ["asks_difference", "asks_energy", "asks_items", "asks_sum", "asks_whole", "work_quoted"]
+__all__ = ["asked_percent", "asks_difference", "asks_energy", "asks_items", "asks_sum", "asks_whole", "work_quoted"]
 
 T = TypeVar("T")
 
@@ -81,6 +82,10 @@ def work_quoted(
     text = words.text
     if not pieces or words.budget_usd is not None or words.refused:
         return None
+    asked = asked_percent(text)
+    if asked is not None:  # "incl. their overhead": the rest of the question's sum, then the quote's percentage
+        rest = read_price_words(without_percent(words.original, asked))
+        return percent_of(asked, work_quoted(rest, pieces, table, confident=confident), pieces)
     if _BREAK_EVEN.search(text) and _HOW_MANY.search(text) and words.purchase_usd is None:
         return _break_even(words, pieces)
     if asks_left(text):
@@ -269,7 +274,9 @@ def _rental(words: PriceWords, pieces: Sequence[tuple[str, str]], stated: Rate |
         else:
             worked = _worked(words, text, rate, counts, noted, "", own)
         if worked is not None:
-            return CostAnswer(worked.text.replace("as your notes price it", "as the quote below says"), (), worked.counted)
+            return CostAnswer(
+                worked.text.replace("as your notes price it", "as the quote below says"), (), worked.counted, worked.total
+            )
         if stated is None:
             return None  # the first piece with a rate decides: no factor from another thing's line
     return None

@@ -217,7 +217,22 @@ def _noted_duration(said: str, time: str) -> tuple[float, str] | None:
     return span[0], f"{span[1]} (as your note says)"
 
 
-_LENGTHS = re.compile(rf"(?<![\w.$/])~?{_NUM}\s*-?\s*(?:h|hrs?|hours?|min|mins|minutes?|secs?|seconds?|days?)\b")
+_PER_THING = re.compile(r"\bper\s+(?P<u>[a-z]{3,})\b")
+
+
+def _per_thing_noted(text: str, said: str) -> bool:
+    """Whether the question asks a price per a thing the note's sentence says how long one of takes ("per genome" over
+    "one 30x genome is ~1h 15m on it"): that length is the one the rate is for."""
+    m = _PER_THING.search(text)
+    if m is None or m.group("u") in _TIME_WORDS or m.group("u") in ("gpu", "card", "node", "seat", "user", "person"):
+        return False
+    return re.search(rf"\b{re.escape(m.group('u')[:4])}", said.lower()) is not None
+
+
+_LENGTHS = re.compile(
+    rf"(?<![\w.$/])~?(?:\d{{1,4}}\s*(?:h|hrs?|hours?)\s*\d{{1,2}}\s*(?:m|mins?|minutes?)\b|"
+    rf"{_NUM}\s*-?\s*(?:h|hrs?|hours?|min|mins|minutes?|secs?|seconds?|days?)\b)"
+)
 
 
 def _hours_said(hours: float) -> str:
@@ -456,7 +471,8 @@ def _worked(
     counted = bool(factors)
     if rate.time is not None:
         span = _duration(words, text, rate.time)
-        if span is None and noted is not None and _TOTAL.search(text) and rate.time in ("second", "minute", "hour", "day"):
+        asks_noted = _TOTAL.search(text) or _per_thing_noted(text, noted.text if noted is not None else "")
+        if span is None and noted is not None and asks_noted and rate.time in ("second", "minute", "hour", "day"):
             span = _noted_duration(noted.text, rate.time)
         if span is None:
             missing.append("for how long")

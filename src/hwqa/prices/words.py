@@ -117,6 +117,8 @@ _NIGHTS = re.compile(r"\bover\s?nights?\b|\bnight(?:ly|s)?\b|\bevenings?\b")  # 
 _DAY_NAMES = r"(?:day|night|evening|morning|weekday|workday|work\s?day|school\s?day)"
 _HOURS_PER_DAY = re.compile(rf"{LEAD}~?{_NUM}\s*(?:hours?|hrs?|h)\s*(?:(?:a|per|/|each|every)\s*{_DAY_NAMES}|nightly|daily)\b")
 _HOURS = re.compile(rf"{LEAD}{_NUM}\s*-?\s*(?:hours?|hrs?|h)\b")
+# Hours and minutes together: "1h 15m", "3h40m", "2 hrs 30 min".
+_HOURS_MINUTES = re.compile(rf"{LEAD}(?P<h>\d{{1,4}})\s*(?:hours?|hrs?|h)\s*(?P<m>\d{{1,2}})\s*(?:minutes?|mins?|m)\b")
 # A span of days, weeks, months or years ("for 4 days", "two weeks", "a full year"); nights, evenings and workdays
 # count as days only with the hours a day the question gives ("5h every night for 2 weeks", "9 hrs a day for 22 workdays").
 _SPANS = re.compile(
@@ -362,6 +364,11 @@ def _time(t: _Text, out: dict[str, float], problems: list[str]) -> list[str]:
         _hours(number_of(m), m.group(0), out, problems)
         if m.group("kind") in TYPE_WORDS:
             hour_types.append(m.group("kind"))
+        masks.append(m.span())
+    t.mask_all(masks)
+    masks = []
+    for m in _HOURS_MINUTES.finditer(t.text):
+        _hours(int(m.group("h")) + int(m.group("m")) / 60, m.group(0), out, problems)
         masks.append(m.span())
     t.mask_all(masks)
     masks = []
