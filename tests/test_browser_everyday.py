@@ -199,9 +199,9 @@ def test_the_builtin_answer_appears_sentence_by_sentence(owner_page: Page) -> No
         for i, (t, text) in enumerate(seen[:-1])
         if text.startswith("Turning TPU") and text.endswith("…")
     ]
-    assert drafts, seen  # the first sentence before the whole answer
+    assert drafts, seen  # the first sentence before the whole answer, drawn on the page as its own state
     assert all(text.endswith("] …") for text, _ in drafts), drafts  # whole sentences, each with its source
-    assert drafts[0][1] >= 50, drafts  # on the page long enough to be read as written, not a flash
+    # How long each stays is the server's pause (tests/test_chat_order.py); a browser's clock under load is no measure
 
 
 def test_a_quoted_link_text_keeps_its_link(owner_page: Page) -> None:

@@ -159,3 +159,22 @@ def test_the_page_load_and_clear_chat_set_what_the_session_shows(engine: Engine)
     assert chat.restore(kept, fresh) == (kept, False)
     shown = chatbot_of(chat.enqueue(SECOND, [], [], [], False, fresh))  # a page that has not applied the load yet
     assert [flatten_content(m["content"]) for m in shown] == [FIRST, "kept", SECOND, WORKING]
+
+
+def test_each_sentence_of_an_answer_written_at_once_stays_its_moment_before_the_next(engine: Engine) -> None:
+    """The builtin answer is written at once; the chat shows it sentence by sentence, each on the page at least
+    SENTENCE_PAUSE before the next (a lower bound the server's pause guarantees, however loaded the machine)."""
+    import time
+
+    from hwqa.ui.chat import SENTENCE_PAUSE, answer_stream
+
+    history: Any = [{"role": "user", "content": SECOND}, {"role": "assistant", "content": WORKING}]
+    seen: list[tuple[float, str]] = []
+    for chat in answer_stream(engine, SECOND, history):
+        text = flatten_content(chat[-1]["content"]) if chat[-1]["role"] == "assistant" else ""
+        if not seen or seen[-1][1] != text:
+            seen.append((time.monotonic(), text))
+    drafts = [i for i, (_, text) in enumerate(seen[:-1]) if text.endswith(" …")]
+    assert drafts and all(seen[i][1].endswith("] …") for i in drafts), seen  # whole sentences, each cited
+    gaps = [seen[i + 1][0] - seen[i][0] for i in drafts]  # how long each draft stayed before the next text
+    assert min(gaps) >= SENTENCE_PAUSE * 0.99, gaps
