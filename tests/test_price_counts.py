@@ -94,3 +94,43 @@ def test_a_month_of_use_is_thirty_days_and_sums_keep_their_cents(notes: Path) ->
 def test_use_by_night_with_no_hours_a_night_is_never_worked_as_a_whole_month(notes: Path) -> None:
     answer = ask("power bill for running the 9 desktops overnight each month?")
     assert "720 h" not in answer and "720 hours" not in answer, answer  # how long a night is, nobody said
+
+
+ARCHIVE = """---
+title: Radio archive
+date: 2026-05-01
+---
+
+# Radio archive
+
+36 episodes in the archive so far, plus ~2,400 pages of old station logbooks scanned at 600 dpi.
+
+## Transcripts
+
+* rented an L4 at $0.80/hr; one episode takes ~25 min to transcribe on it.
+
+## Logbook OCR
+
+* GPT-4o vision came out at $0.004 per page in a test batch of 40.
+"""
+
+
+@pytest.fixture
+def archive(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = index_notes_once(tmp_path_factory, "archive", {"archive.md": ARCHIVE})
+    point_cli_at_folder(monkeypatch, folder)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("question", "sum_"),
+    [
+        # how many the note says there are, times the rate for one: 36 × 25 min × $0.80/h
+        ("total cost of running every episode through the L4?", "**$12.00**"),
+        # a price per page times the pages the note counts in another passage: 2,400 × $0.004
+        ("what would running all the pages through gpt-4o vision cost?", "**$9.60**"),
+    ],
+)
+def test_every_thing_the_note_counts_is_priced(archive: Path, question: str, sum_: str) -> None:
+    answer = ask(question)
+    assert sum_ in answer, answer

@@ -30,7 +30,7 @@ from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.factmatch import money_text, other_size
 from ..prices.itemsums import named_total
-from ..prices.quoted import asked_percent, asks_difference, asks_energy, asks_items, asks_sum, asks_whole, work_quoted
+from ..prices.quoted import asked_percent, asks_difference, asks_energy, asks_every, asks_items, asks_sum, asks_whole, work_quoted
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
 from .answer import (
@@ -105,6 +105,7 @@ class BuiltinAnswerer:
             # of (a money question the quote can answer is planned, never turned away); nothing else is said of them
             quotes = self.extract(question, hits, price, decide=False)
         quoted = _quoted(quotes) if price is not None and quotes.covered else []
+        context = _same_note(quotes, hits)
         # The quote before the price facts when it holds what the facts split apart: a length or count for a rate the
         # question states ("at $0.68/hr, worst case for the full suite"), two prices compared ("what would spot have
         # saved"), a draw beside the hours a day it runs, a whole setup's lines
@@ -115,9 +116,14 @@ class BuiltinAnswerer:
             or asks_whole(question.price)
             or (asks_items(question.price) and named_total(question.price, quoted) is not None)
             or asked_percent(question.price.text) is not None
+            or (bool(quoted) and asks_every(question.price, context))
         )
         sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
-        worked = work_quoted(question.price, quoted, price.table, confident=sure) if price is not None and first else None
+        worked = (
+            work_quoted(question.price, quoted, price.table, confident=sure, context=context)
+            if price is not None and first
+            else None
+        )
         costs = answer_costs(question.price, price.table) if price is not None and worked is None else None
         if price is not None and costs is not None:
             other = other_size(question.price.text, costs.facts)
@@ -131,7 +137,7 @@ class BuiltinAnswerer:
             # own time for hardware the calculator prices ("250 GPU-hours on a V100")
             ready = asked is not None and not asked.problems and not asked.unpriced and computable(asked.request)
             if not (ready and price.table.rows and question.price.hours is not None):
-                worked = work_quoted(question.price, quoted, price.table, confident=sure)
+                worked = work_quoted(question.price, quoted, price.table, confident=sure, context=context)
         if worked is not None:
             return Answer(f"{worked.text}\n\n{quotes.text}", quotes.citations, covered=True)
         if price is None or asked is None:
@@ -336,6 +342,14 @@ def _compose(chosen: list[tuple[Candidate, str]]) -> Answer:
         end = "" if text.endswith((".", "!", "?")) else "."
         parts.append(f"{text}{end} [{n}]")
     return Answer(" ".join(parts), cites.citations)
+
+
+def _same_note(answer: Answer, hits: Sequence[Hit]) -> str:
+    """The retrieved passages of the note the answer cites first, joined: where a count its quote leaves out may be."""
+    if not answer.citations:
+        return ""
+    source = answer.citations[0].source
+    return "\n".join(clean_markdown(h.chunk.text) for h in hits if h.chunk.source == source)
 
 
 def _quoted(answer: Answer) -> list[tuple[str, str]]:

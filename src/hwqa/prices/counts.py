@@ -6,6 +6,7 @@ asks for several, and says so in many ways:
 - the count before the thing's name: "4 g5.xlarge", "2x A6000";
 - a count of devices: "4 A6000 cards", "the 9 gpu desktops", "two boxes", "3 nodes";
 - a count of the model the note prices, however it is written: "4 of the lambda a100s";
+- a count the note gives, for "every …" or "all the …" ("every league game" and "22 league games this season");
 - a count of people, when the note prices one each ("one cloud T4 box each", "$35/seat/mo"): "for 30 ppl",
   "me and carla", "both of us".
 
@@ -40,6 +41,11 @@ _EACH = re.compile(r"\beach\b|\bapiece\b|(?:\bper\b|\ba\b|/)\s*(?:person|head|se
 PAIR = re.compile(r"\b(?:both\s+of\s+us|the\s+two\s+of\s+us|me\s+(?:and|\+|&)\s+[a-z]+|[a-z]+\s+(?:and|\+|&)\s+me)\b")
 _MODEL_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "the 4090 box", "3060 desktops": a card's number, not a count
 _MOST = 10_000  # more of one thing than anyone rents or buys at once: a year, an id or a typo, not a count
+# "every league game", "all the samples": a count the question leaves to the note ("whole" and "entire" are of one
+# thing: "the whole backlog took 14 hrs").
+_EVERY = re.compile(
+    r"\b(?:every|each\s+of\s+(?:the|my|our)|all(?:\s+(?:of\s+)?(?:the|my|our|their|his|her))?)\s+((?:[a-z0-9'-]+\s*){1,3})"
+)
 
 
 def _whole_group(said: str, n: float) -> bool:
@@ -52,12 +58,23 @@ def priced_each(said: str) -> bool:
     return _EACH.search(said.lower()) is not None
 
 
-def asked_count(text: str, subject: str, said: str, counts: dict[str, float]) -> tuple[float, str] | None:
+def asked_count(
+    text: str, subject: str, said: str, counts: dict[str, float], noted: dict[str, float] | None = None
+) -> tuple[float, str] | None:
     """How many of the thing ``said`` prices the question (``text``, its ``counts`` by noun) asks for: (count, what
-    it counts), or None when it asks for one, or for a group the line already prices whole."""
+    it counts), or None when it asks for one, or for a group the line already prices whole. "every league game",
+    "all the samples": how many the note says there are (``noted``, its counts by noun)."""
     said = said.lower()
     found: tuple[float, str] | None = None
-    if subject:
+    every = _EVERY.search(text) if noted else None
+    if every is not None and noted:
+        for word in every.group(1).split():
+            word = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+            key = next((k for k in noted if len(word) >= 4 and k[:4] == word[:4]), None)
+            if key is not None:
+                found = (noted[key], key)
+                break
+    if found is None and subject:
         m = re.search(rf"(?<![\w.$])(?P<n>\d{{1,4}}|{COUNT_WORDS})\s*(?:x\s*)?{re.escape(subject.lower())}", text)
         if m is not None:
             n = m.group("n")

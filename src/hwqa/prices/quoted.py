@@ -36,12 +36,16 @@ from .passagesums import ASKS, EACH, LINES, asks_left, asks_whole, budget_left, 
 from .percent import asked_percent, percent_of, without_percent
 from .rates import (
     _ALL_DAY,
+    _COUNT,
     _LENGTHS,
+    _TIME_WORDS,
     _TOTAL,
     Rate,
+    _count_of,
     _counts,
     _named,
     _Noted,
+    _noun,
     _pick_rate,
     _strip_rates,
     _worked,
@@ -51,7 +55,7 @@ from .table import PriceTable
 from .units import HOURS_PER
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, nights_only, read_price_words
 
-__all__ = ["asked_percent", "asks_difference", "asks_energy", "asks_items", "asks_sum", "asks_whole", "work_quoted"]
+__all__ = ["asked_percent", "asks_difference", "asks_energy", "asks_every", "asks_items", "asks_sum", "asks_whole", "work_quoted"]
 
 T = TypeVar("T")
 
@@ -74,18 +78,24 @@ _NOT_THINGS = frozenset({"hours", "hrs", "hour", "h", "days", "day", "weeks", "m
 
 
 def work_quoted(
-    words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None, *, confident: bool = True
+    words: PriceWords,
+    pieces: Sequence[tuple[str, str]],
+    table: PriceTable | None,
+    *,
+    confident: bool = True,
+    context: str = "",
 ) -> CostAnswer | None:
     """The sum a money question asks for, worked over the quoted ``pieces`` (text, note), or None (see the module doc).
     Not ``confident``: spans quoted without the answerer's confidence, whose rate may be another thing's; then no
-    rate of theirs is multiplied by the question's own time or count (a rental, a price each)."""
+    rate of theirs is multiplied by the question's own time or count (a rental, a price each). ``context``: the rest of
+    the first quoted note, for a count the quote leaves out ("~1,300 pages" for a price per page)."""
     text = words.text
     if not pieces or words.budget_usd is not None or words.refused:
         return None
     asked = asked_percent(text)
     if asked is not None:  # "incl. their overhead": the rest of the question's sum, then the quote's percentage
         rest = read_price_words(without_percent(words.original, asked))
-        return percent_of(asked, work_quoted(rest, pieces, table, confident=confident), pieces)
+        return percent_of(asked, work_quoted(rest, pieces, table, confident=confident, context=context), pieces)
     if _BREAK_EVEN.search(text) and _HOW_MANY.search(text) and words.purchase_usd is None:
         return _break_even(words, pieces)
     if asks_left(text):
@@ -109,7 +119,15 @@ def work_quoted(
         return None  # "what's the A100 per hour": a lookup, the quote says it
     if not confident and (words.hours is not None or _WANTED.search(text)):
         return None  # "4 of the 48gb cards for 12 hrs" over a quote of another card's rate: the calculator says so
-    return _rental(words, pieces, None) or _each(words, pieces)
+    return _rental(words, pieces, None, context) or _each(words, pieces)
+
+
+def asks_every(words: PriceWords, context: str) -> bool:
+    """Whether a money question asks for every one of something the note counts ("every episode" and "36 episodes
+    in the archive"): a count only the quote's note gives, so the quote's sum goes first."""
+    return (
+        ASKS.search(words.text) is not None and asked_count(words.text, "", "", {}, _note_counts(context, words.text)) is not None
+    )
 
 
 def asks_sum(text: str) -> bool:
@@ -242,7 +260,29 @@ def _clause_words(text: str, start: int, end: int) -> set[str]:
     return words_of(text[before : after.start() if after else len(text)])
 
 
-def _rental(words: PriceWords, pieces: Sequence[tuple[str, str]], stated: Rate | None) -> CostAnswer | None:
+def _note_counts(context: str, asked: str) -> dict[str, float]:
+    """The counts a note gives by noun ("~1,300 pages", "22 league games"); a noun counted with two numbers ("1,300
+    pages of letters", "check 20 pages") counts the one whose line shares most words with the question (``asked``),
+    none when that ties. "one episode takes …" is of one, no count."""
+    seen: dict[str, dict[float, int]] = {}
+    question = words_of(asked)
+    for line in LINES.split(context.lower()):
+        fit = overlap(question, words_of(line))
+        for m in _COUNT.finditer(_strip_rates(line, rates_in(line))):
+            n = _count_of(m.group("n"))
+            for word in (m.group("adj"), m.group("noun")):
+                if word and word not in _TIME_WORDS and not word[0].isdigit() and n != 1:
+                    fits = seen.setdefault(_noun(word), {})
+                    fits[n] = max(fits.get(n, 0), fit)
+    out: dict[str, float] = {}
+    for noun, fits in seen.items():
+        ranked = sorted(fits.items(), key=lambda f: -f[1])
+        if len(ranked) == 1 or ranked[0][1] > ranked[1][1]:
+            out[noun] = ranked[0][0]
+    return out
+
+
+def _rental(words: PriceWords, pieces: Sequence[tuple[str, str]], stated: Rate | None, context: str = "") -> CostAnswer | None:
     text = words.text
     whole, asked = _named(text)
     counts = _counts(_strip_rates(text, rates_in(text)))
@@ -253,6 +293,7 @@ def _rental(words: PriceWords, pieces: Sequence[tuple[str, str]], stated: Rate |
         if rate is None:
             continue
         own = _own_counts(lower, rates_in(lower))
+        own |= {k: n for k, n in _note_counts(context, text).items() if own.get(k, 1) == 1}  # "one episode" is no count
         if stated is not None:
             if words.hours is not None or not (_TOTAL.search(text) or _WHOLE.search(text)):
                 return None

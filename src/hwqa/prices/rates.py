@@ -59,10 +59,10 @@ _UNIT_PART = re.compile(
     rf"\s*(?:(?:/|\bper\b)\s*(?:\d+[a-z]{{0,2}}\s+)?(?P<w>{_UNIT_WORD})|\s\ban?\s+(?P<t>{_TIMES})(?!\s+ago\b)|\s(?P<adv>{_ADVERB}))"
 )
 _AMOUNT = re.compile(r"(?P<cur>[$€£])\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d.,]\d)")
-_NUM = r"\d+(?:\.\d+)?"
+_NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"  # "2,400" as well as "2400"
 # A count and what it counts: "4 nodes", "2 of the MIG slices", "8x V100" (never "1g slice": a profile's name).
 _COUNT = re.compile(
-    rf"(?<![\w.$/-])(?P<n>{_NUM}|{COUNT_WORDS})(?:\s+|\s*x\s+)(?:of\s+(?:the|those|these|our|my)\s+)?"
+    rf"(?<![\w.,$/-])(?P<n>{_NUM}|{COUNT_WORDS})(?:\s+|\s*x\s+)(?:of\s+(?:the|those|these|our|my)\s+)?"
     r"(?:(?P<adj>[a-z][\w.-]*)\s+)?(?P<noun>[a-z][\w.-]*)"
 )
 _SIZE = re.compile(rf"(?<![\w.$/-])(?P<n>{_NUM})(?P<u>gb|tb)\b")
@@ -158,7 +158,7 @@ def rates_in(text: str) -> list[Rate]:
 
 
 def _count_of(token: str) -> float:
-    return float(token) if token[0].isdigit() else float(WORD_NUMBERS[token])
+    return float(token.replace(",", "")) if token[0].isdigit() else float(WORD_NUMBERS[token])
 
 
 def _counts(text: str) -> dict[str, float]:
@@ -170,7 +170,7 @@ def _counts(text: str) -> dict[str, float]:
             if word and word not in _TIME_WORDS and not word[0].isdigit():
                 out.setdefault(_noun(word), n)
     for m in _SIZE.finditer(text):  # "4.5GB", written together
-        out.setdefault(m.group("u"), float(m.group("n")))
+        out.setdefault(m.group("u"), _count_of(m.group("n")))
     for m in _OF_US.finditer(text):
         out.setdefault("seat", _count_of(m.group("n") or m.group("m")))
     if "tb" in out and "gb" not in out:
@@ -197,7 +197,7 @@ def _duration(words: PriceWords, text: str, time: str) -> tuple[float, str] | No
         short = _SHORT_TIME.search(text)
         if short is not None:
             unit = "minute" if short.group("u").startswith("m") else "second"
-            hours = float(short.group("n")) * HOURS_PER[unit]
+            hours = _count_of(short.group("n")) * HOURS_PER[unit]
     if hours is None and _ALL_DAY.search(text):
         hours = HOURS_PER_MONTH  # round the clock, no period named: a month of it
     if hours is None:
@@ -465,7 +465,7 @@ def _worked(
         else:
             total *= n
             factors.append(_of(n, rate.per))
-    elif noted is not None and (many := asked_count(text, subject, noted.text, counts)) is not None:
+    elif noted is not None and (many := asked_count(text, subject, noted.text, counts, own)) is not None:
         total *= many[0]
         factors.append(_of(many[0], many[1]) if many[1].islower() and many[1] != subject else f"{many[0]:g} {many[1]}")
     counted = bool(factors)
