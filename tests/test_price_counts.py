@@ -134,3 +134,35 @@ def archive(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
 def test_every_thing_the_note_counts_is_priced(archive: Path, question: str, sum_: str) -> None:
     answer = ask(question)
     assert sum_ in answer, answer
+
+
+DUBBING = """---
+title: Dubbing the channel
+date: 2026-04-01
+---
+
+# Dubbing the channel
+
+## Hosted
+
+* [Pricing - ElevenLabs](https://elevenlabs.io/pricing) - Creator $22/mo incl. 100k credits. Pro is $99/mo.
+* [HeyGen Pricing](https://www.heygen.com/pricing) - video translation with lip sync, Team plan $40/seat/mo. me + Carla would both need a seat.
+
+## Local
+
+* [LatentSync - GitHub](https://github.com/bytedance/LatentSync) - lip sync, needs ~18GB VRAM.
+* used 3090s locally are ~$720.
+"""
+
+
+@pytest.fixture
+def dubbing(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = index_notes_once(tmp_path_factory, "dubbing", {"dubbing.md": DUBBING})
+    point_cli_at_folder(monkeypatch, folder)
+    return folder
+
+
+def test_break_even_against_a_plan_per_seat_counts_the_seats_the_question_names(dubbing: Path) -> None:
+    answer = ask("how many months of heygen for both of us would pay for a used 3090 instead?")
+    # $720 ÷ (2 seats × $40/month): the plan's line is named by its lead ("HeyGen Pricing"), the 3090 in another section
+    assert "$720 ÷ (2 seats × $40/month) = **9.00 months**" in answer, answer

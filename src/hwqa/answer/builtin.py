@@ -30,7 +30,17 @@ from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.factmatch import money_text, other_size
 from ..prices.itemsums import named_total
-from ..prices.quoted import asked_percent, asks_difference, asks_energy, asks_every, asks_items, asks_sum, asks_whole, work_quoted
+from ..prices.quoted import (
+    asked_percent,
+    asks_difference,
+    asks_energy,
+    asks_every,
+    asks_items,
+    asks_sum,
+    asks_whole,
+    breaks_even,
+    work_quoted,
+)
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
 from .answer import (
@@ -117,6 +127,7 @@ class BuiltinAnswerer:
             or (asks_items(question.price) and named_total(question.price, quoted) is not None)
             or asked_percent(question.price.text) is not None
             or (bool(quoted) and asks_every(question.price, context))
+            or breaks_even(question.price, quoted, context)
         )
         sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
         worked = (

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from .counts import asked_count
+from .counts import PAIR, asked_count
 from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
 from .itemsums import asks_items, named_total
 from .names import find_money, find_watts
@@ -55,7 +55,17 @@ from .table import PriceTable
 from .units import HOURS_PER
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, nights_only, read_price_words
 
-__all__ = ["asked_percent", "asks_difference", "asks_energy", "asks_every", "asks_items", "asks_sum", "asks_whole", "work_quoted"]
+__all__ = [
+    "asked_percent",
+    "asks_difference",
+    "asks_energy",
+    "asks_every",
+    "asks_items",
+    "asks_sum",
+    "asks_whole",
+    "breaks_even",
+    "work_quoted",
+]
 
 T = TypeVar("T")
 
@@ -96,8 +106,8 @@ def work_quoted(
     if asked is not None:  # "incl. their overhead": the rest of the question's sum, then the quote's percentage
         rest = read_price_words(without_percent(words.original, asked))
         return percent_of(asked, work_quoted(rest, pieces, table, confident=confident, context=context), pieces)
-    if _BREAK_EVEN.search(text) and _HOW_MANY.search(text) and words.purchase_usd is None:
-        return _break_even(words, pieces)
+    if _asks_break_even(words):
+        return _break_even(words, pieces, context)
     if asks_left(text):
         return budget_left(words, pieces)
     if asks_whole(words) and (setup := whole_setup(words, pieces)) is not None:
@@ -120,6 +130,16 @@ def work_quoted(
     if not confident and (words.hours is not None or _WANTED.search(text)):
         return None  # "4 of the 48gb cards for 12 hrs" over a quote of another card's rate: the calculator says so
     return _rental(words, pieces, None, context) or _each(words, pieces)
+
+
+def breaks_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: str = "") -> bool:
+    """Whether a break-even question ("how many months of the plan would pay for a used 3090") is worked out over the
+    quote: its price paid once and its rate, in the quote."""
+    return bool(pieces) and _asks_break_even(words) and _break_even(words, pieces, context) is not None
+
+
+def _asks_break_even(words: PriceWords) -> bool:
+    return bool(_BREAK_EVEN.search(words.text) and _HOW_MANY.search(words.text) and words.purchase_usd is None)
 
 
 def asks_every(words: PriceWords, context: str) -> bool:
@@ -148,24 +168,27 @@ def asks_difference(text: str) -> bool:
 
 _BREAK_EVEN = re.compile(
     r"\bbreak[\s-]?even|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off)\b|\badd(?:ed|s)?\s+up\s+to\b|"
-    r"\bcheaper\s+than\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b"
+    r"\bcheaper\s+than\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b|\bpa(?:y|ys|id)\s+for\s+(?:a|an|the|my|our)\s"
 )
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b")
 _NOT_PURCHASE = re.compile(r"\b(?:budget|total|spent|saved|credits?|cap|allowance|sponsor\w*|per|each)\b")
 
 
-def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: str = "") -> CostAnswer | None:
     """ "how many hours of renting before buying pays off": a price paid once over the quoted rental rate, the two the
     question names (each the only one of its kind in the quote, else the one whose clause shares most words with it)."""
     asked = words_of(words.text)
     quote, passage = list(pieces[:-1]) or list(pieces), list(pieces[-1:])
+    seats = _counts(words.text).get("seat") or (2.0 if PAIR.search(words.text) else None)  # "for both of us"
 
     def found(group: Sequence[tuple[str, str]]) -> tuple[list[tuple[Rate, set[str]]], list[tuple[float, str, set[str]]]]:
         rates, once = [], []
         for piece, _ in group:
             lower = piece.lower()
-            usable = [r for r in rates_in(lower) if r.per is None and r.time and r.amount > 0]  # never "$0/day"
-            rates += [(r, _clause_words(lower, r.start, r.end)) for r in usable]
+            usable = [  # never "$0/day"; a plan per seat for the seats the question counts
+                r for r in rates_in(lower) if (r.per is None or (r.per == "seat" and seats)) and r.time and r.amount > 0
+            ]
+            rates += [(r, _clause_words(lower, r.start, r.end) | _head_words(lower, r.start)) for r in usable]
             for m in find_money(piece):
                 clause = _clause_words(lower, m.start, m.end)
                 if m.unit is None and m.qualifier is None and m.amount > 0 and not _NOT_PURCHASE.search(" ".join(clause)):
@@ -173,19 +196,26 @@ def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
         return rates, once
 
     rates, once = found(quote)
-    if not rates or not once:
-        more_rates, more_once = found(passage)
-        rates, once = rates or more_rates, once or more_once
+    for group in (passage, [(context, "")]):  # the passage whole, then the rest of its note
+        if not rates or not once:
+            more_rates, more_once = found(group)
+            rates, once = rates or more_rates, once or more_once
     rate = _one(rates, asked, lambda r: r[1])
     paid = _one(once, asked, lambda o: o[2])
     if rate is None or paid is None or rate[0].currency != paid[1]:
         return None
     r, amount = rate[0], paid[0]
-    n = amount / r.amount
+    many = seats if r.per == "seat" and seats else 1.0
+    n = amount / (r.amount * many)
     unit = r.time or "hour"
     shown = f"{n:,.0f}" if n >= 100 else f"{n:,.2f}"
+    per = (
+        f"({many:g} seats × {price_text(r.amount, r.currency)}/{unit})"
+        if many != 1
+        else f"{price_text(r.amount, r.currency)}/{unit}"
+    )
     body = (
-        f"{price_text(amount, paid[1])} ÷ {price_text(r.amount, r.currency)}/{unit} = **{shown} {unit}s** of renting "
+        f"{price_text(amount, paid[1])} ÷ {per} = **{shown} {unit}s** of renting "
         "before buying pays for itself (as the quote below prices them; power and resale left out)."
     )
     return CostAnswer(body, (), total=n)
@@ -252,6 +282,13 @@ def _own_counts(lower: str, rates: Sequence[Rate]) -> dict[str, float]:
 
 
 _GPUS = re.compile(r"(?<![\w.$])(\d{1,3})\s*x\s*(?:[a-z]+\s+)?[a-z]{1,3}\d{2,4}[a-z]{0,3}\b")
+
+
+def _head_words(text: str, at: int) -> set[str]:
+    """The words of the lead of the line ``at`` is on: what a list item is about ("heygen pricing - … $35/seat/mo")."""
+    begin = max(text.rfind("\n", 0, at), text.rfind(" * ", 0, at), text.rfind(". ", 0, at)) + 1
+    head = re.split(r"\s[-–—]\s|:", text[begin:at], maxsplit=1)
+    return words_of(head[0]) if len(head) > 1 else set()
 
 
 def _clause_words(text: str, start: int, end: int) -> set[str]:
