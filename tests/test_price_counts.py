@@ -146,7 +146,7 @@ date: 2026-04-01
 ## Hosted
 
 * [Pricing - ElevenLabs](https://elevenlabs.io/pricing) - Creator $22/mo incl. 100k credits. Pro is $99/mo.
-* [HeyGen Pricing](https://www.heygen.com/pricing) - video translation with lip sync, Team plan $40/seat/mo. me + Carla would both need a seat.
+* [HeyGen Pricing](https://www.heygen.com/pricing) - video dubbing, Team plan $40/seat/mo. me + Carla would both need a seat.
 
 ## Local
 
