@@ -166,3 +166,28 @@ def test_break_even_against_a_plan_per_seat_counts_the_seats_the_question_names(
     answer = ask("how many months of heygen for both of us would pay for a used 3090 instead?")
     # $720 ÷ (2 seats × $40/month): the plan's line is named by its lead ("HeyGen Pricing"), the 3090 in another section
     assert "$720 ÷ (2 seats × $40/month) = **9.00 months**" in answer, answer
+
+
+SWEEP = """---
+title: Render sweep
+date: 2026-04-01
+---
+
+# Render sweep
+
+Plan is a sweep of 200 renders.
+
+* GCP g2-standard-8 (1x L4 24GB) ~ $0.80/hr all in. a render takes ~9 min on it.
+* [Pricing - RunPod](https://www.runpod.io/pricing) - RTX 4090 on community cloud $0.60/hr, a render is ~4 min there.
+"""
+
+
+def test_a_count_of_runs_times_what_one_run_takes_on_each_of_two_options(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "sweep", {"sweep.md": SWEEP}))
+    answer = ask("the 200 render sweep: what does it cost on the gcp l4 box vs a runpod 4090?")
+    # 200 × 9 min × $0.80/h = $24.00 against 200 × 4 min × $0.60/h = $8.00, each with its own line's length
+    assert "200 renders × 9 min (as your note says) × $0.80/hour = **$24.00**" in answer, answer
+    assert "200 renders × 4 min (as your note says) × $0.60/hour = **$8.00**" in answer, answer
+    assert "the difference is **$16.00**" in answer, answer

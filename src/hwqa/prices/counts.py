@@ -6,6 +6,8 @@ asks for several, and says so in many ways:
 - the count before the thing's name: "4 g5.xlarge", "2x A6000";
 - a count of devices: "4 A6000 cards", "the 9 gpu desktops", "two boxes", "3 nodes";
 - a count of the model the note prices, however it is written: "4 of the lambda a100s";
+- a count of what the line says one of takes how long ("the 300 trial sweep" over "a trial takes ~6 min"; "our
+  usual number of fits" over "~50 fits a month" in the note);
 - a count the note gives, for "every …" or "all the …" ("every league game" and "22 league games this season");
 - a count of people, when the note prices one each ("one cloud T4 box each", "$35/seat/mo"): "for 30 ppl",
   "me and carla", "both of us".
@@ -21,7 +23,7 @@ import re
 from .table import hardware_matches
 from .words import COUNT_WORDS, WORD_NUMBERS
 
-__all__ = ["PAIR", "asked_count", "priced_each"]
+__all__ = ["PAIR", "asked_count", "each_unit", "priced_each"]
 
 # The things a price is for one of (after hwqa.prices.rates' _noun: "boxes" and "machines" are "instance").
 _DEVICES = frozenset(
@@ -41,6 +43,11 @@ _EACH = re.compile(r"\beach\b|\bapiece\b|(?:\bper\b|\ba\b|/)\s*(?:person|head|se
 PAIR = re.compile(r"\b(?:both\s+of\s+us|the\s+two\s+of\s+us|me\s+(?:and|\+|&)\s+[a-z]+|[a-z]+\s+(?:and|\+|&)\s+me)\b")
 _MODEL_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "the 4090 box", "3060 desktops": a card's number, not a count
 _MOST = 10_000  # more of one thing than anyone rents or buys at once: a year, an id or a typo, not a count
+_ONE_TAKES = re.compile(
+    r"\b(?:a|one|each|per)\s+(?:[a-z0-9]+\s+)?(?P<u>(?!(?:takes?|took|runs?|ran|was)\b)[a-z]{3,})\s+(?:(?:takes?|took|is|was|runs?|ran|in)\s+)?(?:about\s+|~)?"
+    r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b"
+)
+_USUAL = re.compile(r"\b(?:usual|normal|typical|regular)\s+(?:number|amount|count|load)\b")
 # "every league game", "all the samples": a count the question leaves to the note ("whole" and "entire" are of one
 # thing: "the whole backlog took 14 hrs").
 _EVERY = re.compile(
@@ -51,6 +58,13 @@ _EVERY = re.compile(
 def _whole_group(said: str, n: float) -> bool:
     """Whether the note's line prices a group of ``n`` as one ("8x 4090 box", "4 x A100 node")."""
     return re.search(rf"(?<![\w.$]){n:g}\s*(?:x|×)\s*(?:[a-z]+\s+)?[a-z]*\d", said) is not None
+
+
+def each_unit(said: str) -> str | None:
+    """What the line says one of takes how long ("a trial takes ~6 min", "one fit 14 min", "each render is ~2h"): the
+    thing a rate's time is counted in."""
+    m = _ONE_TAKES.search(said.lower())
+    return None if m is None else m.group("u")
 
 
 def priced_each(said: str) -> bool:
@@ -91,6 +105,10 @@ def asked_count(
             if subject and re.search(r"\d", noun) and hardware_matches(noun, subject)
         ]
         found = next(iter(devices or models), None)
+    if found is None and (unit := each_unit(said)) is not None:  # "the 300 trial sweep" over "a trial takes ~6 min"
+        asked = [(n, noun) for noun, n in counts.items() if noun[:4] == unit[:4]]
+        usual = [(n, noun) for noun, n in (noted or {}).items() if noun[:4] == unit[:4]] if _USUAL.search(text) else []
+        found = next(iter(asked or usual), None)
     if found is None and priced_each(said):
         people = [(n, noun) for noun, n in counts.items() if noun in _PEOPLE]
         if people:

@@ -252,10 +252,14 @@ def _difference(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
         return None
     counts = _counts(_strip_rates(text, rates_in(text)))
     own = _own_counts(lower, rates)
-    noted = _Noted(whole, note, 0)
     sums: list[tuple[float, str]] = []
     for rate in (a, b):
-        worked = _worked(words, f"{text} total", rate, counts, noted, "", own)
+        line = _rate_lines(whole, rate.written)  # its own line's length, never the other rate's
+        one = rates_in(line.lower())
+        rate = next((r for r in one if r.written == rate.written), rate)
+        worked = _worked(words, f"{text} total", rate, counts, _Noted(line, note, 0), "", own)
+        if worked is None or worked.total is None:  # the length for both said once ("the whole run took about 20h")
+            worked = _worked(words, f"{text} total", rate, counts, _Noted(whole, note, 0), "", own)
         if worked is None or worked.total is None:
             return None
         sums.append((worked.total, worked.text.replace(", as your notes price it", "").rstrip(".")))
@@ -266,7 +270,19 @@ def _difference(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
     return CostAnswer(f"{dear} against {cheap}: the difference is **{said}** (as the quote below prices them).", ())
 
 
+def _rate_lines(whole: str, written: str) -> str:
+    """The sentence of ``whole`` a rate is written in, with the sentences after it up to the next one with a rate ("$0.85/hr
+    all in. a trial takes ~6 min on it.")."""
+    lines = LINES.split(whole)
+    at = next((i for i, ln in enumerate(lines) if written in ln.lower()), None)
+    if at is None:
+        return whole
+    end = next((j for j in range(at + 1, len(lines)) if rates_in(lines[j].lower())), len(lines))
+    return " ".join(lines[at:end])
+
+
 _DIFFERENCE = re.compile(
+    r"\bvs\.?\s|\bversus\b|"  # "what does it cost on the l4 box vs a 4090": both sums, and what lies between them
     r"\bhow\s+much\s+(?:more|less|cheaper|extra|dearer)\b|\bsav(?:e|ed|es|ing|ings)\b|\bdifference\b|"
     r"\bby\s+how\s+much\b|\bmore\s+expensive\b|\bcheaper\b[^?]*\bby\b"
 )

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .counts import PAIR as _PAIR
-from .counts import asked_count
+from .counts import asked_count, each_unit
 from .factmatch import CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
 from .table import PriceFact, PriceTable
 from .units import HOURS_PER, HOURS_PER_MONTH
@@ -471,7 +471,8 @@ def _worked(
     counted = bool(factors)
     if rate.time is not None:
         span = _duration(words, text, rate.time)
-        asks_noted = _TOTAL.search(text) or _per_thing_noted(text, noted.text if noted is not None else "")
+        said = noted.text if noted is not None else ""
+        asks_noted = _TOTAL.search(text) or _per_thing_noted(text, said) or (counted and each_unit(said) is not None)
         if span is None and noted is not None and asks_noted and rate.time in ("second", "minute", "hour", "day"):
             span = _noted_duration(noted.text, rate.time)
         if span is None:
