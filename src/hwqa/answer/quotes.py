@@ -21,7 +21,7 @@ from ..notes.keywords import identifiers
 from ..notes.spans import Span, is_term
 from .base import Hit
 
-_PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
+_PRONOUN_START = re.compile(r"^\(?(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
 DEFINITION_WORDS = 45  # a definition is quoted on while it stays this short (ablation in eval/fit-report.md)
 FAQ_ANSWER_WORDS = 8  # a question in the notes is quoted with what follows, until this many words (idem)
 _ANGLED = re.compile(r"<([^<>\s][^<>]*)>")
@@ -46,7 +46,7 @@ def span_idents(text: str) -> set[str]:
 def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     """The span as quoted, with what it needs to be read alone (see the module docstring)."""
     span = cand.span
-    text = _SOURCE_TRAILER.sub("", span.text)
+    text = said(span)
     entry = whole_entry(cand, pool)
     if entry is not None:  # a short entry is read whole, its term first (once: "GCP: a2-highgpu-1g …" names it already)
         return entry if entry.lower().startswith(span.subject.lower()) else f"{shown_term(span.subject)}: {entry}"
@@ -65,8 +65,8 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
             and c.span.entry == span.entry
             and not (span.entry >= 0 and c.span.text == span.subject)  # (not the entry's term line)
         ]
-        if before:
-            return _with_subject(span, f"{before[0].span.text} {text}")
+        if before:  # (the sentence before with the code it introduces: "… by means of the function: `…`")
+            return _with_subject(span, f"{said(before[0].span)} {text}")
     after = _next_sentences(cand, pool, 3)
     if after and after[0].span.label == span.text:  # a term line alone says nothing: quote its definition
         return f"{shown_term(text)}: " + " ".join(c.span.text for c in [after[0], *_same_definition(after[1:], pool, text)])
@@ -88,13 +88,18 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
             answer.append(nxt.span.text)
         if answer:
             return " ".join([text, *answer])
-    if span.code:
-        return f"{text} `{span.code}`"  # "Check that the cards are visible: `tsr devices`"
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
         text = f"{span.lead} {text}"
     if span.subject and span.subject not in text and (span.kind == "sentence" or span.entry >= 0):
         return f"{shown_term(span.subject)}: {text}"  # a later sentence of a definition says which term it is about
     return text
+
+
+def said(span: Span) -> str:
+    """What a span says as quoted: a lead-in with the command or signature it introduces ("Check that the
+    cards are visible: `tsr devices`", "… by means of the function: `int fftw_export_wisdom(…)`")."""
+    text = _SOURCE_TRAILER.sub("", span.text)
+    return f"{text} `{span.code}`" if span.code else text
 
 
 def shown_term(term: str) -> str:
@@ -120,7 +125,7 @@ def join_entry(quoted: str, cand: Candidate, pool: Sequence[Candidate]) -> str:
             if words > len(quoted.split()) + DEFINITION_WORDS:
                 break
             parts.append(nxt)
-    added = [_SOURCE_TRAILER.sub("", c.span.text) for c in parts if c.span.text not in quoted]
+    added = [said(c.span) for c in parts if c.span.text not in quoted]
     return " ".join([quoted, *added])
 
 
