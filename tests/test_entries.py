@@ -290,3 +290,27 @@ def test_a_sentence_that_goes_on_after_its_prototype_is_one_sentence(texinfo: En
     answer = texinfo.ask("How do I deallocate a plan?")
     first = answer.text.split("[1]")[0]
     assert "this function: void qz_destroy_plan(qz_plan plan) deallocates the plan" in first, answer.text
+
+
+NODE_STATES = """
+# nodeq node states
+
+DRAINED
+: The node is unavailable for use per administrator request. See the update command in the manual for how to bring it
+  back into service later on.
+
+DRAINING
+: The node is currently executing a job, but will not be allocated additional jobs by the scheduler of the cluster.
+  Nodes enter this state per administrator request, usually before maintenance of the rack or its power supply. The
+  state changes to DRAINED when the last job on it completes. See the update command in the manual for more.
+"""
+
+
+def test_a_later_sentence_of_an_entry_is_quoted_after_what_the_entry_says_first(tmp_path: Path) -> None:
+    """A long entry's later sentence answers, but the reader is told what the term is first."""
+    write_note(tmp_path / "notes", "nodeq.md", NODE_STATES)
+    answer = Engine.load(built_hash_index(tmp_path, min_score=0.0)).ask("When does the state change to DRAINED?")
+    first = answer.text.split("[1]")[0]
+    assert "DRAINING: The node is currently executing a job, but will not be allocated additional jobs" in first, answer.text
+    assert "changes to DRAINED when the last job on it completes" in first, answer.text
+    assert "unavailable for use per administrator request" not in first, answer.text

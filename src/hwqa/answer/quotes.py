@@ -8,7 +8,8 @@ in the notes ("Q: ...") its answer; a sentence of a short list item the whole it
 
 A quote never leaves its entry (a term and its definition, see :mod:`hwqa.notes.spans`): the sentences
 read on, the sentence before a pronoun and an FAQ's answer all come from the span's own entry, and
-a sentence of an entry is shown with the entry's term.
+a sentence of an entry is shown with the entry's term and, while the quote stays short, after the
+entry's first sentence (what the term is).
 """
 
 from __future__ import annotations
@@ -90,9 +91,28 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
             return " ".join([text, *answer])
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
         text = f"{span.lead} {text}"
+    opening = _opening(cand, pool)
+    if opening and len(f"{span.subject} {opening} {text}".split()) <= DEFINITION_WORDS:
+        text = f"{opening} {text}"  # a later sentence of an entry after what the entry says first
     if span.subject and span.subject not in text and (span.kind == "sentence" or span.entry >= 0):
         return f"{shown_term(span.subject)}: {text}"  # a later sentence of a definition says which term it is about
     return text
+
+
+def _opening(cand: Candidate, pool: Sequence[Candidate]) -> str:
+    """The first sentence of the definition ``cand`` is a later sentence of ("DRAINING: The node is currently
+    executing a job, but will not be allocated additional jobs." before "The node state will be changed …"),
+    as quoted; "" for an opening sentence, outside an entry, or when the pool lacks it."""
+    span = cand.span
+    if span.kind != "sentence" or span.entry < 0 or not span.subject:
+        return ""
+    parts = entry_of(cand, pool)
+    first = parts[0] if parts else None
+    if first is None or first is cand or first.span.kind != "sentence" or first.span.text == span.text:
+        return ""
+    if first.hit is cand.hit and first.span.position > span.position:
+        return ""
+    return said(first.span)
 
 
 def said(span: Span) -> str:
