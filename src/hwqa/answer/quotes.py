@@ -3,7 +3,8 @@
 A candidate is a span of a retrieved passage (see :mod:`hwqa.notes.spans`) with its score. Quoted, a
 sentence that starts with "It" keeps the sentence before it; a definition's opening sentence its
 term line and the rest of its short paragraph; a term line alone its definition; a lead-in ending
-in ":" its list (continued from the section's next chunk), its table or its command; a question
+in ":" its list (continued from the section's next chunk), its table or its command or prototype (also
+before the sentence after it); a question
 in the notes ("Q: ...") its answer; a sentence of a short list item the whole item.
 
 A quote never leaves its entry (a term and its definition, see :mod:`hwqa.notes.spans`): the sentences
