@@ -220,3 +220,97 @@ def test_an_item_that_names_its_key_is_quoted_with_it_once_and_a_link_title_is_n
     assert "GCP: a2-highgpu-1g" in text and "GCP: GCP" not in text, text
     text = engine.ask("which dock is the cheap oculink route?").text
     assert "R43SG OCuLink dock" in text and "[R43SG" not in text and "dock: R43SG" not in text, text
+
+
+# A function's text as GNU Texinfo writes it (FFTW's manual, @example prototypes): no <dl>, no member markup.
+# A prototype under a heading, then the paragraphs that describe it; a sentence ending in ":" that the
+# prototype completes; a sentence that goes on in lower case after its prototype; a tutorial's code that
+# the paragraph before it already speaks of, followed by narrative that is about something else.
+TEXINFO_PAGE = """<!doctype html><html><head><title>Planner and wisdom (qzfft)</title></head><body><main>
+<h1>Planner and wisdom</h1>
+<h4 class="subsubheading">Limiting planning time</h4>
+<div class="example"><pre class="example">extern void qz_set_timelimit(double seconds);
+</pre></div>
+<p>This function instructs the planner to spend at most <var>seconds</var> seconds (approximately) planning.</p>
+<p>If <var>seconds</var> is <code>QZ_NO_TIMELIMIT</code> (the default value, which is negative), then planning
+time is unbounded.</p>
+<h4>Saving plans</h4>
+<p>Whenever you create a plan, the planner accumulates wisdom about the fastest algorithms.
+After planning, you can save this information to disk by means of the function:</p>
+<div class="example"><pre class="example">int qz_export_wisdom_to_filename(const char *filename);
+</pre></div>
+<p>(This function returns non-zero on success.)</p>
+<p>The next time you run the program, you can restore the wisdom with <code>qz_import_wisdom_from_filename</code>.</p>
+<div class="example"><pre class="example">int qz_import_wisdom_from_filename(const char *filename);
+</pre></div>
+<p>Wisdom is automatically used for any size to which it is applicable, as long as the flags are not more patient.</p>
+<h4>Destroying plans</h4>
+<p>When you are done with a plan, this function:</p>
+<div class="example"><pre class="example">void qz_destroy_plan(qz_plan plan);
+</pre></div>
+<p>deallocates the plan and all its associated data.</p>
+</main></body></html>"""
+
+
+@pytest.fixture
+def texinfo(tmp_path: Path) -> Iterator[Engine]:
+    with LoopbackSite({"/qz/planner.html": Reply(body=TEXINFO_PAGE)}) as s:
+        write_note(tmp_path / "notes", "qzfft.md", f"# qzfft\n\nThe [planner chapter]({s.url('/qz/planner.html')}).\n")
+        yield Engine.load(built_hash_index(tmp_path, **LOOPBACK_FETCH, min_score=0.0))
+
+
+def test_a_function_s_text_is_quoted_with_the_signature_above_it(texinfo: Engine) -> None:
+    """ "This function instructs the planner …" names no function: the quote shows the prototype it describes."""
+    answer = texinfo.ask("How do I limit the time the planner spends planning?")
+    first = answer.text.split("[1]")[0]
+    assert "qz_set_timelimit(double seconds)" in first and "at most seconds seconds" in first, answer.text
+    answer = texinfo.ask("What is the default value of the planning time limit?")
+    first = answer.text.split("[1]")[0]
+    assert "qz_set_timelimit" in first and "QZ_NO_TIMELIMIT" in first, answer.text
+    # Code the paragraph before it already speaks of is that paragraph's: the narrative after it is no entry of it.
+    answer = texinfo.ask("Is wisdom used automatically for any size?")
+    first = answer.text.split("[1]")[0]
+    assert "Wisdom is automatically used for any size" in first, answer.text
+    assert "qz_import_wisdom_from_filename(const char" not in first, answer.text
+
+
+def test_a_sentence_ending_in_a_colon_is_quoted_with_the_code_it_introduces(texinfo: Engine) -> None:
+    """ "… by means of the function:" is never the whole answer: the prototype it introduces is quoted with it,
+    also when the sentence asked about is the one after it ("(This function returns …)")."""
+    answer = texinfo.ask("Which function saves the wisdom to disk?")
+    first = answer.text.split("[1]")[0]
+    assert "by means of the function: `int qz_export_wisdom_to_filename(const char *filename)`" in first, answer.text
+    answer = texinfo.ask("What does the function that saves wisdom to disk return on success?")
+    first = answer.text.split("[1]")[0]
+    assert "qz_export_wisdom_to_filename" in first and "non-zero on success" in first, answer.text
+    assert "(This function returns non-zero on success.):" not in answer.text, answer.text  # a sentence is no term
+
+
+def test_a_sentence_that_goes_on_after_its_prototype_is_one_sentence(texinfo: Engine) -> None:
+    answer = texinfo.ask("How do I deallocate a plan?")
+    first = answer.text.split("[1]")[0]
+    assert "this function: void qz_destroy_plan(qz_plan plan) deallocates the plan" in first, answer.text
+
+
+NODE_STATES = """
+# nodeq node states
+
+DRAINED
+: The node is unavailable for use per administrator request. See the update command in the manual for how to bring it
+  back into service later on.
+
+DRAINING
+: The node is currently executing a job, but will not be allocated additional jobs by the scheduler of the cluster.
+  Nodes enter this state per administrator request, usually before maintenance of the rack or its power supply. The
+  state changes to DRAINED when the last job on it completes. See the update command in the manual for more.
+"""
+
+
+def test_a_later_sentence_of_an_entry_is_quoted_after_what_the_entry_says_first(tmp_path: Path) -> None:
+    """A long entry's later sentence answers, but the reader is told what the term is first."""
+    write_note(tmp_path / "notes", "nodeq.md", NODE_STATES)
+    answer = Engine.load(built_hash_index(tmp_path, min_score=0.0)).ask("When does the state change to DRAINED?")
+    first = answer.text.split("[1]")[0]
+    assert "DRAINING: The node is currently executing a job, but will not be allocated additional jobs" in first, answer.text
+    assert "changes to DRAINED when the last job on it completes" in first, answer.text
+    assert "unavailable for use per administrator request" not in first, answer.text

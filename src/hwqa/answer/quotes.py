@@ -3,12 +3,14 @@
 A candidate is a span of a retrieved passage (see :mod:`hwqa.notes.spans`) with its score. Quoted, a
 sentence that starts with "It" keeps the sentence before it; a definition's opening sentence its
 term line and the rest of its short paragraph; a term line alone its definition; a lead-in ending
-in ":" its list (continued from the section's next chunk), its table or its command; a question
+in ":" its list (continued from the section's next chunk), its table or its command or prototype (also
+before the sentence after it); a question
 in the notes ("Q: ...") its answer; a sentence of a short list item the whole item.
 
 A quote never leaves its entry (a term and its definition, see :mod:`hwqa.notes.spans`): the sentences
 read on, the sentence before a pronoun and an FAQ's answer all come from the span's own entry, and
-a sentence of an entry is shown with the entry's term.
+a sentence of an entry is shown with the entry's term and, while the quote stays short, after the
+entry's first sentence (what the term is).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..notes.keywords import identifiers
 from ..notes.spans import Span, is_term
 from .base import Hit
 
-_PRONOUN_START = re.compile(r"^(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
+_PRONOUN_START = re.compile(r"^\(?(?:it|this|that|these|those|they|its|their|such|the latter|the former)\b", re.I)
 DEFINITION_WORDS = 45  # a definition is quoted on while it stays this short (ablation in eval/fit-report.md)
 FAQ_ANSWER_WORDS = 8  # a question in the notes is quoted with what follows, until this many words (idem)
 _ANGLED = re.compile(r"<([^<>\s][^<>]*)>")
@@ -46,7 +48,7 @@ def span_idents(text: str) -> set[str]:
 def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
     """The span as quoted, with what it needs to be read alone (see the module docstring)."""
     span = cand.span
-    text = _SOURCE_TRAILER.sub("", span.text)
+    text = said(span)
     entry = whole_entry(cand, pool)
     if entry is not None:  # a short entry is read whole, its term first (once: "GCP: a2-highgpu-1g …" names it already)
         return entry if entry.lower().startswith(span.subject.lower()) else f"{shown_term(span.subject)}: {entry}"
@@ -65,8 +67,8 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
             and c.span.entry == span.entry
             and not (span.entry >= 0 and c.span.text == span.subject)  # (not the entry's term line)
         ]
-        if before:
-            return _with_subject(span, f"{before[0].span.text} {text}")
+        if before:  # (the sentence before with the code it introduces: "… by means of the function: `…`")
+            return _with_subject(span, f"{said(before[0].span)} {text}")
     after = _next_sentences(cand, pool, 3)
     if after and after[0].span.label == span.text:  # a term line alone says nothing: quote its definition
         return f"{shown_term(text)}: " + " ".join(c.span.text for c in [after[0], *_same_definition(after[1:], pool, text)])
@@ -88,13 +90,37 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
             answer.append(nxt.span.text)
         if answer:
             return " ".join([text, *answer])
-    if span.code:
-        return f"{text} `{span.code}`"  # "Check that the cards are visible: `tsr devices`"
     if span.kind == "item" and span.lead and span.lead.endswith(":"):
         text = f"{span.lead} {text}"
+    opening = _opening(cand, pool)
+    if opening and len(f"{span.subject} {opening} {text}".split()) <= DEFINITION_WORDS:
+        text = f"{opening} {text}"  # a later sentence of an entry after what the entry says first
     if span.subject and span.subject not in text and (span.kind == "sentence" or span.entry >= 0):
         return f"{shown_term(span.subject)}: {text}"  # a later sentence of a definition says which term it is about
     return text
+
+
+def _opening(cand: Candidate, pool: Sequence[Candidate]) -> str:
+    """The first sentence of the definition ``cand`` is a later sentence of ("DRAINING: The node is currently
+    executing a job, but will not be allocated additional jobs." before "The node state will be changed …"),
+    as quoted; "" for an opening sentence, outside an entry, or when the pool lacks it."""
+    span = cand.span
+    if span.kind != "sentence" or span.entry < 0 or not span.subject:
+        return ""
+    parts = entry_of(cand, pool)
+    first = parts[0] if parts else None
+    if first is None or first is cand or first.span.kind != "sentence" or first.span.text == span.text:
+        return ""
+    if first.hit is cand.hit and first.span.position > span.position:
+        return ""
+    return said(first.span)
+
+
+def said(span: Span) -> str:
+    """What a span says as quoted: a lead-in with the command or signature it introduces ("Check that the
+    cards are visible: `tsr devices`", "… by means of the function: `int fftw_export_wisdom(…)`")."""
+    text = _SOURCE_TRAILER.sub("", span.text)
+    return f"{text} `{span.code}`" if span.code else text
 
 
 def shown_term(term: str) -> str:
@@ -120,7 +146,7 @@ def join_entry(quoted: str, cand: Candidate, pool: Sequence[Candidate]) -> str:
             if words > len(quoted.split()) + DEFINITION_WORDS:
                 break
             parts.append(nxt)
-    added = [_SOURCE_TRAILER.sub("", c.span.text) for c in parts if c.span.text not in quoted]
+    added = [said(c.span) for c in parts if c.span.text not in quoted]
     return " ".join([quoted, *added])
 
 

@@ -51,9 +51,15 @@ FETCH_POLICY = (  # the settings deciding which pages are admitted and how: when
 
 def link_changed(old: dict[str, Any] | None, now: dict[str, list[str]], settings: Settings) -> bool:
     """Whether a linked page is fetched by a build that reads only what changed: one newly linked, or
-    linked from other notes, or fetched longer than ``fetch_max_age`` ago (or never)."""
+    linked from other notes, or fetched longer than ``fetch_max_age`` ago (or never), or extracted by an
+    older extractor (its passages are not what this one makes of the page)."""
     if old is None or old.get("linked_from") != now["notes"] or old.get("fragments", []) != now["fragments"]:
         return True
+    if "extractor" in old:
+        from ..extract import EXTRACTOR_VERSION
+
+        if old["extractor"] != EXTRACTOR_VERSION:
+            return True
     if old.get("status") == "skipped":
         return settings.fetch_links
     return time.time() - float(old.get("fetched_at") or 0) >= settings.fetch_max_age

@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 from .boilerplate import clean, main_root
 from .filter import HEADING_LINE_RE, filter_blocks, squash, trafilatura_markdown
 from .hidden import strip_invisible
-from .render import Renderer, collapse
+from .render import Renderer, collapse, signature_entries
 from .titles import fragment_target, page_title, slugify
 
 __all__ = ["EXTRACTOR_VERSION", "Article", "Extractor", "extract_article", "html_to_markdown"]
@@ -20,8 +20,9 @@ __all__ = ["EXTRACTOR_VERSION", "Article", "Extractor", "extract_article", "html
 # Bumped whenever extraction changes what a page yields, so a build reads cached pages again
 # instead of reusing the chunks an older extractor made of them.
 # 3: GitBook/HonKit text inside #book-search-results kept; 5: definition lists (and Doxygen members)
-# as terms and ": " definitions
-EXTRACTOR_VERSION = 6
+# as terms and ": " definitions; 7: a function's text after its unmarked signature as an entry of it,
+# a sentence going on after the prototype it introduces as one paragraph
+EXTRACTOR_VERSION = 7
 
 Extractor = Literal["html", "html+trafilatura", "text"]
 
@@ -56,7 +57,7 @@ def html_to_markdown(html: str) -> str:
     """Clean ``html`` (boilerplate and hidden elements dropped) and render the main content."""
     soup = _parse_html(html)
     clean(soup)
-    return Renderer().render(main_root(soup))
+    return "\n\n".join(signature_entries(Renderer().blocks(main_root(soup))))
 
 
 def _plain_article(text: str, url: str, fragment: str | None) -> Article:
@@ -114,6 +115,7 @@ def extract_article(text: str, content_type: str | None, url: str, fragment: str
             total = sum(len(squash(b)) for b in blocks)
             if kept and sum(len(squash(b)) for b in kept) >= 0.3 * total:
                 blocks, extractor = kept, "html+trafilatura"
+    blocks = signature_entries(blocks)  # (after the filter: trafilatura's text has no entries to compare with)
     markdown = "\n\n".join(blocks)
 
     preferred: str | None = None

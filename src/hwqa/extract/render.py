@@ -7,7 +7,10 @@ man-page options, Sphinx members, configuration keys) is written as Pandoc write
 lists, tables and code indented two spaces; a list nested in a definition is indented two spaces
 too (never more: four spaces would make code of it). So an entry's extent stays visible to the
 readers of the Markdown (:mod:`hwqa.notes.spans`, the chunker): what follows a term belongs to it until
-the next term. A Doxygen member (``div.memitem``) is an entry too, its prototype the term. An
+the next term. A Doxygen member (``div.memitem``) is an entry too, its prototype the term, and so
+is a function's text written without markup for it (:func:`signature_entries`: Texinfo's ``@example``
+prototypes, hand-written references): a code block of declarations only, not introduced by a sentence
+ending in ":", followed by a paragraph, is the term of the paragraphs after it. An
 empty ``<dt>`` (man pages written by ``man2html`` put ``<DT><DD>`` between the paragraphs of one
 definition) continues the entry before it. The renderer remembers which heading tags it wrote, so
 a URL fragment's section can be found in its output.
@@ -21,7 +24,7 @@ from bs4.element import NavigableString, PageElement, PreformattedString, Tag
 
 from .boilerplate import HEADINGS, attr_text, has_descendant
 
-__all__ = ["Renderer", "collapse", "escape_para"]
+__all__ = ["Renderer", "collapse", "escape_para", "signature_entries"]
 
 
 # # What the renderer treats as inline text and as blocks
@@ -346,3 +349,97 @@ class Renderer:
         lines = ["| " + " | ".join(grid[0]) + " |", "|" + "|".join([" --- "] * width) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in grid[1:]]
         out.append("\n".join(lines))
+
+
+# # A function's text with its signature
+
+_FENCED = re.compile(r"^(`{3,}|~{3,})[\w+-]*\n(.*)\n\1$", re.S)
+_NOT_A_TYPE = frozenset(
+    {"return", "if", "else", "for", "while", "switch", "case", "do", "goto", "sizeof", "new", "delete", "throw", "call"}
+)
+#: One declaration: a type (words, "*", "&", "::", "<…>"), the name, its parameters; a trailing qualifier.
+_DECLARATION = re.compile(
+    r"(?P<type>(?:[A-Za-z_][\w:]*(?:<[^<>]*>)?[\s*&]+)+)(?P<name>[A-Za-z_][\w:~]*)\s*"
+    r"\((?P<params>[^()]*(?:\([^()]*\)[^()]*)*)\)(?:\s*(?:const|noexcept|override))?"
+)
+SIGNATURE_LINES = 3  # at most this many declarations make a term (a definition's term is at most three lines)
+
+
+def declarations(code: str) -> list[str]:
+    """The declarations a code block holds, one a line with its parameters on it ("extern void
+    fftw_set_timelimit(double seconds)"), when it holds nothing else; else []. A call, an assignment,
+    a statement or a body is no declaration."""
+    text = collapse(code)
+    if not text or len(text) > 600 or re.search(r"[={}\"'#]", text):
+        return []
+    out: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text + ";"):
+        depth += (ch == "(") - (ch == ")")
+        if ch == ";" and depth == 0:
+            piece = text[start:i].strip()
+            start = i + 1
+            if not piece:
+                continue
+            m = _DECLARATION.fullmatch(piece)
+            if m is None or set(m.group("type").replace("*", " ").replace("&", " ").split()) & _NOT_A_TYPE:
+                return []
+            out.append(re.sub(r"\s*([(),])\s*", lambda g: ", " if g.group(1) == "," else g.group(1), piece))
+    return out if depth == 0 else []
+
+
+def signature_entries(blocks: list[str]) -> list[str]:
+    """Blocks where a function's text follows its signature with no markup saying so (a code block of
+    declarations, then paragraphs) as an entry: the declarations its term lines, the paragraphs up to the
+    next heading or code block its definition (``: `` paragraphs, lists and tables indented), as a
+    ``<dl>`` is written. A code block that the paragraph before it introduces (ending in ":") or already
+    speaks of (naming a function it declares) stays that paragraph's; when the sentence goes on after it
+    in lower case ("This function:", the prototype, "deallocates the plan."), the three are one paragraph."""
+    out: list[str] = []
+    i = 0
+    while i < len(blocks):
+        block = blocks[i]
+        names = _declared(block)
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else ""
+        # A paragraph right before that ends in ":" or names a declared function is what the code illustrates.
+        said = out[-1] if out and _paragraph(out[-1]) else ""
+        if names and said.rstrip().endswith(":") and _paragraph(nxt) and nxt[:1].islower():
+            out[-1] = f"{said} " + ", ".join(f"`{d}`" for d in names) + f" {nxt}"
+            i += 2
+            continue
+        lead_in = said.rstrip().endswith(":") or any(_name(d) in said for d in names)
+        if not (names and len(names) <= SIGNATURE_LINES and not lead_in and _paragraph(nxt)):
+            out.append(block)
+            i += 1
+            continue
+        term = "\n".join(f"`{d}`" for d in names)
+        i += 1
+        first = True
+        while i < len(blocks) and not blocks[i].startswith(("#", "```", "~~~")) and not _definition_block(blocks[i]):
+            body = blocks[i]
+            if body.rstrip().endswith(":") and i + 1 < len(blocks) and _declared(blocks[i + 1]):
+                break  # the next signature's lead-in
+            text = f": {body}" if _paragraph(body) else "\n".join(f"  {ln}" if ln else "" for ln in body.splitlines())
+            out.append(f"{term}\n{text}" if first else text)
+            first = False
+            i += 1
+    return out
+
+
+def _declared(block: str) -> list[str]:
+    m = _FENCED.match(block)
+    return declarations(m.group(2)) if m else []
+
+
+def _name(declaration: str) -> str:
+    m = _DECLARATION.fullmatch(declaration)
+    return m.group("name") if m else declaration
+
+
+def _paragraph(block: str) -> bool:
+    return bool(block.strip()) and not _NOT_PARAGRAPH.match(block) and not _definition_block(block)
+
+
+def _definition_block(block: str) -> bool:
+    """A block of a definition list (a term line and ``: `` definition, or a further ``: `` paragraph)."""
+    return any(re.match(r"^ {0,3}:(?:\s|$)", ln) for ln in block.splitlines())

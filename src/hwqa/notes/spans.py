@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
-SPANS_VERSION = 7  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
+SPANS_VERSION = 8  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]+(.*)|[ \t]*)$")  # ": text", a definition's paragraph (Pandoc's syntax)
@@ -124,7 +124,12 @@ def is_term(line: str) -> bool:
     A line that already says what it is ("Source code: Lib/json/tool.py") or a byline
     ("March 18, 2025 · 3 min") is not a term.
     """
-    return len(line.split()) <= 12 and not line.endswith((".", ":", "!", "?", ";", ",")) and ": " not in line and "·" not in line
+    return (
+        len(line.split()) <= 12
+        and not line.endswith((".", ":", "!", "?", ";", ",", ".)", "!)", "?)"))  # (a sentence in brackets says)
+        and ": " not in line
+        and "·" not in line
+    )
 
 
 def keyed(text: str) -> str:
@@ -321,7 +326,9 @@ def spans_of(text: str) -> list[Span]:
             flush_paragraph()
             lead = spans[-1] if spans and spans[-1].kind == "sentence" and spans[-1].text.endswith(":") else None
             if lead is not None and not lead.code:
-                lead.code = command
+                lead.code = command.removesuffix(";")
+            elif lead is not None and lead.code.count("(") > lead.code.count(")"):
+                lead.code = f"{lead.code} {command.removesuffix(';')}"  # a prototype over several lines is one declaration
             continue
         if term_line[i]:  # a term: its definition follows
             flush_paragraph()
