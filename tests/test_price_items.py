@@ -68,3 +68,8 @@ def test_the_things_a_question_lists_are_summed_each_from_its_line(notes: Path, 
 def test_a_question_comparing_the_things_is_not_summed(notes: Path) -> None:
     answer = ask("is dropbox or 1password more per year?")
     assert "$203.76" not in answer, answer
+
+
+def test_a_comma_alone_lists_nothing(notes: Path) -> None:
+    answer = ask("if i bought 2 more ironwolf drives for the synology at the price of the last one, what would that cost")
+    assert "$299 (" not in answer and "+ $" not in answer, answer  # never the synology's line added in

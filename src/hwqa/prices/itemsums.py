@@ -24,7 +24,9 @@ from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords
 
 __all__ = ["asks_items", "named_total"]
 
-_LISTED = re.compile(r"\bplus\b|\+|&|\band\b|,|\bincl(?:uding|uded|\.)?(?=\s|$)|\bwith\b|\bboth\b")
+# Things listed: "plus", "and", "+", "incl", "with" (a comma alone joins clauses as often: "2 more 3090s at the price of
+# the ebay one, what would that cost").
+_LISTED = re.compile(r"\bplus\b|\+|&|\band\b|\bincl(?:uding|uded|\.)?(?=\s|$)|\bwith\b|\bboth\b")
 _NOT_A_LIST = re.compile(r"\bvs\.?\b|\bversus\b|\bor\b|\bcheaper\b|\bdifference\b|\bleft\b|\bremain\w*|\bsav(?:e|ed|ing)\b")
 # Words of a money question that name no thing.
 _ASKING = frozenset(
