@@ -56,9 +56,9 @@ __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
 PRICES_READER = (
-    10  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
+    11  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
     # 8: "3,000" never split at its comma, an amount of time ("3,000 hr/yr renting") no thing; 9: "1,050W" is a draw;
-    # 10: a monthly price is per 720 h (a month of 30 days), a yearly one per 8,760 h
+    # 10: a monthly price is per 720 h (a month of 30 days), a yearly one per 8,760 h; 11: ", plus" starts a clause
 )
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
@@ -74,7 +74,7 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 # has 12 chips"), so any word may follow, but not after an abbreviation (_ABBREVIATION).
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]”’]*\s+(?=[\"'(\[“‘]?[A-Za-z0-9$*€£])")
 _CLAUSE_BREAK = re.compile(
-    r";|\(|\)|\s[–—]\s|\bvs\.?(?=\s)|\bversus\b|,\s*(?:which|so|but|while|whereas|and|or|compared)\b|\b(?:while|whereas|but)\b",
+    r";|\(|\)|\s[–—]\s|\bvs\.?(?=\s)|\bversus\b|,\s*(?:which|so|but|while|whereas|and|or|plus|compared)\b|\b(?:while|whereas|but)\b",
     re.IGNORECASE,
 )
 # The words that join the items of a list: a price and a hardware name with one of these between them
