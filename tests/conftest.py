@@ -105,6 +105,26 @@ def index_notes_once(factory: pytest.TempPathFactory, name: str, notes: dict[str
     return folder
 
 
+def cli_over(name: str, notes: dict[str, str]) -> Any:
+    """A fixture pointing the `hwqa` commands at a folder of ``notes`` (file name -> text), indexed once per session
+    (:func:`index_notes_once`), for a module whose tests each ask questions of it (:func:`ask_text`)."""
+    built: dict[str, Path] = {}
+
+    @pytest.fixture
+    def fixture(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+        if name not in built:
+            built[name] = index_notes_once(tmp_path_factory, name, notes)
+        point_cli_at_folder(monkeypatch, built[name])
+        return built[name]
+
+    return fixture
+
+
+def ask_text(question: str) -> str:
+    """The answer text ``hwqa ask QUESTION`` gives, for a folder the CLI points at."""
+    return str(ask_json(question)["answer"])
+
+
 def ask_json(question: str) -> dict[str, Any]:
     """What ``hwqa ask QUESTION --json`` prints (answer, citations, covered, …), for a folder the CLI points at."""
     from typer.testing import CliRunner

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ask_json, index_notes_once, point_cli_at_folder
+from .conftest import ask_text as ask
+from .conftest import cli_over
 
 HOBBY = """---
 title: Drone and video side projects
@@ -37,19 +38,7 @@ date: 2026-06-08
 """
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return index_notes_once(tmp_path_factory, "counts", {"hobby.md": HOBBY})
-
-
-@pytest.fixture
-def notes(built: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    point_cli_at_folder(monkeypatch, built)
-    return built
-
-
-def ask(question: str) -> str:
-    return str(ask_json(question)["answer"])
+notes = cli_over("counts", {"hobby.md": HOBBY})
 
 
 @pytest.mark.parametrize(
@@ -115,11 +104,7 @@ date: 2026-05-01
 """
 
 
-@pytest.fixture
-def archive(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = index_notes_once(tmp_path_factory, "archive", {"archive.md": ARCHIVE})
-    point_cli_at_folder(monkeypatch, folder)
-    return folder
+archive = cli_over("archive", {"archive.md": ARCHIVE})
 
 
 @pytest.mark.parametrize(
@@ -155,11 +140,7 @@ date: 2026-04-01
 """
 
 
-@pytest.fixture
-def dubbing(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = index_notes_once(tmp_path_factory, "dubbing", {"dubbing.md": DUBBING})
-    point_cli_at_folder(monkeypatch, folder)
-    return folder
+dubbing = cli_over("dubbing", {"dubbing.md": DUBBING})
 
 
 def test_break_even_against_a_plan_per_seat_counts_the_seats_the_question_names(dubbing: Path) -> None:
@@ -182,10 +163,10 @@ Plan is a sweep of 200 renders.
 """
 
 
-def test_a_count_of_runs_times_what_one_run_takes_on_each_of_two_options(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "sweep", {"sweep.md": SWEEP}))
+sweep = cli_over("sweep", {"sweep.md": SWEEP})
+
+
+def test_a_count_of_runs_times_what_one_run_takes_on_each_of_two_options(sweep: Path) -> None:
     answer = ask("the 200 render sweep: what does it cost on the gcp l4 box vs a runpod 4090?")
     # 200 × 9 min × $0.80/h = $24.00 against 200 × 4 min × $0.60/h = $8.00, each with its own line's length
     assert "200 renders × 9 min (as your note says) × $0.80/hour = **$24.00**" in answer, answer

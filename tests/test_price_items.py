@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ask_json, index_notes_once, point_cli_at_folder
+from .conftest import ask_text as ask
+from .conftest import cli_over
 
 KIT = """---
 title: Photo archive kit
@@ -33,19 +34,7 @@ date: 2026-02-01
 """
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return index_notes_once(tmp_path_factory, "items", {"kit.md": KIT})
-
-
-@pytest.fixture
-def notes(built: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    point_cli_at_folder(monkeypatch, built)
-    return built
-
-
-def ask(question: str) -> str:
-    return str(ask_json(question)["answer"])
+notes = cli_over("items", {"kit.md": KIT})
 
 
 @pytest.mark.parametrize(

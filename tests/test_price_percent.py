@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ask_json, index_notes_once, point_cli_at_folder
+from .conftest import ask_text as ask
+from .conftest import cli_over
 
 OFFICE = """---
 title: Office AI box
@@ -45,19 +46,7 @@ date: 2026-03-01
 """
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return index_notes_once(tmp_path_factory, "percent", {"office.md": OFFICE, "core.md": CORE})
-
-
-@pytest.fixture
-def notes(built: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    point_cli_at_folder(monkeypatch, built)
-    return built
-
-
-def ask(question: str) -> str:
-    return str(ask_json(question)["answer"])
+notes = cli_over("percent", {"office.md": OFFICE, "core.md": CORE})
 
 
 @pytest.mark.parametrize(
