@@ -113,7 +113,7 @@ archive = cli_over("archive", {"archive.md": ARCHIVE})
         # how many the note says there are, times the rate for one: 36 × 25 min × $0.80/h
         ("total cost of running every episode through the L4?", "**$12.00**"),
         # a price per page times the pages the note counts in another passage: 2,400 × $0.004
-        ("what would running all the pages through gpt-4o vision cost?", "**$9.60**"),
+        ("what would running all the pages through gpt-4o vision cost?", "2,400 pages × $0.004/page = **$9.60**"),
     ],
 )
 def test_every_thing_the_note_counts_is_priced(archive: Path, question: str, sum_: str) -> None:
