@@ -2,8 +2,8 @@
 
 "what did the cfexpress cards plus the reader come to", "refurb ups plus two spare battery packs, how much",
 "tailscale plus parsec, what's that per year": the question lists two or more things (joined by "plus", "and",
-"+", a comma, "incl", "with"); each is the one thing a quoted line prices once (its words before the price name
-it). The sum is each line's price, times the count the question gives for it ("two spare battery packs") or,
+"+", "incl", "with"; a comma alone lists nothing); each is the one thing a quoted line prices once (its words
+before the price name it). The sum is each line's price, times the count the question gives for it ("two spare battery packs") or,
 for a price each, the line's own count ("4x … at $9 each"), in the period the question asks (a monthly price
 × 12 for "per year"), written out term by term.
 
