@@ -3,7 +3,9 @@
 - what is left of a budget the passage names after the other prices it gives ("after the parts");
 - what a whole setup came to: every price of the passage's lines, a price each times its line's count ("3 of them
   at $129 each", "6x … at $12 each", "one per cam");
-- a price per TB or GB: each line of one price and one size, the price over the size.
+- a price per TB or GB: each line of one price and one size, the price over the size;
+- the words of a price's clause, and of the lead of its line (what a list item is about), that the sums match a
+  question's words against.
 
 A line of several prices, or one that names a budget, total, credit or sale among the things bought, makes the sum
 a guess: none is given.
@@ -19,7 +21,20 @@ from .names import Money, find_money
 from .rates import rates_in
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords
 
-__all__ = ["ASKS", "EACH", "LINES", "asks_left", "asks_whole", "budget_left", "per_size", "size_asked", "whole_setup"]
+__all__ = [
+    "ASKS",
+    "EACH",
+    "LINES",
+    "asks_left",
+    "asks_whole",
+    "budget_left",
+    "clause_of",
+    "clause_words",
+    "head_words",
+    "per_size",
+    "size_asked",
+    "whole_setup",
+]
 
 # Money asked of a total: the words of rates.py's asks, and "owe", "run me".
 ASKS = re.compile(
@@ -160,3 +175,25 @@ def size_asked(text: str) -> str | None:
     """The size a price is asked per ("per tb", "$/gb"): "TB" or "GB", else None."""
     per = _PER_SIZE.search(text)
     return None if per is None else "TB" if per.group("u").startswith("t") else "GB"
+
+
+_CLAUSE = re.compile(r"[,;()]|\.\s|\s[-–—]\s|\bwhen\b|\bwhile\b|\band\b")
+
+
+def head_words(text: str, at: int) -> set[str]:
+    """The words of the lead of the line ``at`` is on: what a list item is about ("heygen pricing - … $35/seat/mo")."""
+    begin = max(text.rfind("\n", 0, at), text.rfind(" * ", 0, at), text.rfind(". ", 0, at)) + 1
+    head = re.split(r"\s[-–—]\s|:", text[begin:at], maxsplit=1)
+    return words_of(head[0]) if len(head) > 1 else set()
+
+
+def clause_of(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` holding ``start``–``end`` (a price's, a draw's): between the clause breaks around it."""
+    before = max((c.end() for c in _CLAUSE.finditer(text, 0, start)), default=0)
+    after = _CLAUSE.search(text, end)
+    return text[before : after.start() if after else len(text)]
+
+
+def clause_words(text: str, start: int, end: int) -> set[str]:
+    """The words of :func:`clause_of`."""
+    return words_of(clause_of(text, start, end))

@@ -25,14 +25,26 @@ What no factor cancels is left to the calculator and the passages, never guessed
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
-from .counts import PAIR, asked_count
+from .breakeven import asks_break_even, break_even, breaks_even
+from .counts import asked_count
 from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
 from .itemsums import asks_items, named_total
 from .names import find_money, find_watts
-from .passagesums import ASKS, EACH, LINES, asks_left, asks_whole, budget_left, per_size, size_asked, whole_setup
+from .passagesums import (
+    ASKS,
+    EACH,
+    LINES,
+    asks_left,
+    asks_whole,
+    budget_left,
+    clause_of,
+    clause_words,
+    per_size,
+    size_asked,
+    whole_setup,
+)
 from .percent import asked_percent, percent_of, without_percent
 from .rates import (
     _ALL_DAY,
@@ -67,14 +79,11 @@ __all__ = [
     "work_quoted",
 ]
 
-T = TypeVar("T")
-
 _RATE_ASKED = re.compile(r"\b(?:per|an|a|each)\s+(?:hour|hr|h|month|mo|day|year|gpu[\s-]?hour)\b|\bhourly\b|/\s*(?:hr|h|mo)\b")
 _ENERGY = re.compile(
     r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
 )
 _CENTS_KWH = re.compile(r"(?<![\w.,$])(\d{1,3}(?:\.\d+)?)\s?(?:cents?|ct|c|¢)\s?(?:/|per\s+|a\s+)?\s?kwh\b", re.I)
-_CLAUSE = re.compile(r"[,;()]|\.\s|\s[-–—]\s|\bwhen\b|\bwhile\b|\band\b")
 _IDLE = re.compile(r"\bidl\w*|\bsleep\w*|\bstandby\b|\bsuspend\w*")
 _LOAD = re.compile(r"\b(?:load\w*|full\s+tilt|flat\s+out|max\w*|peak|train\w*|busy|stress\w*|render\w*|gaming|inference)\b")
 _PERIOD = re.compile(
@@ -106,8 +115,8 @@ def work_quoted(
     if asked is not None:  # "incl. their overhead": the rest of the question's sum, then the quote's percentage
         rest = read_price_words(without_percent(words.original, asked))
         return percent_of(asked, work_quoted(rest, pieces, table, confident=confident, context=context), pieces)
-    if _asks_break_even(words):
-        return _break_even(words, pieces, context)
+    if asks_break_even(text) and words.purchase_usd is None:
+        return break_even(words, pieces, context)
     if asks_left(text):
         return budget_left(words, pieces)
     if asks_whole(words) and (setup := whole_setup(words, pieces)) is not None:
@@ -132,16 +141,6 @@ def work_quoted(
     return _rental(words, pieces, None, context) or _each(words, pieces)
 
 
-def breaks_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: str = "") -> bool:
-    """Whether a break-even question ("how many months of the plan would pay for a used 3090") is worked out over the
-    quote: its price paid once and its rate, in the quote."""
-    return bool(pieces) and _asks_break_even(words) and _break_even(words, pieces, context) is not None
-
-
-def _asks_break_even(words: PriceWords) -> bool:
-    return bool(_BREAK_EVEN.search(words.text) and _HOW_MANY.search(words.text) and words.purchase_usd is None)
-
-
 def asks_every(words: PriceWords, context: str) -> bool:
     """Whether a money question asks for every one of something the note counts ("every episode" and "36 episodes
     in the archive"): a count only the quote's note gives, so the quote's sum goes first."""
@@ -153,7 +152,7 @@ def asks_every(words: PriceWords, context: str) -> bool:
 def asks_sum(text: str) -> bool:
     """Whether a question asks for anything :func:`work_quoted` works out (money, a break-even, what is left, a price
     per size): a question that does not is never worth its spans' second look."""
-    return bool(ASKS.search(text) or (_BREAK_EVEN.search(text) and _HOW_MANY.search(text)) or asks_left(text) or size_asked(text))
+    return bool(ASKS.search(text) or asks_break_even(text) or asks_left(text) or size_asked(text))
 
 
 def asks_energy(text: str) -> bool:
@@ -164,71 +163,6 @@ def asks_energy(text: str) -> bool:
 def asks_difference(text: str) -> bool:
     """Whether a question asks how much more, less or saved ("how much would spot have saved")."""
     return _DIFFERENCE.search(text) is not None
-
-
-_BREAK_EVEN = re.compile(
-    r"\bbreak[\s-]?even|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off)\b|\badd(?:ed|s)?\s+up\s+to\b|"
-    r"\bcheaper\s+than\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b|\bpa(?:y|ys|id)\s+for\s+(?:a|an|the|my|our)\s"
-)
-_HOW_MANY = re.compile(r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b")
-_NOT_PURCHASE = re.compile(r"\b(?:budget|total|spent|saved|credits?|cap|allowance|sponsor\w*|per|each)\b")
-
-
-def _break_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: str = "") -> CostAnswer | None:
-    """ "how many hours of renting before buying pays off": a price paid once over the quoted rental rate, the two the
-    question names (each the only one of its kind in the quote, else the one whose clause shares most words with it)."""
-    asked = words_of(words.text)
-    quote, passage = list(pieces[:-1]) or list(pieces), list(pieces[-1:])
-    seats = _counts(words.text).get("seat") or (2.0 if PAIR.search(words.text) else None)  # "for both of us"
-
-    def found(group: Sequence[tuple[str, str]]) -> tuple[list[tuple[Rate, set[str]]], list[tuple[float, str, set[str]]]]:
-        rates, once = [], []
-        for piece, _ in group:
-            lower = piece.lower()
-            usable = [  # never "$0/day"; a plan per seat for the seats the question counts
-                r for r in rates_in(lower) if (r.per is None or (r.per == "seat" and seats)) and r.time and r.amount > 0
-            ]
-            rates += [(r, _clause_words(lower, r.start, r.end) | _head_words(lower, r.start)) for r in usable]
-            for m in find_money(piece):
-                clause = _clause_words(lower, m.start, m.end)
-                if m.unit is None and m.qualifier is None and m.amount > 0 and not _NOT_PURCHASE.search(" ".join(clause)):
-                    once.append((m.amount, m.currency, clause))
-        return rates, once
-
-    rates, once = found(quote)
-    for group in (passage, [(context, "")]):  # the passage whole, then the rest of its note
-        if not rates or not once:
-            more_rates, more_once = found(group)
-            rates, once = rates or more_rates, once or more_once
-    rate = _one(rates, asked, lambda r: r[1])
-    paid = _one(once, asked, lambda o: o[2])
-    if rate is None or paid is None or rate[0].currency != paid[1]:
-        return None
-    r, amount = rate[0], paid[0]
-    many = seats if r.per == "seat" and seats else 1.0
-    n = amount / (r.amount * many)
-    unit = r.time or "hour"
-    shown = f"{n:,.0f}" if n >= 100 else f"{n:,.2f}"
-    per = (
-        f"({many:g} seats × {price_text(r.amount, r.currency)}/{unit})"
-        if many != 1
-        else f"{price_text(r.amount, r.currency)}/{unit}"
-    )
-    body = (
-        f"{price_text(amount, paid[1])} ÷ {per} = **{shown} {unit}s** of renting "
-        "before buying pays for itself (as the quote below prices them; power and resale left out)."
-    )
-    return CostAnswer(body, (), total=n)
-
-
-def _one(items: Sequence[T], asked: set[str], words_of_item: Callable[[T], set[str]]) -> T | None:
-    """The only item, else the one whose words share most with the question (None when two tie)."""
-    if len(items) == 1:
-        return items[0]
-    scored = sorted(((overlap(asked, words_of_item(i)), k) for k, i in enumerate(items)), reverse=True)
-    if not scored or scored[0][0] == 0 or scored[1][0] == scored[0][0]:
-        return None
-    return items[scored[0][1]]
 
 
 def _difference(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
@@ -242,7 +176,7 @@ def _difference(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
     whole, note = held
     lower = whole.lower()
     rates = rates_in(lower)
-    clauses = [_clause_words(lower, r.start, r.end) for r in rates]
+    clauses = [clause_words(lower, r.start, r.end) for r in rates]
     ranked = sorted(range(len(rates)), key=lambda i: (-overlap(asked, clauses[i]), i))
     pair = ranked[:2] if len(rates) > 2 else [0, 1]
     if len(rates) > 2 and overlap(asked, clauses[pair[1]]) == 0:
@@ -298,19 +232,6 @@ def _own_counts(lower: str, rates: Sequence[Rate]) -> dict[str, float]:
 
 
 _GPUS = re.compile(r"(?<![\w.$])(\d{1,3})\s*x\s*(?:[a-z]+\s+)?[a-z]{1,3}\d{2,4}[a-z]{0,3}\b")
-
-
-def _head_words(text: str, at: int) -> set[str]:
-    """The words of the lead of the line ``at`` is on: what a list item is about ("heygen pricing - … $35/seat/mo")."""
-    begin = max(text.rfind("\n", 0, at), text.rfind(" * ", 0, at), text.rfind(". ", 0, at)) + 1
-    head = re.split(r"\s[-–—]\s|:", text[begin:at], maxsplit=1)
-    return words_of(head[0]) if len(head) > 1 else set()
-
-
-def _clause_words(text: str, start: int, end: int) -> set[str]:
-    before = max((c.end() for c in _CLAUSE.finditer(text, 0, start)), default=0)
-    after = _CLAUSE.search(text, end)
-    return words_of(text[before : after.start() if after else len(text)])
 
 
 def _note_counts(context: str, asked: str) -> dict[str, float]:
@@ -386,7 +307,7 @@ def _length_asked(text: str, piece: str) -> str | None:
     if len(found) == 1:
         return found[0].group(0).strip("~ ")
     asked = words_of(text)
-    fits = sorted(((overlap(asked, _clause_words(piece.lower(), m.start(), m.end())), m.group(0)) for m in found), reverse=True)
+    fits = sorted(((overlap(asked, clause_words(piece.lower(), m.start(), m.end())), m.group(0)) for m in found), reverse=True)
     if not fits or fits[0][0] == 0 or (len(fits) > 1 and fits[1][0] == fits[0][0]):
         return None
     return fits[0][1].strip("~ ")
@@ -405,9 +326,7 @@ def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str
             if not all(holds_name(line.lower(), m) for m in models):
                 continue
             for at, end, watts in find_watts(line):
-                start = max((c.end() for c in _CLAUSE.finditer(line, 0, at)), default=0)
-                after = _CLAUSE.search(line, end)
-                clause = line[start : after.start() if after else len(line)].strip()
+                clause = clause_of(line, at, end).strip()
                 found.append((watts, clause, note))
         if found:
             break  # the best piece with a draw in it
