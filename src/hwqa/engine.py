@@ -266,25 +266,30 @@ class Engine:
         return [with_surroundings(gen, h) if i < FOLLOWED else h for i, h in enumerate(hits)]
 
     def name_evidence(
-        self, gen: store.Generation, q: Question, tools: Sequence[Tool], history: Sequence[Message] = ()
+        self, gen: store.Generation, q: Question, tools: Sequence[Tool], history: Sequence[Message] = (), hits: Sequence[Hit] = ()
     ) -> Question:
         """``q`` with the names it asks about that no passage holds (see :func:`hwqa.answer.retrieve.name_evidence`):
-        evidence for the answerer's "not covered" decision. None for a price question the calculator can
-        answer (or a budget over notes with no prices, which the answer must say): it is never turned away
-        for a word the passages lack."""
+        evidence for the answerer's "not covered" decision. For a price question the calculator can answer (or a
+        budget over notes with no prices, which the answer must say) only a sibling of a name the passages write
+        ("raspberry boom" where they write "Raspberry Shake"): it is never turned away for a word the passages lack,
+        but may be for asking about another thing than the one they price."""
+        evidence = name_evidence(gen, q, hits)
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
         if price is not None and answer_costs(q.price, price.table) is not None:
-            return q  # a plan, energy or purchase question the notes' facts answer
-        asked = price.ask(q, history) if price is not None else None
-        if price is not None and asked is not None and (not price.table.rows or computable(asked.request) or asked.problems):
+            evidence = evidence.siblings_only()  # a plan, energy or purchase question the notes' facts answer
+        else:
+            asked = price.ask(q, history) if price is not None else None
+            if price is not None and asked is not None and (not price.table.rows or computable(asked.request) or asked.problems):
+                evidence = evidence.siblings_only()
+        if not evidence.missing and not evidence.unknown and not evidence.unheard:
             return q
-        evidence = name_evidence(gen, q)
         return replace(
             q,
             missing=tuple(evidence.missing),
             missing_share=evidence.share,
             unknown=tuple(evidence.unknown),
             unheard=tuple(evidence.unheard),
+            covering=tuple(evidence.covering),
         )
 
     def ask(
@@ -326,10 +331,10 @@ class Engine:
         t_answer = time.perf_counter()
         answer: Answer | None = None
         tools = self.tools(gen, flt, question, preemptible=preemptible)
-        q = self.name_evidence(gen, q, tools, history)
+        q = self.name_evidence(gen, q, tools, history, hits)
         if (q.missing or q.unknown) and not isinstance(self.answerer, BuiltinAnswerer):
             # A chat model is not asked about a thing no passage names; the builtin answerer weighs the evidence.
-            answer = not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard)
+            answer = not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard, covering=q.covering)
         else:
             for item in self.answerer.stream(q, hits, history, tools):
                 if isinstance(item, Answer):

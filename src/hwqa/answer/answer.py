@@ -122,12 +122,18 @@ def make_citation(n: int, hit: Hit) -> Citation:
 
 
 def not_covered(
-    hits: Sequence[Hit], limit: int = 3, missing: Sequence[str] = (), also: str = "", unheard: Sequence[str] = ()
+    hits: Sequence[Hit],
+    limit: int = 3,
+    missing: Sequence[str] = (),
+    also: str = "",
+    unheard: Sequence[str] = (),
+    covering: Sequence[str] = (),
 ) -> Answer:
     """Say plainly that the notes do not cover the question (naming what they never mention), and list the
     closest notes; ``also`` is said before them (what the notes do price, for a price question). ``missing``
     are names the decision weighed; ``unheard`` other words of the question no passage holds, said as a fact,
-    not as the reason."""
+    not as the reason; ``covering`` the names the notes write in a missing name's place ("they cover the
+    Raspberry Shake")."""
     seen: dict[str, Hit] = {}
     for hit in hits:
         seen.setdefault(hit.chunk.source, hit)
@@ -139,8 +145,9 @@ def not_covered(
     closest = "; ".join(f"{c.label()} [{c.n}]" for c in citations)
     if missing:
         named = quote_names(missing, "or")
+        instead = f" They cover {quote_names(covering, 'and')}." if covering else ""
         return Answer(
-            f"My notes don't mention {named}, so they don't cover that question. {also + ' ' if also else ''}"
+            f"My notes don't mention {named}, so they don't cover that question.{instead} {also + ' ' if also else ''}"
             f"The closest notes are: {closest}.",
             citations,
             covered=False,

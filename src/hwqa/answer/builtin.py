@@ -104,6 +104,10 @@ class BuiltinAnswerer:
             said = f"Using the {money_text(named.amount, 'USD')} your notes give ({named.where}: “{named.sentence}”)."
             return replace(answer, text=f"{said}\n\n{answer.text}")
         from_notes = self.extract(question, hits, price)
+        if question.covering and not from_notes.covered:
+            # A sibling of what the notes cover ("raspberry boom" where they write "Raspberry Shake"), turned away by the
+            # decision: never answered with the price of the thing they do cover
+            return from_notes
         best = _PIECE.match(from_notes.text) if from_notes.covered else None  # the best span, before its first mark
         if best is not None and _NOT_KNOWN.search(best.group(1)) and not _YES_NO.match(question.text):
             # "vitpose fps on the 3060?" over "haven't tried ViTPose yet": the notes say they don't know
@@ -168,7 +172,7 @@ class BuiltinAnswerer:
             if from_notes.covered:
                 return compose_price_gap(preface, from_notes)
             if question.missing or question.unknown:  # turned away naming what the notes never mention, and what they price
-                return not_covered(hits, missing=question.missing or question.unknown, also=preface)
+                return not_covered(hits, missing=question.missing or question.unknown, also=preface, covering=question.covering)
             return compose_price_gap(preface, from_notes)
         request = asked.request
         arguments = request.to_arguments()
@@ -227,15 +231,15 @@ class BuiltinAnswerer:
         """
         relevant, pool = self.candidates(q, hits, price)
         if not relevant:
-            return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard)
+            return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard, covering=q.covering)
         calibrated = not self.embedder or self.embedder == self.model.embedder
         if decide and not calibrated and (q.missing or q.unknown):
             # Another embedder's similarities have no calibrated decision: a name no passage holds is the evidence left.
-            return not_covered(hits, missing=q.missing or q.unknown)
+            return not_covered(hits, missing=q.missing or q.unknown, covering=q.covering)
         if not pool:
             return with_caveat(_passages_only(relevant), q.missing)
         if decide and calibrated and self.model.declines(max(c.score for c in pool), q.missing_share):
-            return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard)
+            return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard, covering=q.covering)
         chosen = superlative(q, pool, self.model.threshold) or _comparison(q, pool) or self._best(q, pool)
         if not chosen:
             return with_caveat(_passages_only(relevant), q.missing)

@@ -140,6 +140,7 @@ class Question:
     missing_share: float = 0.0
     unknown: tuple[str, ...] = ()
     unheard: tuple[str, ...] = ()
+    covering: tuple[str, ...] = ()  # the names the passages write where a missing sibling would be ("Raspberry Shake")
 
 
 def parse_question(text: str) -> Question:

@@ -15,6 +15,8 @@ search to notes with a tag or to named notes (and the articles those notes link 
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -24,7 +26,7 @@ from pathlib import PurePosixPath
 from ..errors import ConfigError
 from ..index.embed import Embedder
 from ..index.reader import Generation
-from ..notes.keywords import fold
+from ..notes.keywords import STOPWORDS, fold
 from ..notes.markdown import table_headers
 from .base import Hit
 from .question import Question, content_words, is_kind
@@ -185,17 +187,24 @@ class NameEvidence:
     unknown: list[str]  # lower-case words no dictionary knows ("tenstorrent"), asked when it names nothing else
     coined: int  # how many such words it asks about then
     unheard: list[str] = field(default_factory=list)  # when it names nothing missing: its other words no passage holds
+    covering: list[str] = field(default_factory=list)  # the names the passages write in a missing sibling's place
+    kin: list[str] = field(default_factory=list)  # the missing siblings of those names, as the question writes them
 
     @property
     def share(self) -> float:
         """The share of the asked names that no passage holds."""
         return len(self.missing) / self.asked if self.asked else 0.0
 
+    def siblings_only(self) -> NameEvidence:
+        """The evidence of the missing siblings alone (for a question the price facts answer: the other names it
+        asks about may be written otherwise in a fact, a sibling is another thing than the one they price)."""
+        return NameEvidence(list(self.kin), self.asked, [], 0, [], list(self.covering), list(self.kin))
+
 
 UNHEARD_NAMED = 3  # at most this many of a question's words a not-covered answer names
 
 
-def name_evidence(generation: Generation, q: Question) -> NameEvidence:
+def name_evidence(generation: Generation, q: Question, hits: Sequence[Hit] = ()) -> NameEvidence:
     """The names a question asks about (model names, identifiers, capitalised names) that no passage
     holds; and, for a question that names nothing else, its words no dictionary knows that no passage holds.
 
@@ -209,6 +218,9 @@ def name_evidence(generation: Generation, q: Question) -> NameEvidence:
     memory type ("fp16", "HBM2e", see :func:`hwqa.answer.question.is_kind`). A lower-case word no
     dictionary knows ("pytest", but also "wattage" or "redid", which the dictionary lacks) is kept
     apart: it names the thing in a not-covered answer, never weighs on the decision.
+
+    With the retrieved ``hits``, a sibling of a name they write (:func:`siblings`: "raspberry boom" where they
+    write "Raspberry Shake") is a missing name too, said with the name the passages write instead.
 
     This is evidence, not a verdict: a missing name lowers the fitted "not covered" decision's
     confidence (:meth:`hwqa.answer.scorer.Model.declines`) and, when the question is answered all the same,
@@ -231,12 +243,105 @@ def name_evidence(generation: Generation, q: Question) -> NameEvidence:
             continue
         missing.append(term.written)
     missing.extend(name for name in names if not generation.has_phrase(name))
+    asked = len(terms) + len(names)
+    kin = siblings(generation, q, hits)
+    if kin:  # a sibling is one name asked about: a name or term of the question that is one of its words is part of it
+        words = {w.lower() for sib in kin for w in sib.asked.split()}
+        parts = [n for n in [*names, *(t.written for t in terms)] if n.lower() in words]
+        missing = [m for m in missing if m.lower() not in words] + [sib.asked for sib in kin]
+        asked += len(kin) - len(parts)
     coined = [] if terms or names else list(q.coined)
     unknown = [word for word in coined if not generation.has_term(word)]
     # Said, never weighed: when nothing it names is missing, the words of the question no passage holds
     # ("can lstopo show the temperature?") tell the reader of a not-covered answer what the notes lack.
     unheard = [] if missing or unknown else [w for w in content_words(q.text) if not generation.has_term(w)][:UNHEARD_NAMED]
-    return NameEvidence(missing, len(terms) + len(names), unknown, len(coined), unheard)
+    return NameEvidence(missing, asked, unknown, len(coined), unheard, [sib.covered for sib in kin], [sib.asked for sib in kin])
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """A name the question asks about that the notes never write, where a note writes another name in its place."""
+
+    asked: str  # as the question writes it: "raspberry boom", "copilot enterprise"
+    covered: str  # as the note writes the name beside it: "Raspberry Shake", "Copilot Business"
+
+
+_URL = re.compile(r"https?://\S+|\(/[^)\s]*\)")
+_QWORD = re.compile(r"[A-Za-z0-9][\w'.+-]*[A-Za-z0-9]|[A-Za-z0-9]")
+NAME_SHARE = 0.8  # the share of a word's occurrences in the notes' prose written capitalised for it to be a name there
+TITLE_SHARE = 0.5  # a line with more of its words capitalised than this is a title, not prose
+SIMILAR_SPELLING = 0.8  # a word at least this close to a passage's word (difflib ratio) is that word (a typo, a plural)
+# What may follow a name in a question: nothing, "per" or "vs" ("per seat"), or a word that is no function word
+# ("courses", "tier"); never a determiner, preposition or auxiliary, which follow a verb ("can Rivulet shard a model",
+# "does the SDK work on Windows").
+_AFTER_NAME = frozenset({"per", "vs", "versus"})
+_PREPOSITIONS = frozenset({"like", "about", "over", "into", "onto", "than", "across", "around", "through", "via"})
+# Words that say what is asked about a thing (its price), never a part of its name.
+_ASKING = re.compile(r"pric\w*|costs?|costing|charge[sd]?|pa(?:y|id|ying)|fees?|bills?|dollars?|bucks|spent|spend")
+
+
+def _prose_lines(text: str) -> list[str]:
+    """The lines of a passage that are prose, links dropped: not a heading, nor a line in title case ("Memory Pools
+    and Allocators"), where every word is capitalised and none is a name for being so."""
+    out = []
+    for line in _URL.sub(" ", text).splitlines():
+        words = re.findall(r"[A-Za-z]+", line)
+        if line.lstrip().startswith("#") or not words:
+            continue
+        if len(words) >= 2 and sum(1 for w in words if w[:1].isupper()) > TITLE_SHARE * len(words):
+            continue
+        out.append(line)
+    return out
+
+
+def _name_like(word: str) -> bool:
+    """Written as a word of a name in a note: a capitalised word ("Shake", "Business"); not a version or a size
+    ("v3", "48GB"), which a question's identifier is compared with, nor a kind of thing ("GPUs"), nor a function word."""
+    plural = word.endswith("s") and word[:-1].isupper()
+    return word[:1].isupper() and word.isalpha() and not plural and word.lower() not in STOPWORDS
+
+
+def siblings(generation: Generation, q: Question, hits: Sequence[Hit]) -> list[Sibling]:
+    """Two words of the question in a row ("raspberry boom") naming a thing the notes never name, where a retrieved
+    note writes the first word as a name with another word after it ("Raspberry Shake"): the question asks about a
+    sibling of what the notes cover.
+
+    The first word must be a name in the notes' prose (capitalised in most of its occurrences, titles and headings
+    aside, which capitalise every word); the second a word no retrieved passage writes in any spelling close to it
+    (so not a typo or a plural of a word they use: "raspberry shaek", "the dell workstations"), nor one that says what
+    is asked ("price"), nor one followed by a function word ("can Rivulet shard a model": a verb); and no passage of
+    the index may hold the two in a row. The names the notes write count, not a page's (docs capitalise features).
+
+    Evidence, like a missing name: it weighs on the "not covered" decision, and a not-covered answer names both."""
+    prose = ["\n".join(_prose_lines(h.chunk.text)) for h in hits if h.chunk.kind == "note"]
+    words = [(m.group(0), m.start(), m.end()) for m in _QWORD.finditer(q.text)]
+    if len(words) < 2 or not any(prose):
+        return []
+    texts = [_URL.sub(" ", f"{h.chunk.title}\n{h.chunk.heading}\n{h.chunk.text}") for h in hits]
+    vocabulary = {w.lower() for text in texts for w in _WORD.findall(text)}
+    out: list[Sibling] = []
+    for i, ((a, _, a_end), (b, b_start, b_end)) in enumerate(itertools.pairwise(words)):
+        if q.text[a_end:b_start].strip(" ") or a.lower() in STOPWORDS or b.lower() in STOPWORDS:
+            continue
+        if len(b) < 3 or not b.isalpha() or _ASKING.fullmatch(b.lower()):
+            continue
+        after = words[i + 2][0].lower() if i + 2 < len(words) and not q.text[b_end : words[i + 2][1]].strip(" ") else ""
+        if (after in STOPWORDS or after in _PREPOSITIONS) and after not in _AFTER_NAME:
+            continue
+        if difflib.get_close_matches(b.lower(), vocabulary, n=1, cutoff=SIMILAR_SPELLING):
+            continue  # a word the passages use (or its typo, its plural): the question's own words, not another name
+        word_a = re.compile(rf"(?<![\w-]){re.escape(a)}(?![\w-])", re.I)
+        named = re.compile(rf"(?<![\w-])({re.escape(a)})[ \t]+(\w+)(?![\w-])((?-i:[ \t]+(?:[A-Z][\w-]*|[\w-]*\d[\w-]*))*)", re.I)
+        found = [m for text in prose for m in named.finditer(text) if m.group(1)[:1].isupper() and _name_like(m.group(2))]
+        if not found:
+            continue
+        every = [m.group(0) for text in prose for m in word_a.finditer(text)]
+        if sum(1 for w in every if w[:1].isupper()) < NAME_SHARE * len(every):
+            continue  # "the job finishes": a word the notes write in lower case ("job"), not a name ("Job Array")
+        if generation.has_phrase(f"{a} {b}"):
+            continue  # a passage retrieval did not bring writes it
+        out.append(Sibling(f"{a} {b}", found[0].group(0).strip()))  # the name whole: "Raspberry Shake RS4D"
+    return out
 
 
 def alternatives(written: str) -> tuple[str, ...]:

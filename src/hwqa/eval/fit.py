@@ -72,7 +72,7 @@ def _walk(engine: Any, text: str) -> tuple[Any, list[Any], list[Any], list[Any]]
     q = parse_question(text)
     hits = engine.hits(gen, q)
     tools = engine.tools(gen, question=text)
-    q = engine.name_evidence(gen, q, tools)
+    q = engine.name_evidence(gen, q, tools, (), hits)
     _, pool = engine.answerer.candidates(q, hits, next(iter(tools), None))
     return q, hits, tools, pool
 

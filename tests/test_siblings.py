@@ -1,0 +1,89 @@
+"""A question about a sibling of something the notes cover ("the raspberry boom" where the notes have the Raspberry
+Shake RS4D, "copilot enterprise" where they price Copilot Business) is turned away, naming both the thing asked about
+and the one the notes cover, never answered with the covered thing's price. Questions about the covered thing in
+other words (lower case, a typo, "the shake", a word the notes use elsewhere) are still answered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import ask_json, index_notes_once, point_cli_at_folder
+
+QUAKES = """---
+title: Backyard seismometer
+date: 2025-03-02
+---
+
+# Backyard seismometer
+
+## The unit
+
+Bought a Raspberry Shake RS4D for $699 in March, it sits on the garage slab.
+It picks up the small local earthquakes fine, the trucks on the road too.
+
+## Data
+
+The Shake streams to the station server over wifi, about 2 GB a month of data.
+"""
+
+CODE = """---
+title: Code assistant
+date: 2025-05-10
+---
+
+# Code assistant
+
+## What we pay
+
+* Copilot Business is $19/user/mo, that's what the team is on (14 devs).
+* the enterprise tier of the self-hosted server needs a sales call.
+
+## The box
+
+* spare tower with an RTX 4090, serves the completion model at ~180 ms per completion.
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return index_notes_once(tmp_path_factory, "siblings", {"quakes.md": QUAKES, "code.md": CODE})
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "covered", "answered"),
+    [
+        (
+            "how much was the raspberry boom",
+            "raspberry boom",
+            "Raspberry Shake RS4D",
+            [
+                ("how much was the raspberry shake", "$699"),
+                ("how much did the raspbery shake cost", "$699"),  # a typo of the covered name
+                ("does the shake pick up the small earthquakes", "small local earthquakes"),
+            ],
+        ),
+        (
+            "how much is copilot pro per seat",
+            "copilot pro",
+            "Copilot Business",
+            [
+                ("how much is copilot business per seat", "$19"),
+                ("which tier of the self-hosted server needs a sales call", "sales call"),  # "enterprise" is a word they use
+            ],
+        ),
+    ],
+)
+def test_a_sibling_of_a_covered_thing_is_turned_away_naming_both_and_the_thing_itself_answered(
+    built: Path, monkeypatch: pytest.MonkeyPatch, question: str, asked: str, covered: str, answered: list[tuple[str, str]]
+) -> None:
+    point_cli_at_folder(monkeypatch, built)
+    data = ask_json(question)
+    assert data["covered"] is False, data["answer"]
+    assert f"don't mention “{asked}”" in data["answer"], data["answer"]
+    assert f"They cover “{covered}”" in data["answer"], data["answer"]
+    assert "$699" not in data["answer"] and "$19" not in data["answer"], data["answer"]
+    for other, fact in answered:
+        data = ask_json(other)
+        assert data["covered"] is True and fact in data["answer"], (other, data["answer"])
