@@ -46,9 +46,20 @@ date: 2025-05-10
 """
 
 
+DUBBING = """---
+title: Dubbing the channel
+date: 2025-06-01
+---
+
+# Dubbing the channel
+
+The Dubbing Studio of the voice service does the Spanish track, on the Creator plan at $22/mo.
+"""
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return index_notes_once(tmp_path_factory, "siblings", {"quakes.md": QUAKES, "code.md": CODE})
+    return index_notes_once(tmp_path_factory, "siblings", {"quakes.md": QUAKES, "code.md": CODE, "dubbing.md": DUBBING})
 
 
 @pytest.mark.parametrize(
@@ -71,6 +82,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
             [
                 ("how much is copilot business per seat", "$19"),
                 ("which tier of the self-hosted server needs a sales call", "sales call"),  # "enterprise" is a word they use
+                ("dubbing every video on the creator plan, what does it cost a month", "$22"),  # "every": no name
             ],
         ),
     ],

@@ -276,6 +276,8 @@ SIMILAR_SPELLING = 0.8  # a word at least this close to a passage's word (diffli
 # "does the SDK work on Windows").
 _AFTER_NAME = frozenset({"per", "vs", "versus"})
 _PREPOSITIONS = frozenset({"like", "about", "over", "into", "onto", "than", "across", "around", "through", "via"})
+# Determiners the stopwords lack: never a word of a name ("dubbing every video" beside "Dubbing Studio").
+_DETERMINERS = frozenset({"every", "another", "several", "either", "neither", "whole", "half"})
 # Words that say what is asked about a thing (its price), never a part of its name.
 _ASKING = re.compile(r"pric\w*|costs?|costing|charge[sd]?|pa(?:y|id|ying)|fees?|bills?|dollars?|bucks|spent|spend")
 
@@ -321,12 +323,12 @@ def siblings(generation: Generation, q: Question, hits: Sequence[Hit]) -> list[S
     vocabulary = {w.lower() for text in texts for w in _WORD.findall(text)}
     out: list[Sibling] = []
     for i, ((a, _, a_end), (b, b_start, b_end)) in enumerate(itertools.pairwise(words)):
-        if q.text[a_end:b_start].strip(" ") or a.lower() in STOPWORDS or b.lower() in STOPWORDS:
+        if q.text[a_end:b_start].strip(" ") or a.lower() in STOPWORDS or b.lower() in STOPWORDS | _DETERMINERS:
             continue
         if len(b) < 3 or not b.isalpha() or _ASKING.fullmatch(b.lower()):
             continue
         after = words[i + 2][0].lower() if i + 2 < len(words) and not q.text[b_end : words[i + 2][1]].strip(" ") else ""
-        if (after in STOPWORDS or after in _PREPOSITIONS) and after not in _AFTER_NAME:
+        if (after in STOPWORDS or after in _PREPOSITIONS or after in _DETERMINERS) and after not in _AFTER_NAME:
             continue
         if difflib.get_close_matches(b.lower(), vocabulary, n=1, cutoff=SIMILAR_SPELLING):
             continue  # a word the passages use (or its typo, its plural): the question's own words, not another name
