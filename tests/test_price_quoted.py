@@ -143,6 +143,11 @@ def test_a_price_each_times_how_many_are_wanted(notes: Path) -> None:
     assert "**$239.96**" in answer, answer
 
 
+def test_a_number_of_something_else_is_no_count_of_what_is_priced_each(notes: Path) -> None:
+    answer = ask("how much is the 26 tops version of the coral accelerator")
+    assert "26 ×" not in answer and "$1,559.74" not in answer, answer  # "26 tops" is a speed, not 26 accelerators
+
+
 def test_what_one_price_would_have_saved_over_the_other_for_the_same_run(notes: Path) -> None:
     answer = ask("how much would spot have saved on the folding run")
     assert "the difference is **$24.00**" in answer, answer  # 4 GPUs x 10 h x ($1.50 - $0.90)

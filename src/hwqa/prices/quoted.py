@@ -424,6 +424,9 @@ def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | 
     if len(each) != 1:
         return None
     m = each[0]
+    thing = words_of(" ".join(text[wanted[0].start("noun") :].split()[:3]))
+    if not overlap(thing, words_of(piece[max(0, m.start - 120) : m.start])):
+        return None  # "26 tops" over "2x Camera Module 3 Wide at $35 each": not a count of what is priced
     total = n * m.amount
     body = f"{n:g} × {price_text(m.amount, m.currency)} each (as the quote below says) = **{money_text(total, m.currency)}**."
     return CostAnswer(body, ())
