@@ -122,7 +122,8 @@ class BuiltinAnswerer:
         context = _same_note(quotes, hits)
         # The quote before the price facts when it holds what the facts split apart: a length or count for a rate the
         # question states ("at $0.68/hr, worst case for the full suite"), two prices compared ("what would spot have
-        # saved"), a draw beside the hours a day it runs, a whole setup's lines
+        # saved"), a draw beside the hours a day it runs, a whole setup's lines, several things listed, a percentage,
+        # a count only its note gives ("every episode"), a break-even it holds both prices of
         first = price is not None and (
             rates_in(question.price.text)
             or asks_difference(question.price.text)
