@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .factmatch import CostAnswer, price_text, total_text, words_of
+from .factmatch import CostAnswer, count_word, price_text, total_text, words_of
 from .names import Money, find_money
 from .passagesums import ASKS, EACH, LINES
-from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords
+from .words import COUNT_WORDS, PriceWords
 
 __all__ = ["asks_items", "named_total"]
 
@@ -57,9 +57,7 @@ def asks_items(words: PriceWords) -> bool:
 
 
 def _count(n: str) -> float:
-    if n == "both" or n.startswith("pair"):
-        return 2.0
-    return float(n) if n.isdigit() else float(WORD_NUMBERS[n])
+    return 2.0 if n == "both" or n.startswith("pair") else count_word(n)
 
 
 def _asked_count(text: str, named: set[str]) -> float | None:

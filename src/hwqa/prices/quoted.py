@@ -260,6 +260,7 @@ def _rental(words: PriceWords, pieces: Sequence[tuple[str, str]], stated: Rate |
     text = words.text
     whole, asked = _named(text)
     counts = _counts(_strip_rates(text, rates_in(text)))
+    in_note = _note_counts(context, text)  # the same for every piece: read once
     for piece, note in pieces:
         noted = _Noted(piece, note, 0)
         lower = piece.lower()
@@ -267,7 +268,7 @@ def _rental(words: PriceWords, pieces: Sequence[tuple[str, str]], stated: Rate |
         if rate is None:
             continue
         own = _own_counts(lower, rates_in(lower))
-        own |= {k: n for k, n in _note_counts(context, text).items() if own.get(k, 1) == 1}  # "one episode" is no count
+        own |= {k: n for k, n in in_note.items() if own.get(k, 1) == 1}  # "one episode" is no count
         if stated is not None:
             if words.hours is not None or not (_TOTAL.search(text) or _WHOLE.search(text)):
                 return None
