@@ -27,6 +27,7 @@ class Hit:
     keyword_rank: int | None = None  # 1-based rank in the keyword list, None if not in it
     following: StoredChunk | None = None  # the next chunk of its document, for an answer that runs on
     table: tuple[StoredChunk, ...] = ()  # the section's other chunks of a table it holds rows of
+    section: tuple[StoredChunk, ...] = ()  # a list split over chunks: its section's chunks in order, this one among them
     query: Any = field(default=None, compare=False, repr=False)  # the question's vector (numpy), for span similarity
     pointer: str = ""  # a page's passage found through a note's link: that note's line (hwqa.answer.linked)
 

@@ -73,14 +73,20 @@ def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[flo
 
 
 def with_surroundings(generation: Generation, hit: Hit) -> Hit:
-    """``hit`` with what an answer may need to read on: the next chunk of its section, and the other
-    chunks of a table split across the section that ``hit`` holds rows of (its header repeats in each)."""
+    """``hit`` with what an answer may need to read on: the next chunk of its section, the other
+    chunks of a table split across the section that ``hit`` holds rows of (its header repeats in each), and
+    a note's list split over chunks whole (a parts list whose total is asked)."""
     headers = table_headers(hit.chunk.text)
-    reach = TABLE_REACH if headers else 0
+    listed = hit.chunk.kind == "note" and _LIST_ITEM.match(hit.chunk.text) is not None
+    reach = TABLE_REACH if headers or listed else 0
     near = generation.nearby(hit.chunk, reach, max(reach, 1))
     following = next((c for c in near if c.ordinal == hit.chunk.ordinal + 1), None)
     table = tuple(c for c in near if c.id != hit.chunk.id and any(h in c.text for h in headers))
-    return replace(hit, following=following, table=table)
+    section = tuple(near) if listed and len(near) > 1 else ()
+    return replace(hit, following=following, table=table, section=section)
+
+
+_LIST_ITEM = re.compile(r"\s*(?:[*+-]|\d{1,2}[.)])\s")
 
 
 def _norm(text: str) -> str:

@@ -92,12 +92,16 @@ def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
     times its line's count ("3 of them at $129 each", "6x … at $12 each", "one per cam": the cams' count)."""
     if any(r.time for r in rates_in(pieces[-1][0].lower())):
         return None  # a passage of rates: a rental's total, the rates' sums
-    lines = [line for line in LINES.split(pieces[-1][0]) if line.strip()]
+    lines = [part for line in LINES.split(pieces[-1][0]) for part in _ADDED.split(line) if part.strip()]
     found: list[tuple[float, Money, str]] = []
     counts: dict[str, float] = {}
     for line in lines:
         money = [m for m in find_money(line) if m.unit is None and m.qualifier is None and m.amount > 0]
-        if len(money) != 1 or _NOT_BOUGHT.search(line.lower()):
+        outside = [m for m in money if not _in_aside(line, m)]
+        money = outside or money  # "$9 (the $4 ones hissed too much)": the price in parentheses is an aside
+        # A budget or total is said in the price's own clause ("sponsor gave us $400 total"), not in a remark beside
+        # it ("$119, total overkill for this box")
+        if len(money) != 1 or _NOT_BOUGHT.search(clause_of(line.lower(), money[0].start, money[0].end)):
             if money:
                 return None  # a line of several prices, or a budget or total among them: which to add is a guess
             continue
@@ -123,6 +127,16 @@ def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
     each = [price_text(m.amount, currency) if n == 1 else f"{n:g} × {price_text(m.amount, currency)}" for n, m, _ in found]
     parts = " + ".join(each)
     return CostAnswer(f"{parts} = **{money_text(total, currency)}** (every price of the passage below).", (), total=total)
+
+
+# One thing bought added to another on a line: "… was $62, and a tripod off Amazon $40", "$149, plus two used cards",
+# "Pi Zero - $15; mic - $9". Never a comma alone, "or", "vs" or "was … now": those give one thing's other prices.
+_ADDED = re.compile(r"\s*(?:[,;]\s*(?:and|plus)\s+|\s(?:and|plus)\s+(?=(?:a|an|two|three|four|\d+)\s)|;\s+|\s\+\s)", re.I)
+
+
+def _in_aside(line: str, m: Money) -> bool:
+    """Whether a price is inside parentheses: an aside beside the price of the thing ("(the $4 ones hissed)")."""
+    return line.rfind("(", 0, m.start) > line.rfind(")", 0, m.start)
 
 
 def _strip_money(text: str, m: Money) -> str:

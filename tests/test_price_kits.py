@@ -1,0 +1,76 @@
+"""What a whole kit came to, over a parts list as people write one: "what did the whole finish camera setup cost us
+all together". Every one-off price of the list's lines is added, a price each times its count, when the list is long
+enough to be stored in several passages, when one line prices two things ("the NVMe was $62, and a tripod $40"),
+when a price sits in an aside ("$9 (the $4 ones hissed)") or a remark says "total" of something else ("$119, total
+overkill"). A line giving one thing's other prices ("$599 at one shop, or $629 at another") is never added up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import ask_text as ask
+from .conftest import cli_over
+
+# Long list items, as people write them: the list is stored in more than one passage
+_BUILD = [
+    "* [Jetson Orin Nano Super Developer Kit - NVIDIA](https://developer.nvidia.com/embedded/jetson-orin-nano-devkit)"
+    " - got it at $249 from the local reseller, runs the detector and the bib reader at the same time without a sweat",
+    "* 2x Arducam USB global shutter cams at $89 each, one each side of the line, they run at 240 fps at 640x480"
+    " which is plenty for a jog series and the odd sprint finish",
+    "* [Samsung 990 EVO 1TB - Samsung](https://www.samsung.com/us/computing/memory-storage/solid-state-drives/)"
+    " for the clips was $62, and a tripod off Amazon $40 that wobbles a bit in the wind but holds",
+    "* cheap USB lav mic for the start gun - $9 (the $4 ones hissed too much), picks the bang up fine from 50 m away",
+    "* [Corsair SF600 - Corsair](https://www.corsair.com/us/en/c/psu) - SFX 600W for the bench box, $119,"
+    " total overkill for this but it was on the shelf at the store",
+    "* [Pelican 1535 Air - Pelican](https://www.pelican.com/us/en/product/cases/carry-on-case/air/1535)"
+    " - 305 bucks w/ the foam insert, everything lives in it between race nights",
+]
+CAMERA = f"""---
+title: Finish line camera
+tags: ["vision", "jetson"]
+date: 2026-03-01
+---
+
+# Finish line camera
+
+Club wants cheaper timing for the Tuesday 5k series than hiring the timing company, so we built our own rig.
+
+## Our build
+
+{chr(10).join(_BUILD)}
+
+## Software
+
+* yolov8n for person detection, tracks the runner crossing the line
+* PaddleOCR reads the bib numbers from the crop
+"""
+
+SHOP = """---
+title: Card shopping
+tags: ["gpu"]
+date: 2026-03-02
+---
+
+# Card shopping
+
+## Options
+
+* RTX 4070 Super 12GB - $599 at Micro Center, or $629 at Best Buy
+* RTX 4070 Ti Super 16GB - $799 at Micro Center
+"""
+
+notes = cli_over("kits", {"finish-camera.md": CAMERA, "card-shopping.md": SHOP})
+
+
+def test_a_whole_parts_list_is_added_up_over_every_passage_it_is_stored_in(notes: Path) -> None:
+    # 249 + 2 × 89 + 62 + 40 + 9 + 119 + 305: the aside's $4 and the remark's "total" are not prices of the kit
+    answer = ask("what did the whole finish line camera setup cost us all together")
+    assert "**$962.00**" in answer, answer
+    terms = answer.split("=")[0]
+    assert "2 × $89" in terms and "$4 " not in terms, answer
+    assert "- cheap USB lav mic for the start gun - $9" in answer, answer  # the list it added, line by line
+
+
+def test_one_things_other_prices_are_never_added(notes: Path) -> None:
+    answer = ask("what would the whole card shopping list come to all together")
+    assert "$1,228" not in answer and "$2,027" not in answer, answer
