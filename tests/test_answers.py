@@ -81,6 +81,12 @@ def test_spans_keep_rows_with_their_header_and_items_with_their_lead_in() -> Non
         ("Which chip is for low-cost inference?", "entity"),
         ("Is the Gaudi 3 good for inference?", "yesno"),
         ("What are the supported frameworks?", "list"),
+        ("is there an env var that makes the launcher kill a slow job?", "variable"),
+        ("Which environment variable holds the job ID?", "variable"),
+        ("what flag prints the compile line?", "flag"),
+        ("which configure switch turns on avx-512?", "flag"),
+        ("how does the agree call combine the flag values?", "any"),
+        ("which switch did i buy for the 10g network?", "entity"),
     ],
 )
 def test_question_types(question: str, wants: str) -> None:
@@ -740,3 +746,39 @@ def test_a_later_sentence_of_a_definition_is_quoted_with_its_term(tmp_path: Path
     assert quote(default, pool) == "zorrod.connect_timeout: The default is 30 seconds."
     (idle,) = [c for c in pool if c.span.text == "The default is 600 seconds."]
     assert quote(idle, pool) == "zorrod.idle_timeout: The default is 600 seconds."
+
+
+LAUNCHER_NOTE = """
+---
+title: Zorro launcher
+---
+# Zorro launcher
+
+## Compiler wrapper
+
+- `-cc=name`: use the compiler name instead of the default C compiler choice.
+- `-show`: print the compiler command line the wrapper would run, without running it.
+
+## Environment
+
+- `ZORRO_CC`: sets which C compiler the wrapper runs.
+- `ZORRO_TIMEOUT`: seconds after which a launch is killed.
+- The launcher writes its logs to standard error.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "not_first"),
+    [
+        # the flag's line shares more of the question's words; the question asks for a variable
+        ("env var to make the wrapper use another c compiler instead of the default?", "ZORRO_CC", "-cc=name"),
+        # the variable's line says "compiler"; the question asks for a flag
+        ("what flag prints the compiler command without running it?", "-show", "ZORRO_CC"),
+    ],
+)
+def test_a_question_asking_for_a_variable_or_a_flag_gets_one(
+    tmp_path: Path, question: str, expected: str, not_first: str
+) -> None:
+    answer = _engine(tmp_path, "launcher.md", LAUNCHER_NOTE).ask(question)
+    first = answer.text.split("[1]")[0]
+    assert expected in first and not_first not in first, answer.text

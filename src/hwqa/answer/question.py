@@ -64,6 +64,14 @@ _VERSION = re.compile(
     r"\b(?:which|what)\s+(?:python\s+)?(?:version|release)s?\b|\bsince\s+when\b|\bwhen\s+was\b.*\badded\b|"
     r"\bin\s+which\s+version\b|\badded\s+in\b"
 )
+# A question asking for an environment variable ("which env var", "through an environment variable")
+_VARIABLE = re.compile(r"\benv(?:ironment)?[ .-]?var(?:iable)?s?\b|\benvvars?\b")
+# A question asking for a command-line flag ("what flag", "which two flags", "the configure switch"); never a flag's
+# value ("the flag values from the ranks"), nor a network switch
+_FLAG = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}flags?\b|"
+    r"\b(?:configure|command[ -]line|cli|compiler|build)\s+(?:options?|switch(?:es)?|flags?)\b"
+)
 _WHICH = re.compile(r"^\s*(?:which|what)\s+(?P<noun>[a-z][\w-]*)")
 _YESNO = re.compile(r"^\s*(?:is|are|does|do|can|could|should|will|has|have|was|were)\b")
 _LIST = re.compile(
@@ -121,7 +129,7 @@ class Question:
     stems: tuple[str, ...]
     identifiers: tuple[str, ...]  # folded, see hwqa.notes.keywords
     names: tuple[str, ...]  # capitalised names as written ("Jetson", "Kubernetes")
-    wants: str  # number | version | list | yesno | entity | any
+    wants: str  # variable | flag | number | version | list | yesno | entity | any
     units: tuple[str, ...] = ()  # units a number should carry ("gb"), if the question says
     superlative: str | None = None  # "max" or "min"
     attribute: str | None = None  # the word the superlative is about ("memory", "price", "power")
@@ -177,7 +185,11 @@ def parse_question(text: str) -> Question:
     if attribute in _UNIT_WORDS:
         units = _UNIT_WORDS[attribute]
     wants = "any"
-    if _VERSION.search(lower):
+    if _VARIABLE.search(lower):
+        wants = "variable"
+    elif _FLAG.search(lower):
+        wants = "flag"
+    elif _VERSION.search(lower):
         wants = "version"
     elif _QUANTITY.search(lower) or superlative:
         wants = "number"

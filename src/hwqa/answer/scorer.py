@@ -54,6 +54,8 @@ FEATURES = (
     "short",
 )
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|[a-zA-Z/]+))?")
+_VARIABLE_NAME = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")  # an environment variable: MPICH_CC, HWLOC_XMLFILE
+_FLAG_WRITTEN = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")  # a command-line flag: -show, --enable-avx512, -O
 _VERSIONISH = re.compile(r"\b(?:version|v?\d+\.\d+(?:\.\d+)?)\b", re.I)
 
 
@@ -196,6 +198,10 @@ def _type_match(q: Question, said: str, listed: bool, unit_re: re.Pattern[str] |
         if unit_re is not None and unit_re.search(said):
             return 1.0
         return 0.5 if _NUMBER.search(said) else -1.0
+    if q.wants == "variable":
+        return 1.0 if _VARIABLE_NAME.search(said) else -1.0
+    if q.wants == "flag":
+        return 1.0 if _FLAG_WRITTEN.search(said) else -1.0
     if q.wants == "version":
         return 1.0 if _VERSIONISH.search(said) else -1.0
     if q.wants == "list":
