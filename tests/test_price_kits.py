@@ -59,7 +59,26 @@ date: 2026-03-02
 * RTX 4070 Ti Super 16GB - $799 at Micro Center
 """
 
-notes = cli_over("kits", {"finish-camera.md": CAMERA, "card-shopping.md": SHOP})
+BOX = """---
+title: Guest chatbot box
+tags: ["llm"]
+date: 2026-03-03
+---
+
+# Guest chatbot box
+
+## Build (lives in the luggage room)
+
+* Ryzen 5 7600 $189 + a B650M board $129
+* 2x 32GB DDR5 at $92 each
+* Fractal Pop Mini case and a Corsair RM650, $95 and $89
+
+## Running it
+
+* averages ~95W, on 24/7
+"""
+
+notes = cli_over("kits", {"finish-camera.md": CAMERA, "card-shopping.md": SHOP, "chatbot-box.md": BOX})
 
 
 def test_a_whole_parts_list_is_added_up_over_every_passage_it_is_stored_in(notes: Path) -> None:
@@ -69,6 +88,12 @@ def test_a_whole_parts_list_is_added_up_over_every_passage_it_is_stored_in(notes
     terms = answer.split("=")[0]
     assert "2 × $89" in terms and "$4 " not in terms, answer
     assert "- cheap USB lav mic for the start gun - $9" in answer, answer  # the list it added, line by line
+
+
+def test_prices_written_in_one_run_are_each_things_in_turn(notes: Path) -> None:
+    # 189 + 129 + 2 × 92 + 95 + 89: "$95 and $89" prices the case and the PSU, as people ask it ("in parts")
+    answer = ask("what did the guest chatbot box cost in parts?")
+    assert "**$686.00**" in answer, answer
 
 
 def test_one_things_other_prices_are_never_added(notes: Path) -> None:

@@ -13,6 +13,7 @@ a guess: none is given.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -74,7 +75,8 @@ def budget_left(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
 
 
 _WHOLE_ASKED = re.compile(
-    r"\b(?:whole|entire|all\s+in|in\s+all|altogether|all\s+together|everything)\b|\btotal\s+(?:for|of|on)\s+(?:the|my|our)\b"
+    r"\b(?:whole|entire|all\s+in|in\s+all|altogether|all\s+together|everything|in\s+parts|adds?\s+up)\b|"
+    r"\btotal\s+(?:(?:spend|spent|cost)\s+)?(?:for|of|on)\s+(?:the|my|our)\b"
 )
 _NOT_BOUGHT = re.compile(r"\b(?:budget|total|spent|saved|credits?|allowance|sponsor\w*|refund\w*|sold|quote[ds]?)\b")
 _ONE_PER = re.compile(r"\bone\s+(?:per|for\s+each|each\s+for)\s+(?P<what>[a-z]+)")
@@ -101,6 +103,10 @@ def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
         money = outside or money  # "$9 (the $4 ones hissed too much)": the price in parentheses is an aside
         # A budget or total is said in the price's own clause ("sponsor gave us $400 total"), not in a remark beside
         # it ("$119, total overkill for this box")
+        if len(money) > 1 and _one_run(line, money) and not _NOT_BOUGHT.search(line.lower()):
+            # "a Pop Mini case and a Corsair RM650, $95 and $89": each thing's price in the order it names them
+            found += [(1.0, m, line.strip()) for m in money]
+            continue
         if len(money) != 1 or _NOT_BOUGHT.search(clause_of(line.lower(), money[0].start, money[0].end)):
             if money:
                 return None  # a line of several prices, or a budget or total among them: which to add is a guess
@@ -132,6 +138,11 @@ def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
 # One thing bought added to another on a line: "… was $62, and a tripod off Amazon $40", "$149, plus two used cards",
 # "Pi Zero - $15; mic - $9". Never a comma alone, "or", "vs" or "was … now": those give one thing's other prices.
 _ADDED = re.compile(r"\s*(?:[,;]\s*(?:and|plus)\s+|\s(?:and|plus)\s+(?=(?:a|an|two|three|four|\d+)\s)|;\s+|\s\+\s)", re.I)
+
+
+def _one_run(line: str, money: Sequence[Money]) -> bool:
+    """Whether a line's prices are written in one run, joined by "and", "&", "+" or commas only ("$95 and $89")."""
+    return all(re.fullmatch(r"\s*(?:,|&|\+|and|,\s*and)?\s*", line[a.end : b.start]) for a, b in itertools.pairwise(money))
 
 
 def _in_aside(line: str, m: Money) -> bool:
