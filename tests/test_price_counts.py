@@ -172,3 +172,29 @@ def test_a_count_of_runs_times_what_one_run_takes_on_each_of_two_options(sweep: 
     assert "200 renders × 9 min (as your note says) × $0.80/hour = **$24.00**" in answer, answer
     assert "200 renders × 4 min (as your note says) × $0.60/hour = **$8.00**" in answer, answer
     assert "the difference is **$16.00**" in answer, answer
+
+
+FESTIVAL = """---
+title: Subtitle drafts for the cinema
+date: 2026-05-01
+---
+
+# Subtitle drafts for the cinema
+
+* WhisperX runs on a RunPod A40 at $0.39/hr, roughly 20 min per film.
+* festival in Oct: 36 films need drafts.
+"""
+
+
+festival = cli_over("festival", {"festival.md": FESTIVAL})
+
+
+def test_a_time_per_thing_times_how_many_of_them_the_note_counts(festival: Path) -> None:
+    # 36 films × 20 min × $0.39/h: the time is written after what it is per ("20 min per film")
+    answer = ask("what will the whisperx drafts for the october festival cost on runpod?")
+    assert "**$4.68**" in answer, answer
+
+
+def test_a_question_about_one_of_them_is_not_multiplied_by_the_notes_count(festival: Path) -> None:
+    answer = ask("what does whisperx on runpod cost per film?")
+    assert "$4.68" not in answer, answer

@@ -7,7 +7,8 @@ asks for several, and says so in many ways:
 - a count of devices: "4 A6000 cards", "the 9 gpu desktops", "two boxes", "3 nodes";
 - a count of the model the note prices, however it is written: "4 of the lambda a100s";
 - a count of what the line says one of takes how long ("the 300 trial sweep" over "a trial takes ~6 min"; "our
-  usual number of fits" over "~50 fits a month" in the note);
+  usual number of fits" over "~50 fits a month" in the note; the note's "36 films need drafts" over "roughly 20 min
+  per film", unless the question asks of one film);
 - a count the note gives, for "every …" or "all the …" ("every league game" and "22 league games this season");
 - a count of people, when the note prices one each ("one cloud T4 box each", "$35/seat/mo"): "for 30 ppl",
   "me and carla", "both of us".
@@ -47,6 +48,9 @@ _ONE_TAKES = re.compile(
     r"\b(?:a|one|each|per)\s+(?:[a-z0-9]+\s+)?(?P<u>(?!(?:takes?|took|runs?|ran|was)\b)[a-z]{3,})\s+(?:(?:takes?|took|is|was|runs?|ran|in)\s+)?(?:about\s+|~)?"
     r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b"
 )
+_TAKES_PER = re.compile(
+    r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\s*(?:per|/|a|each)\s*(?P<u>(?!(?:hour|day|week|month|year|night)s?\b)[a-z]{3,})\b"
+)
 _USUAL = re.compile(r"\b(?:usual|normal|typical|regular)\s+(?:number|amount|count|load)\b")
 # "every league game", "all the samples": a count the question leaves to the note ("whole" and "entire" are of one
 # thing: "the whole backlog took 14 hrs").
@@ -61,9 +65,9 @@ def _whole_group(said: str, n: float) -> bool:
 
 
 def each_unit(said: str) -> str | None:
-    """What the line says one of takes how long ("a trial takes ~6 min", "one fit 14 min", "each render is ~2h"): the
-    thing a rate's time is counted in."""
-    m = _ONE_TAKES.search(said.lower())
+    """What the line says one of takes how long ("a trial takes ~6 min", "one fit 14 min", "each render is ~2h",
+    "roughly 20 min per film"): the thing a rate's time is counted in."""
+    m = _ONE_TAKES.search(said.lower()) or _TAKES_PER.search(said.lower())
     return None if m is None else m.group("u")
 
 
@@ -107,8 +111,10 @@ def asked_count(
         found = next(iter(devices or models), None)
     if found is None and (unit := each_unit(said)) is not None:  # "the 300 trial sweep" over "a trial takes ~6 min"
         asked = [(n, noun) for noun, n in counts.items() if noun[:4] == unit[:4]]
-        usual = [(n, noun) for noun, n in (noted or {}).items() if noun[:4] == unit[:4]] if _USUAL.search(text) else []
-        found = next(iter(asked or usual), None)
+        usual = [(n, noun) for noun, n in (noted or {}).items() if noun[:4] == unit[:4]]
+        # the note's count of them, unless the question asks of one ("per film", "a film", "one film")
+        one = re.search(rf"\b(?:per|a|an|one|each|single)\s+(?:[a-z0-9]+\s+)?{re.escape(unit[:4])}", text)
+        found = next(iter(asked or ([] if one and not _USUAL.search(text) else usual)), None)
     if found is None and priced_each(said):
         people = [(n, noun) for noun, n in counts.items() if noun in _PEOPLE]
         if people:
