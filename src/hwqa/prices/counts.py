@@ -24,7 +24,7 @@ import re
 from .table import hardware_matches
 from .words import COUNT_WORDS, WORD_NUMBERS
 
-__all__ = ["PAIR", "asked_count", "each_unit", "priced_each"]
+__all__ = ["PAIR", "PEOPLE", "asked_count", "each_unit", "priced_each"]
 
 # The things a price is for one of (after hwqa.prices.rates' _noun: "boxes" and "machines" are "instance").
 _DEVICES = frozenset(
@@ -33,7 +33,7 @@ _DEVICES = frozenset(
         "workstation", "laptop", "kiosk", "camera", "pod", "worker", "replica", "runner", "tpu",
     }
 )  # fmt: skip
-_PEOPLE = frozenset(
+PEOPLE = frozenset(
     {
         "seat", "ppl", "student", "attendee", "participant", "hire", "employee", "dev", "developer", "engineer",
         "candidate", "intern", "kid", "editor", "lawyer", "teacher", "volunteer", "translator",
@@ -116,7 +116,7 @@ def asked_count(
         one = re.search(rf"\b(?:per|a|an|one|each|single)\s+(?:[a-z0-9]+\s+)?{re.escape(unit[:4])}", text)
         found = next(iter(asked or ([] if one and not _USUAL.search(text) else usual)), None)
     if found is None and priced_each(said):
-        people = [(n, noun) for noun, n in counts.items() if noun in _PEOPLE]
+        people = [(n, noun) for noun, n in counts.items() if noun in PEOPLE]
         if people:
             found = people[0]
         elif PAIR.search(text):

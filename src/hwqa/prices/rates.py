@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from .counts import PAIR as _PAIR
 from .counts import asked_count, each_unit
 from .factmatch import CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
+from .plans import billed_as_asked, per_thing_noted, seats_noted
 from .table import PriceFact, PriceTable
 from .units import HOURS_PER, HOURS_PER_MONTH
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
@@ -86,7 +87,7 @@ _ALL_DAY = re.compile(r"24\s*/\s*7|round\s+the\s+clock|all\s+the\s+time|nonstop|
 _DAYS = re.compile(rf"(?<![\w.])(?P<n>{_NUM})\s*-?\s*day\b")
 _ASKS = re.compile(
     r"\b(?:cost\w*|bill\w*|charg\w*|pay|total|spend|come\s+to|run\s+(?:me|us)|set\s+(?:me|us)\s+back)\b|"
-    r"\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower))"
+    r"\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower))|=\s*\?"
 )
 # "..., what's that?", "what's 100 GB of block storage for 6 months": money asked in shorthand, of what the question gives
 _WHAT_IS_IT = re.compile(
@@ -217,18 +218,6 @@ def _noted_duration(said: str, time: str) -> tuple[float, str] | None:
     return span[0], f"{span[1]} (as your note says)"
 
 
-_PER_THING = re.compile(r"\bper\s+(?P<u>[a-z]{3,})\b")
-
-
-def _per_thing_noted(text: str, said: str) -> bool:
-    """Whether the question asks a price per a thing the note's sentence says how long one of takes ("per genome" over
-    "one 30x genome is ~1h 15m on it"): that length is the one the rate is for."""
-    m = _PER_THING.search(text)
-    if m is None or m.group("u") in _TIME_WORDS or m.group("u") in ("gpu", "card", "node", "seat", "user", "person"):
-        return False
-    return re.search(rf"\b{re.escape(m.group('u')[:4])}", said.lower()) is not None
-
-
 _LENGTHS = re.compile(
     rf"(?<![\w.$/])~?(?:\d{{1,4}}\s*(?:h|hrs?|hours?)\s*\d{{1,2}}\s*(?:m|mins?|minutes?)\b|"
     rf"{_NUM}\s*-?\s*(?:h|hrs?|hours?|min|mins|minutes?|secs?|seconds?|days?)\b)"
@@ -326,6 +315,8 @@ def _pick_rate(text: str, noted: _Noted, counts: dict[str, float], whole: Sequen
     else:
         rates = [r for r in rates if not any(q in clauses[r.start] for q in _QUALIFIERS[:3])] or rates
     rates = [r for r in rates if r.per is not None and r.per in counts] or rates
+    billed = billed_as_asked(text, [clauses[r.start] for r in rates])  # "if we go annual": the yearly-billed rate
+    rates = [rates[i] for i in billed]
 
     def fit(rate: Rate) -> int:
         clause = clauses[rate.start]
@@ -460,6 +451,8 @@ def _worked(
         if n is None and own:
             n = own.get(rate.per)
             from_note = "" if n is None else f" ({_of(n, rate.per)}, as your note says)"
+        if n is None and own and rate.per == "seat" and (seats := seats_noted(text, noted.text if noted else "", own)):
+            n, from_note = seats[0], f" ({_of(seats[0], seats[1])}, as your note says)"
         if n is None:
             missing.append(f"how many {rate.per.upper() if rate.per in ('gb', 'tb') else rate.per + 's'}")
         else:
@@ -472,7 +465,7 @@ def _worked(
     if rate.time is not None:
         span = _duration(words, text, rate.time)
         said = noted.text if noted is not None else ""
-        asks_noted = _TOTAL.search(text) or _per_thing_noted(text, said) or (counted and each_unit(said) is not None)
+        asks_noted = _TOTAL.search(text) or per_thing_noted(text, said, _TIME_WORDS) or (counted and each_unit(said) is not None)
         if span is None and noted is not None and asks_noted and rate.time in ("second", "minute", "hour", "day"):
             span = _noted_duration(noted.text, rate.time)
         if span is None:
