@@ -78,7 +78,27 @@ date: 2026-03-03
 * averages ~95W, on 24/7
 """
 
-notes = cli_over("kits", {"finish-camera.md": CAMERA, "card-shopping.md": SHOP, "chatbot-box.md": BOX})
+LIFTS = """---
+title: Lift line wait cams
+tags: ["vision"]
+date: 2026-03-04
+---
+
+# Lift line wait cams
+
+## What
+
+* a cam counts people in the maze, wait = people in line / the lift's hourly capacity
+* 5 lifts this season
+
+## Per-lift box
+
+* Axis M3088-V dome cam, $329
+* Raspberry Pi 5 8GB, $80
+* heated enclosure $65 (the Pi does not love -20°C)
+"""
+
+notes = cli_over("kits", {"finish-camera.md": CAMERA, "card-shopping.md": SHOP, "chatbot-box.md": BOX, "lifts.md": LIFTS})
 
 
 def test_a_whole_parts_list_is_added_up_over_every_passage_it_is_stored_in(notes: Path) -> None:
@@ -94,6 +114,12 @@ def test_prices_written_in_one_run_are_each_things_in_turn(notes: Path) -> None:
     # 189 + 129 + 2 × 92 + 95 + 89: "$95 and $89" prices the case and the PSU, as people ask it ("in parts")
     answer = ask("what did the guest chatbot box cost in parts?")
     assert "**$686.00**" in answer, answer
+
+
+def test_more_of_a_kit_listed_once_is_that_many_times_its_list(notes: Path) -> None:
+    # 3 × (329 + 80 + 65): the list is headed by what one kit is for ("Per-lift box")
+    answer = ask("adding 3 more lifts next winter, what's the hardware cost for those")
+    assert "**$1,422.00**" in answer, answer
 
 
 def test_one_things_other_prices_are_never_added(notes: Path) -> None:

@@ -30,7 +30,7 @@ from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.factmatch import money_text, other_size
 from ..prices.itemsums import named_total
-from ..prices.passagesums import whole_setup
+from ..prices.passagesums import kits_asked, whole_setup
 from ..prices.quoted import (
     asked_percent,
     asks_difference,
@@ -135,7 +135,7 @@ class BuiltinAnswerer:
             or (bool(quoted) and asks_every(question.price, context))
             or breaks_even(question.price, quoted, context)
         )
-        if price is not None and asks_whole(question.price) and (listed := _whole_listed(question, hits)) is not None:
+        if price is not None and (listed := _whole_listed(question, hits)) is not None:
             return listed
         sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
         worked = (
@@ -377,14 +377,19 @@ WHOLE_PASSAGES = 3  # "what did the whole demo kit come to": the retrieved passa
 def _whole_listed(question: Question, hits: Sequence[Hit]) -> Answer | None:
     """ "what did the whole demo kit come to": every price of the best-ranked retrieved passage whose lines are
     things bought, one price each (:func:`hwqa.prices.passagesums.whole_setup`), when the quote held no such lines
-    (its best spans were about the kit's case, not its parts list)."""
-    for hit in hits[:WHOLE_PASSAGES]:
+    (its best spans were about the kit's case, not its parts list); "adding 3 more lifts, what's the hardware cost":
+    that many times every price of a list headed by what one kit is for ("Per-lift box")."""
+    whole = asks_whole(question.price)
+    for rank, hit in enumerate(hits):
+        kits = kits_asked(question.price, hit.chunk.heading) if hit.chunk.kind == "note" else None
+        if not (kits or (whole and rank < WHOLE_PASSAGES)):
+            continue
         lines: list[str] = []
         for chunk in hit.section or (hit.chunk,):
             own = [clean_markdown(line) for line in chunk.text.splitlines() if line.strip()]
             # a chunk may open with the line the one before it ended on (chunks overlap): that line once
             lines += own[1:] if own and lines and own[0] == lines[-1] else own
-        setup = whole_setup(question.price, [("\n".join(lines), hit.chunk.source)])
+        setup = whole_setup(question.price, [("\n".join(lines), hit.chunk.source)], kits)
         if setup is not None:
             listed = "\n".join(f"- {line.lstrip('*+- ')}" for line in lines)
             return Answer(f"{setup.text}\n\n{listed} [1]", [make_citation(1, hit)], covered=True)

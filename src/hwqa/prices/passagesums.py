@@ -32,6 +32,7 @@ __all__ = [
     "clause_of",
     "clause_words",
     "head_words",
+    "kits_asked",
     "per_size",
     "size_asked",
     "whole_setup",
@@ -90,9 +91,10 @@ def asks_whole(words: PriceWords) -> bool:
     return words.hours is None and ASKS.search(words.text) is not None and _WHOLE_ASKED.search(words.text) is not None
 
 
-def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
+def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]], kits: tuple[float, str] | None = None) -> CostAnswer | None:
     """ "what did the whole cabin camera setup cost": every one-off price the passage's lines give, a price each
-    times its line's count ("3 of them at $129 each", "6x … at $12 each", "one per cam": the cams' count)."""
+    times its line's count ("3 of them at $129 each", "6x … at $12 each", "one per cam": the cams' count); ``kits`` of
+    them when the question asks for that many of the kit the passage lists (:func:`kits_asked`)."""
     if any(r.time for r in rates_in(pieces[-1][0].lower())):
         return None  # a passage of rates: a rental's total, the rates' sums
     lines = [part for line in LINES.split(pieces[-1][0]) for part in _ADDED.split(line) if part.strip()]
@@ -133,12 +135,37 @@ def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
     total = sum(n * m.amount for n, m, _ in found)
     each = [price_text(m.amount, currency) if n == 1 else f"{n:g} × {price_text(m.amount, currency)}" for n, m, _ in found]
     parts = " + ".join(each)
+    if kits is not None:  # "3 more lifts" of a kit listed once: "3 lifts × ($329 + $80 = $409.00) = $1,227.00"
+        n, noun = kits
+        one = money_text(total, currency)
+        return CostAnswer(
+            f"{n:g} {noun} × ({parts} = {one}, every price of the list below) = **{money_text(n * total, currency)}**.",
+            (),
+            total=n * total,
+        )
     return CostAnswer(f"{parts} = **{money_text(total, currency)}** (every price of the passage below).", (), total=total)
 
 
 # One thing bought added to another on a line: "… was $62, and a tripod off Amazon $40", "$149, plus two used cards",
 # "Pi Zero - $15; mic - $9". Never a comma alone, "or", "vs" or "was … now": those give one thing's other prices.
 _ADDED = re.compile(r"\s*(?:[,;]\s*(?:and|plus)\s+|\s(?:and|plus)\s+(?=(?:a|an|two|three|four|\d+)\s)|;\s+|\s\+\s)", re.I)
+
+
+_KITS = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?:more\s+|extra\s+|new\s+|other\s+)?(?P<noun>[a-z]{{3,}})")
+
+
+def kits_asked(words: PriceWords, heading: str) -> tuple[float, str] | None:
+    """ "adding 3 more lifts, what's the hardware cost": how many of a kit the question asks for, when the kit's list
+    is headed by what one kit is for ("Per-lift box", "Kit (trough #1)"); None when it asks no money, gives hours, or
+    counts anything else."""
+    if words.hours is not None or not ASKS.search(words.text):
+        return None
+    for m in _KITS.finditer(words.text):
+        noun = m.group("noun")
+        n = _number(m.group("n"))
+        if 1 < n <= 1000 and re.search(rf"(?<![a-z]){re.escape(noun[:4])}", heading.lower()):
+            return n, noun
+    return None
 
 
 def _one_run(line: str, money: Sequence[Money]) -> bool:
