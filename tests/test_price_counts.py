@@ -198,3 +198,28 @@ def test_a_time_per_thing_times_how_many_of_them_the_note_counts(festival: Path)
 def test_a_question_about_one_of_them_is_not_multiplied_by_the_notes_count(festival: Path) -> None:
     answer = ask("what does whisperx on runpod cost per film?")
     assert "$4.68" not in answer, answer
+
+
+NIGHTS = """---
+title: Night-shift cluster
+date: 2026-05-04
+---
+
+# Night-shift cluster
+
+The studio has 9 desktops with an RTX 3060 that sit idle all night.
+
+* wake-on-LAN at 20:00, shutdown at 06:30, so 10.5 h a night. weeknights only, call it 22 nights a month.
+* each 3060 desktop pulls ~220W at the wall flat out.
+* business rate here is $0.24/kWh.
+"""
+
+
+nights = cli_over("nights", {"nights.md": NIGHTS})
+
+
+def test_use_by_night_counts_the_hours_and_nights_the_note_gives(nights: Path) -> None:
+    # 9 × 220 W × 22 nights × 10.5 h = 457.4 kWh at $0.24
+    answer = ask("how much does running the 9 desktops overnight add to the power bill each month?")
+    assert "**$109.77**" in answer, answer
+    assert "22 × 10.5 h, as your note says" in answer, answer

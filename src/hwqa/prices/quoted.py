@@ -128,7 +128,7 @@ def work_quoted(
     if not ASKS.search(text):
         return None
     if _ENERGY.search(text):
-        return _energy(words, pieces, table)
+        return _energy(words, pieces, table, context)
     stated = rates_in(text)
     if stated:  # the question's own rate: only a length or count the quote gives is wanted from it
         return _rental(words, pieces, stated[0])
@@ -363,7 +363,9 @@ def _kwh_price(pieces: Sequence[tuple[str, str]], note: str, table: PriceTable |
     return fact.amount, fact.currency, f"your notes ({fact.note_title or fact.note})"
 
 
-def _energy(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None) -> CostAnswer | None:
+def _energy(
+    words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None, context: str = ""
+) -> CostAnswer | None:
     text = words.text
     draw = _draw(text, pieces)
     if draw is None or find_watts(text):
@@ -372,11 +374,14 @@ def _energy(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTa
     whole = " ".join(p for p, _ in pieces)
     said = read_price_words(whole.lower())
     per_day = 24.0 if _ALL_DAY.search(whole.lower()) else said.hours_per_day
-    if per_day is None and nights_only(words):
-        return None  # "overnight each month": how long a night is, neither the question nor the quote says
     hours = words.hours
     how = ""
-    if hours is not None and words.hours_per_day is None and per_day is not None and per_day < 24 and hours >= 24:
+    if hours is None and (cycle := _duty_cycle(text, f"{whole}\n{context}")) is not None:
+        # "overnight each month" over the quote or the rest of its note: "10.5 h a night … 22 nights a month"
+        hours, how = cycle
+    if per_day is None and hours is None and nights_only(words):
+        return None  # "overnight each month": how long a night is, neither the question nor the quote says
+    if not how and hours is not None and words.hours_per_day is None and per_day is not None and per_day < 24 and hours >= 24:
         how = f"{hours / 24:g} days × {per_day:g} h a day (as the quote says)"
         hours = hours / 24 * per_day
     if hours is None:
@@ -407,6 +412,29 @@ def _energy(words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTa
         f"at {money_text(amount, currency)}/kWh that is **{total_text(cost, currency)}** (the kWh price: {where})."
     )
     return CostAnswer(body, ())
+
+
+_DAYS_PER = re.compile(
+    r"(?<![\w.])(?P<n>\d{1,3})\s+(?:days?|nights?|weekdays?|weeknights?|shifts?|evenings?)\s+(?:a|per|each|every)\s+"
+    r"(?P<u>week|month|year)\b"
+)
+
+
+def _duty_cycle(text: str, context: str) -> tuple[float, str] | None:
+    """The hours of use in the period a question asks for ("each month"), from the rest of the note when it says both
+    how long a day or night of use is and how many of them the period holds ("10.5 h a night", "22 nights a month")."""
+    period = _PERIOD.search(text)
+    if period is None or not context:
+        return None
+    unit = period.group("u") or {"monthly": "month", "weekly": "week", "yearly": "year", "annual": "year"}.get(
+        period.group("adv") or "", ""
+    )
+    days = {float(m.group("n")) for m in _DAYS_PER.finditer(context.lower()) if m.group("u") == unit}
+    per_day = read_price_words(context.lower()).hours_per_day
+    if len(days) != 1 or per_day is None or not 0 < per_day <= 24:
+        return None  # none, or two different counts: which is meant is a guess
+    n = days.pop()
+    return n * per_day, f"{n:g} × {per_day:g} h, as your note says"
 
 
 def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
