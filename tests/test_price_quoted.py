@@ -255,3 +255,19 @@ def test_a_zero_rate_or_size_is_never_divided_by() -> None:
     breakeven = read_price_words("how many days of renting the box before the 3090 would have paid for itself")
     assert work_quoted(breakeven, [("the box rents for $0/day. a used 3090 went for $720.", "a.md")], None) is None
     assert work_quoted(read_price_words("per tb, ssd?"), [("the ssd, 0TB, $100", "a.md")], None) is None
+
+
+def test_break_even_takes_the_price_paid_the_question_names_from_the_rest_of_the_note() -> None:
+    """The quote's only price paid is another note's box; the note quoted first says what the 3090 cost."""
+    from hwqa.prices.quoted import work_quoted
+    from hwqa.prices.words import read_price_words
+
+    words = read_price_words("how many months of elevenlabs pro would it take to match what the 3090 cost")
+    pieces = [
+        ("Pricing - ElevenLabs - Creator is $22/mo, Pro $99/mo. Pro gets the 192kbps output.", "voice.md"),
+        ("priced out building our own 2x used 3090 box instead, quote was $2,100 all in.", "marathon.md"),
+        ("Pricing - ElevenLabs - Creator is $22/mo, Pro $99/mo. Pro gets the 192kbps output.", "voice.md"),
+    ]
+    context = "Pricing - ElevenLabs - Creator is $22/mo, Pro $99/mo.\nbought a used RTX 3090 for 700 bucks off a guy in Leeds"
+    worked = work_quoted(words, pieces, None, context=context)
+    assert worked is not None and "$700 ÷ $99/month = **7.07 months**" in worked.text, worked

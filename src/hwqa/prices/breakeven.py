@@ -43,7 +43,8 @@ def asks_break_even(text: str) -> bool:
 
 _BREAK_EVEN = re.compile(
     r"\bbreak[\s-]?even|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off)\b|\badd(?:ed|s)?\s+up\s+to\b|"
-    r"\bcheaper\s+than\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b|\bpa(?:y|ys|id)\s+for\s+(?:a|an|the|my|our)\s"
+    r"\bcheaper\s+than\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b|\bpa(?:y|ys|id)\s+for\s+(?:a|an|the|my|our)\s|"
+    r"\bmatch(?:es)?\s+what\b[^?]*\b(?:cost|paid|spent)\b"  # "months of the plan to match what the 3090 cost"
 )
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b")
 _NOT_PURCHASE = re.compile(r"\b(?:budget|total|spent|saved|credits?|cap|allowance|sponsor\w*|per|each)\b")
@@ -67,7 +68,7 @@ def break_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: st
             for m in find_money(piece):
                 clause = clause_words(lower, m.start, m.end)
                 if m.unit is None and m.qualifier is None and m.amount > 0 and not _NOT_PURCHASE.search(" ".join(clause)):
-                    once.append((m.amount, m.currency, clause))
+                    once.append((m.amount, m.currency, clause | head_words(lower, m.start)))
         return rates, once
 
     rates, once = found(quote)
@@ -77,6 +78,14 @@ def break_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: st
             rates, once = rates or more_rates, once or more_once
     rate = _one(rates, asked, lambda r: r[1])
     paid = _one(once, asked, lambda o: o[2])
+    if context and ((rate is not None and not overlap(asked, rate[1])) or (paid is not None and not overlap(asked, paid[2]))):
+        # the quote's price names nothing the question does ("quote was $2,100" of another note's box): the one of the
+        # rest of the note that does ("bought a used RTX 3090 for 700 bucks")
+        noted_rates, noted_once = found([(context, "")])
+        if rate is not None and not overlap(asked, rate[1]):
+            rate = _one([r for r in noted_rates if overlap(asked, r[1])], asked, lambda r: r[1]) or rate
+        if paid is not None and not overlap(asked, paid[2]):
+            paid = _one([o for o in noted_once if overlap(asked, o[2])], asked, lambda o: o[2]) or paid
     if rate is None or paid is None or rate[0].currency != paid[1]:
         return None
     r, amount = rate[0], paid[0]
