@@ -271,3 +271,17 @@ def test_break_even_takes_the_price_paid_the_question_names_from_the_rest_of_the
     context = "Pricing - ElevenLabs - Creator is $22/mo, Pro $99/mo.\nbought a used RTX 3090 for 700 bucks off a guy in Leeds"
     worked = work_quoted(words, pieces, None, context=context)
     assert worked is not None and "$700 ÷ $99/month = **7.07 months**" in worked.text, worked
+
+
+def test_a_count_written_as_a_product_counts_all_of_them() -> None:
+    """ "3 seeds x 5 folds" is 15 folds, each of the length the note gives."""
+    from hwqa.prices.quoted import work_quoted
+    from hwqa.prices.words import read_price_words
+
+    words = read_price_words("how much more wouldve the final ensemble cost on runpod secure cloud vs community")
+    quote = (
+        "Pricing - RunPod - community cloud RTX 4090 was $0.34/hr, secure cloud $0.69/hr when i checked. "
+        "Final ensemble = 3 seeds x 5 folds of convnext_base, each fold ~1.6 hrs on a 4090."
+    )
+    worked = work_quoted(words, [(quote, "kaggle.md"), (quote, "kaggle.md")], None, context=quote)
+    assert worked is not None and "the difference is **$8.40**" in worked.text, worked

@@ -52,6 +52,7 @@ from .rates import (
     _LENGTHS,
     _TIME_WORDS,
     _TOTAL,
+    PRODUCT,
     Rate,
     _count_of,
     _counts,
@@ -237,12 +238,17 @@ _GPUS = re.compile(r"(?<![\w.$])(\d{1,3})\s*x\s*(?:[a-z]+\s+)?[a-z]{1,3}\d{2,4}[
 def _note_counts(context: str, asked: str) -> dict[str, float]:
     """The counts a note gives by noun ("~1,300 pages", "22 league games"); a noun counted with two numbers ("1,300
     pages of letters", "check 20 pages") counts the one whose line shares most words with the question (``asked``),
-    none when that ties. "one episode takes …" is of one, no count."""
+    none when that ties. "one episode takes …" is of one, no count; "3 seeds x 5 folds" is 15 folds."""
     seen: dict[str, dict[float, int]] = {}
     question = words_of(asked)
     for line in LINES.split(context.lower()):
         fit = overlap(question, words_of(line))
-        for m in _COUNT.finditer(_strip_rates(line, rates_in(line))):
+        line = _strip_rates(line, rates_in(line))
+        for m in PRODUCT.finditer(line):  # "3 seeds x 5 folds": 15 folds in all
+            fits = seen.setdefault(_noun(m.group("noun")), {})
+            n = float(m.group("a")) * float(m.group("b"))
+            fits[n] = max(fits.get(n, 0), fit)
+        for m in _COUNT.finditer(PRODUCT.sub(lambda p: " " * len(p.group(0)), line)):
             n = _count_of(m.group("n"))
             for word in (m.group("adj"), m.group("noun")):
                 if word and word not in _TIME_WORDS and not word[0].isdigit() and n != 1:

@@ -66,6 +66,7 @@ _COUNT = re.compile(
     rf"(?<![\w.,$/-])(?P<n>{_NUM}|{COUNT_WORDS})(?:\s+|\s*x\s+)(?:of\s+(?:the|those|these|our|my)\s+)?"
     r"(?:(?P<adj>[a-z][\w.-]*)\s+)?(?P<noun>[a-z][\w.-]*)"
 )
+PRODUCT = re.compile(r"(?<![\w.,$/-])(?P<a>\d{1,4})\s+[a-z][\w-]*\s*[x×]\s*(?P<b>\d{1,4})\s+(?P<noun>[a-z][\w-]*)")
 _SIZE = re.compile(rf"(?<![\w.$/-])(?P<n>{_NUM})(?P<u>gb|tb)\b")
 _OF_US = re.compile(
     rf"\b(?:the\s+)?(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+of\s+us\b|\bwe(?:'re|\s+are)\s+(?P<m>\d{{1,3}}|{COUNT_WORDS})\b"
@@ -163,9 +164,12 @@ def _count_of(token: str) -> float:
 
 
 def _counts(text: str) -> dict[str, float]:
-    """The counts a text gives, by the thing counted ("4 nodes", "2 mig slices", "4.5 GB", "the 3 of us")."""
+    """The counts a text gives, by the thing counted ("4 nodes", "2 mig slices", "4.5 GB", "the 3 of us", "3 seeds x 5
+    folds": 15 folds)."""
     out: dict[str, float] = {}
-    for m in _COUNT.finditer(text):
+    for m in PRODUCT.finditer(text):  # "3 seeds x 5 folds": 15 folds in all
+        out[_noun(m.group("noun"))] = float(m.group("a")) * float(m.group("b"))
+    for m in _COUNT.finditer(PRODUCT.sub(lambda p: " " * len(p.group(0)), text)):
         n = _count_of(m.group("n"))
         for word in (m.group("adj"), m.group("noun")):
             if word and word not in _TIME_WORDS and not word[0].isdigit():
