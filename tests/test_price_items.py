@@ -26,6 +26,7 @@ date: 2026-02-01
 * 8TB IronWolf drives $169 each
 * 4x SanDisk Extreme 128GB cards @ $18 each
 * 1x Anker USB-C card reader, $25
+* flowcells: $900 each if you buy singles, or the 4-pack for $3,240
 
 ## Subscriptions
 
@@ -62,3 +63,9 @@ def test_a_question_comparing_the_things_is_not_summed(notes: Path) -> None:
 def test_a_comma_alone_lists_nothing(notes: Path) -> None:
     answer = ask("if i bought 2 more ironwolf drives for the synology at the price of the last one, what would that cost")
     assert "$299 (" not in answer and "+ $" not in answer, answer  # never the synology's line added in
+
+
+def test_a_thing_asked_in_the_plural_is_the_one_priced_in_the_singular(notes: Path) -> None:
+    # "4-packs" is the 4-pack's price, not the single flowcell's ($1,800)
+    answer = ask("cost for 2 more of the flowcell 4-packs")
+    assert "**$6,480.00**" in answer, answer

@@ -63,8 +63,11 @@ def words_of(text: str) -> set[str]:
 
 
 def overlap(asked: set[str], said: set[str]) -> int:
-    """How many of the question's words a fact's words hold, a word of four letters or more also as its start ("colo")."""
-    return sum(1 for a in asked if a in said or (len(a) >= 4 and any(s.startswith(a) for s in said)))
+    """How many of the question's words a fact's words hold, a word of four letters or more also as its start ("colo"),
+    or one of four letters or more as the question's word's start ("packs" holds "pack")."""
+    return sum(
+        1 for a in asked if a in said or (len(a) >= 4 and any(s.startswith(a) or (len(s) >= 4 and a.startswith(s)) for s in said))
+    )
 
 
 def fit_score(asked: set[str], fact: PriceFact) -> tuple[int, int]:
