@@ -223,3 +223,27 @@ def test_use_by_night_counts_the_hours_and_nights_the_note_gives(nights: Path) -
     answer = ask("how much does running the 9 desktops overnight add to the power bill each month?")
     assert "**$109.77**" in answer, answer
     assert "22 × 10.5 h, as your note says" in answer, answer
+
+
+WORKSHOP = """---
+title: Intro to ML workshop
+date: 2026-05-05
+---
+
+# Intro to ML workshop
+
+## Plan
+
+* sponsor gave us $400 total. 25 people signed up.
+* workshop GPUs: one cloud T4 box each, $0.35/hr, the session is 6h with lunch.
+* pizza for everyone ~$180, stickers $45
+"""
+
+
+workshop = cli_over("workshop", {"workshop.md": WORKSHOP})
+
+
+def test_a_price_of_one_each_times_the_people_the_question_counts(workshop: Path) -> None:
+    # 30 × 8 h × $0.35/h: "one cloud T4 box each", for the people asked, not one T4 for 8 hours ($2.80)
+    answer = ask("workshop gpus for 30 ppl and an 8 hour day, how much?")
+    assert "30 ppl × 8 h × $0.35/hour = **$84.00**" in answer, answer

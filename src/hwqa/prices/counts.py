@@ -24,7 +24,7 @@ import re
 from .table import hardware_matches
 from .words import COUNT_WORDS, WORD_NUMBERS
 
-__all__ = ["PAIR", "PEOPLE", "asked_count", "each_unit", "priced_each"]
+__all__ = ["PAIR", "PEOPLE", "asked_count", "each_unit", "people_asked", "priced_each"]
 
 # The things a price is for one of (after hwqa.prices.rates' _noun: "boxes" and "machines" are "instance").
 _DEVICES = frozenset(
@@ -69,6 +69,12 @@ def each_unit(said: str) -> str | None:
     "roughly 20 min per film"): the thing a rate's time is counted in."""
     m = _ONE_TAKES.search(said.lower()) or _TAKES_PER.search(said.lower())
     return None if m is None else m.group("u")
+
+
+def people_asked(text: str) -> bool:
+    """Whether a question counts people ("for 30 ppl", "me and carla"): a price of one each is then that many."""
+    counted = re.finditer(rf"(?<![\w.$])(?:\d{{1,4}}|{COUNT_WORDS})\s+(?P<noun>[a-z]+)", text)
+    return any(m.group("noun").rstrip("s") in PEOPLE for m in counted) or PAIR.search(text) is not None
 
 
 def priced_each(said: str) -> bool:

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 
 from .breakeven import asks_break_even, break_even, breaks_even
-from .counts import asked_count
+from .counts import asked_count, people_asked, priced_each
 from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
 from .itemsums import asks_items, named_total
 from .names import find_money, find_watts
@@ -137,7 +137,8 @@ def work_quoted(
         return _difference(words, pieces)
     if _RATE_ASKED.search(text) and words.hours is None:
         return None  # "what's the A100 per hour": a lookup, the quote says it
-    if not confident and (words.hours is not None or _WANTED.search(text)):
+    each = people_asked(text) and any(priced_each(piece) for piece, _ in pieces)  # "30 ppl" over "one T4 box each"
+    if not confident and (words.hours is not None or _WANTED.search(text)) and not each:
         return None  # "4 of the 48gb cards for 12 hrs" over a quote of another card's rate: the calculator says so
     return _rental(words, pieces, None, context) or _each(words, pieces)
 

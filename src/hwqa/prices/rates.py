@@ -430,7 +430,8 @@ def _subject(sentence: str, asked: set[str], rate: Rate) -> str:
 
 def _of(n: float, per: str) -> str:
     """ "4 nodes", "4.5 GB", "1 seat", "1,300 pages"."""
-    return f"{n:,g} {per.upper()}" if per in ("gb", "tb") else f"{n:,g} {per}{'s' if n != 1 else ''}"
+    plural = n != 1 and not per.endswith("s") and per not in ("ppl", "people", "staff")
+    return f"{n:,g} {per.upper()}" if per in ("gb", "tb") else f"{n:,g} {per}{'s' if plural else ''}"
 
 
 def _worked(
