@@ -122,6 +122,16 @@ def test_more_of_a_kit_listed_once_is_that_many_times_its_list(notes: Path) -> N
     assert "**$1,422.00**" in answer, answer
 
 
+def test_a_models_number_is_no_count_of_kits() -> None:
+    """ "a hailo-8 for the queue cam" over a list headed "Parts for the queue cam": the 8 of a name, and "for" no
+    thing counted (it once priced 8 kits)."""
+    from hwqa.prices.passagesums import kits_asked
+    from hwqa.prices.words import read_price_words
+
+    assert kits_asked(read_price_words("how much is a hailo-8 for the queue cam"), "Parts for the queue cam") is None
+    assert kits_asked(read_price_words("what would 2 more queue cams cost"), "Parts for the queue cam") == (2.0, "queue")
+
+
 def test_one_things_other_prices_are_never_added(notes: Path) -> None:
     answer = ask("what would the whole card shopping list come to all together")
     assert "$1,228" not in answer and "$2,027" not in answer, answer

@@ -17,6 +17,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
+from ..notes.keywords import STOPWORDS
 from .factmatch import CostAnswer, money_text, overlap, price_text, words_of
 from .names import Money, find_money
 from .rates import rates_in
@@ -151,7 +152,7 @@ def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]], kits: tupl
 _ADDED = re.compile(r"\s*(?:[,;]\s*(?:and|plus)\s+|\s(?:and|plus)\s+(?=(?:a|an|two|three|four|\d+)\s)|;\s+|\s\+\s)", re.I)
 
 
-_KITS = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?:more\s+|extra\s+|new\s+|other\s+)?(?P<noun>[a-z]{{3,}})")
+_KITS = re.compile(rf"(?<![\w.$/-])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?:more\s+|extra\s+|new\s+|other\s+)?(?P<noun>[a-z]{{3,}})")
 
 
 def kits_asked(words: PriceWords, heading: str) -> tuple[float, str] | None:
@@ -163,6 +164,8 @@ def kits_asked(words: PriceWords, heading: str) -> tuple[float, str] | None:
     for m in _KITS.finditer(words.text):
         noun = m.group("noun")
         n = _number(m.group("n"))
+        if noun in STOPWORDS:
+            continue  # "a hailo-8 for the cam": no count of anything
         if 1 < n <= 1000 and re.search(rf"(?<![a-z]){re.escape(noun[:4])}", heading.lower()):
             return n, noun
     return None
