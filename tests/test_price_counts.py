@@ -247,3 +247,30 @@ def test_a_price_of_one_each_times_the_people_the_question_counts(workshop: Path
     # 30 × 8 h × $0.35/h: "one cloud T4 box each", for the people asked, not one T4 for 8 hours ($2.80)
     answer = ask("workshop gpus for 30 ppl and an 8 hour day, how much?")
     assert "30 ppl × 8 h × $0.35/hour = **$84.00**" in answer, answer
+
+
+RUNS = """---
+title: Engine sound model
+date: 2026-05-06
+---
+
+# Engine sound model
+
+* GCP GPU pricing - L4 on a g2-standard-4, ~$0.71/hr on-demand. One fine-tune run takes 3.5 hrs.
+* Lambda GPU Cloud pricing - if the old box dies: A10 is ~$0.75/hr and one full retrain on it took 1.5 hrs when I tested
+"""
+
+
+runs = cli_over("runs", {"runs.md": RUNS})
+
+
+@pytest.mark.parametrize(
+    ("question", "sum_"),
+    [
+        ("4 fine-tune runs on the L4, cost?", "4 runs × 3.5 h (as your note says) × $0.71/hour = **$9.94**"),
+        ("what would 10 retrains on a rented A10 cost me", "10 retrains × 1.5 h (as your note says) × $0.75/hour = **$11.25**"),
+    ],
+)
+def test_a_count_of_runs_times_what_the_note_says_one_takes(runs: Path, question: str, sum_: str) -> None:
+    answer = ask(question)
+    assert sum_ in answer, answer

@@ -28,7 +28,7 @@ from ..errors import PriceTableError, ToolArgumentError
 from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
-from ..prices.counts import people_asked, priced_each
+from ..prices.counts import people_asked, priced_each, runs_asked
 from ..prices.factmatch import money_text, other_size
 from ..prices.itemsums import named_total
 from ..prices.passagesums import kits_asked, whole_setup
@@ -136,6 +136,7 @@ class BuiltinAnswerer:
             or (bool(quoted) and asks_every(question.price, context))
             or breaks_even(question.price, quoted, context)
             or (people_asked(question.price.text) and any(priced_each(piece) for piece, _ in quoted))
+            or runs_asked(question.price.text, quoted)
         )
         if price is not None and (listed := _whole_listed(question, hits)) is not None:
             return listed

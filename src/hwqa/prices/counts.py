@@ -20,11 +20,12 @@ A note that prices the whole group the question counts ("the 8x 4090 box at $2.9
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .table import hardware_matches
 from .words import COUNT_WORDS, WORD_NUMBERS
 
-__all__ = ["PAIR", "PEOPLE", "asked_count", "each_unit", "people_asked", "priced_each"]
+__all__ = ["PAIR", "PEOPLE", "asked_count", "each_unit", "people_asked", "priced_each", "runs_asked"]
 
 # The things a price is for one of (after hwqa.prices.rates' _noun: "boxes" and "machines" are "instance").
 _DEVICES = frozenset(
@@ -45,7 +46,8 @@ PAIR = re.compile(r"\b(?:both\s+of\s+us|the\s+two\s+of\s+us|me\s+(?:and|\+|&)\s+
 _MODEL_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "the 4090 box", "3060 desktops": a card's number, not a count
 _MOST = 10_000  # more of one thing than anyone rents or buys at once: a year, an id or a typo, not a count
 _ONE_TAKES = re.compile(
-    r"\b(?:a|one|each|per)\s+(?:[a-z0-9]+\s+)?(?P<u>(?!(?:takes?|took|runs?|ran|was)\b)[a-z]{3,})\s+(?:(?:takes?|took|is|was|runs?|ran|in)\s+)?(?:about\s+|~)?"
+    r"\b(?:a|one|each|per)\s+(?:[a-z0-9][a-z0-9-]*\s+)?(?P<u>(?!(?:takes?|took|runs|ran|was)\b)[a-z]{3,})\s+"
+    r"(?:on\s+(?:it|them|that|this|one)\s+)?(?:(?:takes?|took|is|was|runs?|ran|in)\s+)?(?:about\s+|~)?"
     r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b"
 )
 _TAKES_PER = re.compile(
@@ -69,6 +71,14 @@ def each_unit(said: str) -> str | None:
     "roughly 20 min per film"): the thing a rate's time is counted in."""
     m = _ONE_TAKES.search(said.lower()) or _TAKES_PER.search(said.lower())
     return None if m is None else m.group("u")
+
+
+def runs_asked(text: str, pieces: Sequence[tuple[str, str]]) -> bool:
+    """Whether a question counts what a quoted line says one of takes how long ("4 fine-tune runs" over "one fine-tune
+    run takes 3.5 hrs", "10 retrains" over "one full retrain on it took 1.5 hrs")."""
+    units = {u[:4] for piece, _ in pieces if (u := each_unit(piece)) is not None}
+    counted = re.finditer(rf"(?<![\w.$/-])(?:\d{{1,4}}|{COUNT_WORDS})\s+(?:[a-z0-9][a-z0-9-]*\s+)?(?P<noun>[a-z]{{3,}})", text)
+    return any(m.group("noun")[:4] in units for m in counted)
 
 
 def people_asked(text: str) -> bool:
