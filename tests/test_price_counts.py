@@ -274,3 +274,31 @@ runs = cli_over("runs", {"runs.md": RUNS})
 def test_a_count_of_runs_times_what_the_note_says_one_takes(runs: Path, question: str, sum_: str) -> None:
     answer = ask(question)
     assert sum_ in answer, answer
+
+
+THEATRE = """---
+title: Theatre live captioning
+date: 2026-05-07
+---
+
+# Theatre live captioning
+
+## Box
+
+* used RTX 3090 for £620 off eBay, the whole box came to £1,140
+* pulls ~380W at the wall while captioning (whisper + the aligner)
+* shows are 3 hrs incl interval, 8 a week in season. Electric is 24.5p/kWh on the theatre's tariff
+
+## Display
+
+* LED caption board rental, £95 a week from the sign place
+"""
+
+
+theatre = cli_over("theatre", {"theatre.md": THEATRE})
+
+
+def test_power_for_the_occasions_a_week_holds_at_a_tariff_in_pence(theatre: Path) -> None:
+    # 8 shows × 3 h × 380 W = 9.1 kWh at 24.5p: a week of shows is 24 hours of use, not 168
+    answer = ask("what does running the caption box cost in power for a week of shows")
+    assert "8 × 3 hrs, as your note says" in answer and "£0.245/kWh" in answer and "**£2.23**" in answer, answer

@@ -84,7 +84,7 @@ _RATE_ASKED = re.compile(r"\b(?:per|an|a|each)\s+(?:hour|hr|h|month|mo|day|year|
 _ENERGY = re.compile(
     r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
 )
-_CENTS_KWH = re.compile(r"(?<![\w.,$])(\d{1,3}(?:\.\d+)?)\s?(?:cents?|ct|c|¢)\s?(?:/|per\s+|a\s+)?\s?kwh\b", re.I)
+_CENTS_KWH = re.compile(r"(?<![\w.,$£€])(\d{1,3}(?:\.\d+)?)\s?(?P<u>cents?|ct|c|¢|p|pence)\s?(?:/|per\s+|a\s+)?\s?kwh\b", re.I)
 _IDLE = re.compile(r"\bidl\w*|\bsleep\w*|\bstandby\b|\bsuspend\w*")
 _LOAD = re.compile(r"\b(?:load\w*|full\s+tilt|flat\s+out|max\w*|peak|train\w*|busy|stress\w*|render\w*|gaming|inference)\b")
 _PERIOD = re.compile(
@@ -357,8 +357,8 @@ def _kwh_price(pieces: Sequence[tuple[str, str]], note: str, table: PriceTable |
             if m.unit == "kwh" and m.amount > 0:
                 return m.amount, m.currency, "the quote below"
         cents = _CENTS_KWH.search(piece)
-        if cents is not None:
-            return float(cents.group(1)) / 100, "USD", "the quote below"
+        if cents is not None:  # "24.5p/kWh": pence, a British tariff
+            return float(cents.group(1)) / 100, "GBP" if cents.group("u").lower() in ("p", "pence") else "USD", "the quote below"
     if table is None:
         return None
     prices = [f for f in of_kind(table.facts, "electricity") if f.unit == "kwh" and f.amount > 0]
@@ -383,7 +383,9 @@ def _energy(
     per_day = 24.0 if _ALL_DAY.search(whole.lower()) else said.hours_per_day
     hours = words.hours
     how = ""
-    if hours is None and (cycle := _duty_cycle(text, f"{whole}\n{context}")) is not None:
+    period = _PERIOD.search(text)
+    bare = period is not None and period.group("u") in HOURS_PER and hours == HOURS_PER[period.group("u")]  # "a week"
+    if (hours is None or bare) and (cycle := _duty_cycle(text, f"{whole}\n{context}")) is not None:
         # "overnight each month" over the quote or the rest of its note: "10.5 h a night … 22 nights a month"
         hours, how = cycle
     if per_day is None and hours is None and nights_only(words):
@@ -416,15 +418,12 @@ def _energy(
     span = f" ({how})" if how else ""
     body = (
         f"Energy for {hours:,g} hours{span} at {watts:g} W (“{clause}”): {draws} × {hours:,g} h = {kwh:,.1f} kWh; "
-        f"at {money_text(amount, currency)}/kWh that is **{total_text(cost, currency)}** (the kWh price: {where})."
+        f"at {price_text(amount, currency)}/kWh that is **{total_text(cost, currency)}** (the kWh price: {where})."
     )
     return CostAnswer(body, ())
 
 
-_DAYS_PER = re.compile(
-    r"(?<![\w.])(?P<n>\d{1,3})\s+(?:days?|nights?|weekdays?|weeknights?|shifts?|evenings?)\s+(?:a|per|each|every)\s+"
-    r"(?P<u>week|month|year)\b"
-)
+_DAYS_PER = re.compile(r"(?<![\w.$£€])(?P<n>\d{1,3})\s+(?:(?P<what>[a-z]+)\s+)?(?:a|per|each|every)\s+(?P<u>week|month|year)\b")
 
 
 def _duty_cycle(text: str, context: str) -> tuple[float, str] | None:
@@ -436,12 +435,30 @@ def _duty_cycle(text: str, context: str) -> tuple[float, str] | None:
     unit = period.group("u") or {"monthly": "month", "weekly": "week", "yearly": "year", "annual": "year"}.get(
         period.group("adv") or "", ""
     )
-    days = {float(m.group("n")) for m in _DAYS_PER.finditer(context.lower()) if m.group("u") == unit}
-    per_day = read_price_words(context.lower()).hours_per_day
-    if len(days) != 1 or per_day is None or not 0 < per_day <= 24:
+    lower = context.lower()
+    found = {(float(m.group("n")), m.group("what") or "", m.start()) for m in _DAYS_PER.finditer(lower) if m.group("u") == unit}
+    if len({n for n, _, _ in found}) != 1:
         return None  # none, or two different counts: which is meant is a guess
-    n = days.pop()
+    n, what, at = min(found, key=lambda f: f[2])
+    if what in _TIME_WORDS or what.isdigit():
+        return None  # "3 hours a week" is a length, not a count of occasions
+    lengths = [m.group(0) for m in _LENGTHS.finditer(_line_at(lower, at))]
+    if len(lengths) == 1 and not what.startswith(("day", "night", "weekday", "weeknight", "evening")):
+        # "shows are 3 hrs incl interval, 8 a week": the one length on the count's line is one occasion's
+        one = read_price_words(lengths[0]).hours
+        if one is not None and 0 < one <= 24:
+            return n * one, f"{n:g} × {lengths[0].strip('~ ')}, as your note says"
+    per_day = read_price_words(lower).hours_per_day
+    if per_day is None or not 0 < per_day <= 24 or not what:
+        return None
     return n * per_day, f"{n:g} × {per_day:g} h, as your note says"
+
+
+def _line_at(text: str, at: int) -> str:
+    """The sentence or list item of ``text`` holding position ``at``."""
+    begin = max((m.end() for m in LINES.finditer(text, 0, at)), default=0)
+    end = LINES.search(text, at)
+    return text[begin : end.start() if end else len(text)]
 
 
 def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
