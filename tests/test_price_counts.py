@@ -302,3 +302,24 @@ def test_power_for_the_occasions_a_week_holds_at_a_tariff_in_pence(theatre: Path
     # 8 shows × 3 h × 380 W = 9.1 kWh at 24.5p: a week of shows is 24 hours of use, not 168
     answer = ask("what does running the caption box cost in power for a week of shows")
     assert "8 × 3 hrs, as your note says" in answer and "£0.245/kWh" in answer and "**£2.23**" in answer, answer
+
+
+SURF = """---
+title: Surf school wave forecast
+date: 2026-05-08
+---
+
+# Surf school wave forecast
+
+Old gaming PC in the back office, GTX 1070 8 gigs. Retrain runs overnight, takes about 6 hrs. Pulls ~210W at the wall.
+
+* Lambda GPU Cloud pricing - if the 1070 dies: A10 is ~$0.75/hr and one full retrain on it took 1.5 hrs when I tested
+"""
+
+
+surf = cli_over("surf", {"surf.md": SURF})
+
+
+def test_a_cards_number_is_no_count_of_runs_and_electricity_is_never_a_rental(surf: Path) -> None:
+    answer = ask("if the 1070 retrains every night for a month (30 nights) what does that cost in electricity")
+    assert "1,070 retrains" not in answer and "$577,800" not in answer and "× $0.75/hour" not in answer, answer

@@ -137,6 +137,6 @@ def asked_count(
             found = people[0]
         elif PAIR.search(text):
             found = (2.0, "people")
-    if found is None or not 1 < found[0] <= _MOST or _whole_group(said, found[0]):
+    if found is None or not 1 < found[0] <= _MOST or _whole_group(said, found[0]) or _MODEL_NUMBER.fullmatch(f"{found[0]:g}"):
         return None
     return found

@@ -16,6 +16,7 @@ from .table import PriceFact, hardware_matches
 from .words import WORD_NUMBERS, PriceWords
 
 __all__ = [
+    "ENERGY",
     "GENERIC",
     "CostAnswer",
     "best_fit",
@@ -55,6 +56,12 @@ class CostAnswer:
     facts: tuple[PriceFact, ...]
     counted: bool = False  # the sum counts things the rate is per ("4 nodes", "2 slices"), not only time
     total: float | None = None  # the sum itself, when the answer is one sum
+
+
+# A money question about electricity ("what does that cost in electricity", "the power bill"): energy, never a rental
+ENERGY = re.compile(
+    r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
+)
 
 
 def words_of(text: str) -> set[str]:

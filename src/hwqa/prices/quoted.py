@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from .breakeven import asks_break_even, break_even, breaks_even
 from .counts import asked_count, people_asked, priced_each
-from .factmatch import CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
+from .factmatch import ENERGY, CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
 from .itemsums import asks_items, named_total
 from .names import find_money, find_watts
 from .passagesums import (
@@ -81,9 +81,6 @@ __all__ = [
 ]
 
 _RATE_ASKED = re.compile(r"\b(?:per|an|a|each)\s+(?:hour|hr|h|month|mo|day|year|gpu[\s-]?hour)\b|\bhourly\b|/\s*(?:hr|h|mo)\b")
-_ENERGY = re.compile(
-    r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
-)
 _CENTS_KWH = re.compile(r"(?<![\w.,$£€])(\d{1,3}(?:\.\d+)?)\s?(?P<u>cents?|ct|c|¢|p|pence)\s?(?:/|per\s+|a\s+)?\s?kwh\b", re.I)
 _IDLE = re.compile(r"\bidl\w*|\bsleep\w*|\bstandby\b|\bsuspend\w*")
 _LOAD = re.compile(r"\b(?:load\w*|full\s+tilt|flat\s+out|max\w*|peak|train\w*|busy|stress\w*|render\w*|gaming|inference)\b")
@@ -128,7 +125,7 @@ def work_quoted(
         return per_size(words, pieces, unit)
     if not ASKS.search(text):
         return None
-    if _ENERGY.search(text):
+    if ENERGY.search(text):
         return _energy(words, pieces, table, context)
     stated = rates_in(text)
     if stated:  # the question's own rate: only a length or count the quote gives is wanted from it
@@ -159,7 +156,7 @@ def asks_sum(text: str) -> bool:
 
 def asks_energy(text: str) -> bool:
     """Whether a question asks what electricity costs ("power cost of the box for a month")."""
-    return _ENERGY.search(text) is not None
+    return ENERGY.search(text) is not None
 
 
 def asks_difference(text: str) -> bool:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from .counts import PAIR as _PAIR
 from .counts import asked_count, each_unit
-from .factmatch import CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
+from .factmatch import ENERGY, CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
 from .plans import billed_as_asked, per_thing_noted, seats_noted
 from .table import PriceFact, PriceTable
 from .units import HOURS_PER, HOURS_PER_MONTH
@@ -355,6 +355,8 @@ def answer_rate(words: PriceWords, table: PriceTable | None) -> CostAnswer | Non
     stated = rates_in(text)
     if not (_ASKS.search(text) or _WHAT_IS_IT.search(text) or (stated and re.search(r"\bwhat(?:'s|s|\s+is)\b", text))):
         return None
+    if ENERGY.search(text) and not stated:
+        return None  # "what does that cost in electricity": a draw and a tariff, never a rental's rate
     used = _USED.search(text)
     if used is not None and table is not None:
         return _with_usage(text, float((used.group("n") or used.group("m")).replace(",", "")), table)
