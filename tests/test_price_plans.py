@@ -34,7 +34,22 @@ Team is 14 devs. Legal doesnt love code going to a third party so looking at run
 * [GitHub Copilot plans - GitHub](https://github.com/features/copilot/plans) - Copilot Business is $19/user/mo.
 """
 
-notes = cli_over("plans", {"podcast.md": PODCAST, "code.md": CODE})
+HOSTING = """---
+title: Newspaper archive search
+date: 2026-05-09
+---
+
+# Newspaper archive search
+
+## Embeddings
+
+* [Hetzner dedicated GPU servers](https://www.hetzner.com/dedicated-rootserver/matrix-gpu/) - GEX44 (RTX 4000 SFF Ada, 20GB) is
+  €184/mo + €79 setup, cheapest way to keep a box for a few months.
+* [Alveo U250 - AMD](https://www.amd.com/en/products/accelerators/alveo/u250.html) - list price was ~$7k, saw a used one on ebay
+  for $1,850.
+"""
+
+notes = cli_over("plans", {"podcast.md": PODCAST, "code.md": CODE, "hosting.md": HOSTING})
 
 
 def test_the_billing_the_question_names_and_the_seats_the_note_counts(notes: Path) -> None:
@@ -48,3 +63,10 @@ def test_the_billing_the_question_names_and_the_seats_the_note_counts(notes: Pat
 def test_the_whole_team_is_the_notes_head_count(notes: Path) -> None:
     answer = ask("copilot business for the whole team for a yr = ?")
     assert "**$3,192**" in answer and "14 devs" in answer, answer
+
+
+def test_a_model_the_question_names_is_never_answered_with_another_ones_price(notes: Path) -> None:
+    answer = ask("hetzner gex130 monthly price?")
+    assert "€184" not in answer.split("**From your notes:**")[0] and "GEX130" in answer, answer
+    answer = ask("what do second hand alveo u250s go for")  # the plural of a model it prices
+    assert "no price for the U250" not in answer and "U250S" not in answer, answer

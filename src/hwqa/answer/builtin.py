@@ -29,7 +29,7 @@ from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.counts import people_asked, priced_each, runs_asked
-from ..prices.factmatch import money_text, other_size
+from ..prices.factmatch import models_unpriced, money_text, other_size
 from ..prices.itemsums import named_total
 from ..prices.passagesums import kits_asked, whole_setup
 from ..prices.quoted import (
@@ -148,6 +148,11 @@ class BuiltinAnswerer:
         )
         costs = answer_costs(question.price, price.table) if price is not None and worked is None else None
         if price is not None and costs is not None:
+            unpriced = models_unpriced(question.price.text, costs.facts)
+            if unpriced:  # "hetzner gex130 monthly price?" over the GEX44's: a model the question names is no other's price
+                models = ", ".join(m.upper() for m in unpriced)
+                said = f"Your notes give no price for the {models}; the nearest they price is the {costs.facts[0].subject}."
+                return compose_price_gap(said, from_notes)
             other = other_size(question.price.text, costs.facts)
             if other is not None:  # "the 8 gig 4060ti" over the 16GB one's price: the neighbouring entry, not this one
                 said = f"Your notes price the {costs.facts[0].subject} at {other}, not the size you asked about."

@@ -25,6 +25,7 @@ __all__ = [
     "foreign_note",
     "holds_name",
     "is_model",
+    "models_unpriced",
     "money_text",
     "named_in",
     "newest_of",
@@ -153,6 +154,14 @@ def holds_name(said: str, name: str) -> bool:
     """Whether ``said`` (lower case) names the model ``name``, spaces or hyphens between its parts allowed ("tpu v3")."""
     spaced = r"[\s_-]?".join(re.escape(c) for c in name)
     return re.search(rf"(?<![a-z0-9]){spaced}(?![0-9])", said) is not None
+
+
+def models_unpriced(text: str, facts: Sequence[PriceFact]) -> list[str]:
+    """The models a question names ("gex130", "u250s" as "u250") that none of the ``facts`` answering it names: the
+    facts are another thing's price."""
+    models = [re.sub(r"(?<=\d)s$", "", m) for m in re.findall(r"[a-z0-9]+", text) if is_model(m)]
+    said = [f"{f.subject} {f.evidence}".lower() for f in facts]
+    return [m for m in models if said and not any(holds_name(s, m) for s in said)]
 
 
 def purchases_named(words: PriceWords, text: str, bought: Sequence[PriceFact], *, loose: bool = True) -> list[PriceFact]:
