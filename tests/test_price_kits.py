@@ -98,7 +98,25 @@ date: 2026-03-04
 * heated enclosure $65 (the Pi does not love -20°C)
 """
 
-notes = cli_over("kits", {"finish-camera.md": CAMERA, "card-shopping.md": SHOP, "chatbot-box.md": BOX, "lifts.md": LIFTS})
+BIKE = """---
+title: Bike shop parts recognizer
+date: 2026-03-06
+---
+
+# Bike shop parts recognizer
+
+## Counter device
+
+* [Jetson Orin Nano Super Developer Kit](https://developer.nvidia.com/embedded/jetson-orin-nano-devkit) - $249
+* Arducam 12MP USB cam $39
+* 256GB NVMe $32
+* exported to TensorRT, runs about 30 fps at 640, way more than needed
+"""
+
+notes = cli_over(
+    "kits",
+    {"finish-camera.md": CAMERA, "card-shopping.md": SHOP, "chatbot-box.md": BOX, "lifts.md": LIFTS, "bike.md": BIKE},
+)
 
 
 def test_a_whole_parts_list_is_added_up_over_every_passage_it_is_stored_in(notes: Path) -> None:
@@ -130,6 +148,12 @@ def test_a_models_number_is_no_count_of_kits() -> None:
 
     assert kits_asked(read_price_words("how much is a hailo-8 for the queue cam"), "Parts for the queue cam") is None
     assert kits_asked(read_price_words("what would 2 more queue cams cost"), "Parts for the queue cam") == (2.0, "queue")
+
+
+def test_the_list_headed_as_the_question_names_it_is_added_up(notes: Path) -> None:
+    # "all together?" asks the sum; the list under "Counter device", not another note's parts
+    answer = ask("counter device parts all together?")
+    assert "$249 + $39 + $32 = **$320.00**" in answer, answer
 
 
 def test_one_things_other_prices_are_never_added(notes: Path) -> None:

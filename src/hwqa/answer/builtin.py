@@ -29,7 +29,7 @@ from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.costs import answer_costs
 from ..prices.counts import people_asked, priced_each, runs_asked
-from ..prices.factmatch import models_unpriced, money_text, other_size
+from ..prices.factmatch import models_unpriced, money_text, other_size, overlap, words_of
 from ..prices.itemsums import named_total
 from ..prices.passagesums import kits_asked, whole_setup
 from ..prices.quoted import (
@@ -380,6 +380,8 @@ def _same_note(answer: Answer, hits: Sequence[Hit]) -> str:
 
 
 WHOLE_PASSAGES = 3  # "what did the whole demo kit come to": the retrieved passages whose lines may be the parts
+# Words of a question asking a whole setup's total that say nothing of which setup
+_SUM_WORDS = frozenset(words_of("what did does the cost come came to parts total all together altogether whole in how much"))
 
 
 def _whole_listed(question: Question, hits: Sequence[Hit]) -> Answer | None:
@@ -388,9 +390,15 @@ def _whole_listed(question: Question, hits: Sequence[Hit]) -> Answer | None:
     (its best spans were about the kit's case, not its parts list); "adding 3 more lifts, what's the hardware cost":
     that many times every price of a list headed by what one kit is for ("Per-lift box")."""
     whole = asks_whole(question.price)
-    for rank, hit in enumerate(hits):
+    asked = words_of(question.price.text) - _SUM_WORDS
+    named = [overlap(asked, words_of(f"{h.chunk.title} {h.chunk.heading}")) if h.chunk.kind == "note" else 0 for h in hits]
+    best = max(named, default=0)
+    # "counter device parts": the list whose note and heading name it best, first ("Bike shop … › Counter device")
+    headed = [h for h, n in zip(hits, named, strict=True) if best and n == best]
+    ordered = [*headed, *(h for h in hits if h not in headed)]
+    for hit in ordered:
         kits = kits_asked(question.price, hit.chunk.heading) if hit.chunk.kind == "note" else None
-        if not (kits or (whole and rank < WHOLE_PASSAGES)):
+        if not (kits or (whole and (hit in headed or hits.index(hit) < WHOLE_PASSAGES))):
             continue
         lines: list[str] = []
         for chunk in hit.section or (hit.chunk,):

@@ -89,7 +89,12 @@ _N_OF = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s
 def asks_whole(words: PriceWords) -> bool:
     """Whether a money question asks what a whole setup came to ("what did the whole camera setup cost", "all in"),
     giving no time of its own."""
-    return words.hours is None and ASKS.search(words.text) is not None and _WHOLE_ASKED.search(words.text) is not None
+    asks = ASKS.search(words.text) is not None or _SUM_ENDS.search(words.text) is not None
+    return words.hours is None and asks and _WHOLE_ASKED.search(words.text) is not None
+
+
+# A question ending in what asks a sum: "counter device parts all together?"
+_SUM_ENDS = re.compile(r"\b(?:altogether|all\s+together|in\s+total|all\s+in)\s*\??\s*$")
 
 
 def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]], kits: tuple[float, str] | None = None) -> CostAnswer | None:
