@@ -18,6 +18,7 @@ from .words import WORD_NUMBERS, PriceWords
 __all__ = [
     "ENERGY",
     "GENERIC",
+    "STOP",
     "CostAnswer",
     "best_fit",
     "count_word",

@@ -17,8 +17,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from ..notes.keywords import STOPWORDS
-from .factmatch import CostAnswer, money_text, overlap, price_text, words_of
+from .factmatch import STOP, CostAnswer, money_text, overlap, price_text, words_of
 from .names import Money, find_money
 from .rates import rates_in
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords
@@ -169,7 +168,7 @@ def kits_asked(words: PriceWords, heading: str) -> tuple[float, str] | None:
     for m in _KITS.finditer(words.text):
         noun = m.group("noun")
         n = _number(m.group("n"))
-        if noun in STOPWORDS:
+        if noun in STOP:
             continue  # "a hailo-8 for the cam": no count of anything
         if 1 < n <= 1000 and re.search(rf"(?<![a-z]){re.escape(noun[:4])}", heading.lower()):
             return n, noun
