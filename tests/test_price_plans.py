@@ -70,3 +70,25 @@ def test_a_model_the_question_names_is_never_answered_with_another_ones_price(no
     assert "€184" not in answer.split("**From your notes:**")[0] and "GEX130" in answer, answer
     answer = ask("what do second hand alveo u250s go for")  # the plural of a model it prices
     assert "no price for the U250" not in answer and "U250S" not in answer, answer
+
+
+STORAGE = """---
+title: Archive storage
+date: 2026-05-10
+---
+
+# Archive storage
+
+## Scans
+
+* TIFFs are 6.2 TB total
+* [Backblaze B2](https://www.backblaze.com/cloud-storage/pricing) - $6/TB/mo, no egress drama for our traffic
+"""
+
+storage = cli_over("storage", {"storage.md": STORAGE})
+
+
+def test_money_asked_in_shorthand_over_a_price_per_size_and_the_size_noted(storage: Path) -> None:
+    # 6.2 TB × 12 × $6: "what's that" asks the sum as "how much" does
+    answer = ask("keeping the scans on b2 for a year, what's that")
+    assert "**$446.40**" in answer, answer

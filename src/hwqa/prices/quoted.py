@@ -53,6 +53,7 @@ from .rates import (
     _TIME_WORDS,
     _TOTAL,
     PRODUCT,
+    WHAT_IS_IT,
     Rate,
     _count_of,
     _counts,
@@ -123,7 +124,7 @@ def work_quoted(
         return items
     if (unit := size_asked(text)) is not None and words.hours is None:
         return per_size(words, pieces, unit)
-    if not ASKS.search(text):
+    if not (ASKS.search(text) or WHAT_IS_IT.search(text)):  # "keeping the scans on b2 for a year, what's that"
         return None
     if ENERGY.search(text):
         return _energy(words, pieces, table, context)

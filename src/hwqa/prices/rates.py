@@ -91,7 +91,7 @@ _ASKS = re.compile(
     r"\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower))|=\s*\?"
 )
 # "..., what's that?", "what's 100 GB of block storage for 6 months": money asked in shorthand, of what the question gives
-_WHAT_IS_IT = re.compile(
+WHAT_IS_IT = re.compile(
     r"\bwhat(?:'s|s|\s+is|\s+would\s+be|\s+are)\s+(?:that|it|this|the\s+(?:bill|damage|total)\b|"
     rf"(?:{_NUM}|an?|one|two|three|four|five|six|ten)\s)"
 )
@@ -353,7 +353,7 @@ def answer_rate(words: PriceWords, table: PriceTable | None) -> CostAnswer | Non
     question states no rate and names nothing the notes give a rate for with a duration or count."""
     text = words.text
     stated = rates_in(text)
-    if not (_ASKS.search(text) or _WHAT_IS_IT.search(text) or (stated and re.search(r"\bwhat(?:'s|s|\s+is)\b", text))):
+    if not (_ASKS.search(text) or WHAT_IS_IT.search(text) or (stated and re.search(r"\bwhat(?:'s|s|\s+is)\b", text))):
         return None
     if ENERGY.search(text) and not stated:
         return None  # "what does that cost in electricity": a draw and a tariff, never a rental's rate
