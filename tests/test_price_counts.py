@@ -323,3 +323,26 @@ surf = cli_over("surf", {"surf.md": SURF})
 def test_a_cards_number_is_no_count_of_runs_and_electricity_is_never_a_rental(surf: Path) -> None:
     answer = ask("if the 1070 retrains every night for a month (30 nights) what does that cost in electricity")
     assert "1,070 retrains" not in answer and "$577,800" not in answer and "× $0.75/hour" not in answer, answer
+
+
+MARATHON = """---
+title: Race photo tagging
+date: 2026-05-11
+---
+
+# Race photo tagging
+
+## Compute
+
+* renting 2x RTX 4090 on Vast.ai, ~$0.38/hr each. a full marathon takes about 9 hrs on the pair.
+* Pricing - Wasabi - $6.99/TB/mo, a marathon is ~1.2 TB of jpegs and we keep them 90 days.
+"""
+
+
+marathon = cli_over("marathon", {"marathon.md": MARATHON})
+
+
+def test_a_rental_of_several_priced_each_over_the_length_of_the_thing_asked_per(marathon: Path) -> None:
+    # 2 × 9 h × $0.38: the pair is rented, each at $0.38/hr; the marathon's 9 hrs, not the 90 days of storage
+    answer = ask("what does gpu rental cost us per marathon?")
+    assert "**$6.84**" in answer, answer

@@ -53,6 +53,9 @@ _ONE_TAKES = re.compile(
 _TAKES_PER = re.compile(
     r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\s*(?:per|/|a|each)\s*(?P<u>(?!(?:hour|day|week|month|year|night)s?\b)[a-z]{3,})\b"
 )
+# "2x RTX 4090 … each", "4 x A100 at … each": the line rents that many, its price is of one of them
+_GROUP_EACH = re.compile(r"(?<![\w.$])(?P<n>\d{1,2})\s*x\s+(?P<what>(?:[a-z]+\s+)?[a-z]*\d+[a-z]*)\b")
+_ONE_ASKED = re.compile(r"\b(?:one|a\s+single|per|each|a)\s+(?:gpu|card|device|node|instance|of\s+them)\b")
 _USUAL = re.compile(r"\b(?:usual|normal|typical|regular)\s+(?:number|amount|count|load)\b")
 # "every league game", "all the samples": a count the question leaves to the note ("whole" and "entire" are of one
 # thing: "the whole backlog took 14 hrs").
@@ -133,10 +136,14 @@ def asked_count(
         found = next(iter(asked or ([] if one and not _USUAL.search(text) else usual)), None)
     if found is None and priced_each(said):
         people = [(n, noun) for noun, n in counts.items() if noun in PEOPLE]
+        group = _GROUP_EACH.search(said)
         if people:
             found = people[0]
         elif PAIR.search(text):
             found = (2.0, "people")
+        elif group is not None and not _ONE_ASKED.search(text):  # "renting 2x RTX 4090 … $0.38/hr each": the pair's
+            n = float(group.group("n"))
+            return (n, group.group("what").upper()) if 1 < n <= _MOST else None  # each of the group: never "whole"
     if found is None or not 1 < found[0] <= _MOST or _whole_group(said, found[0]) or _MODEL_NUMBER.fullmatch(f"{found[0]:g}"):
         return None
     return found

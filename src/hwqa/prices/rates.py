@@ -28,7 +28,7 @@ from .counts import asked_count, each_unit
 from .factmatch import ENERGY, CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
 from .plans import billed_as_asked, per_thing_noted, seats_noted
 from .table import PriceFact, PriceTable
-from .units import HOURS_PER, HOURS_PER_MONTH
+from .units import HOURS_PER, HOURS_PER_MONTH, hours_said
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
 
 __all__ = ["Rate", "answer_rate", "rates_in"]
@@ -208,13 +208,16 @@ def _duration(words: PriceWords, text: str, time: str) -> tuple[float, str] | No
     if hours is None:
         return None
     n = hours / HOURS_PER[time]
-    return n, _hours_said(hours) if time == "hour" else f"{_hours_said(hours)} ({n:,.6g} {time}s)"
+    return n, hours_said(hours) if time == "hour" else f"{hours_said(hours)} ({n:,.6g} {time}s)"
 
 
-def _noted_duration(said: str, time: str) -> tuple[float, str] | None:
+def _noted_duration(said: str, time: str, thing: str = "") -> tuple[float, str] | None:
     """How long the note's own sentence says the priced thing ran ("the whole render took about 6.5 hrs", "a run takes
-    ~20 min there"), in ``time`` units, when it says one length only."""
+    ~20 min there"), in ``time`` units, when it says one length only; of several, the one of the sentence naming the
+    ``thing`` the question asks a price per ("a full marathon takes about 9 hrs")."""
     lower = said.lower()
+    if thing and len(_LENGTHS.findall(lower)) > 1:
+        lower = next((s for s in re.split(r"(?<=[.!?])\s+|\s\*\s", lower) if thing[:4] in s), lower)
     rest = _strip_rates(lower, rates_in(lower))
     span = _duration(read_price_words(rest), rest, time)
     if span is None or len(_LENGTHS.findall(rest)) != 1:
@@ -226,14 +229,6 @@ _LENGTHS = re.compile(
     rf"(?<![\w.$/])~?(?:\d{{1,4}}\s*(?:h|hrs?|hours?)\s*\d{{1,2}}\s*(?:m|mins?|minutes?)\b|"
     rf"{_NUM}\s*-?\s*(?:h|hrs?|hours?|min|mins|minutes?|secs?|seconds?|days?)\b)"
 )
-
-
-def _hours_said(hours: float) -> str:
-    """A duration as the sum writes it: "30 h", "20 min", "45 s"."""
-    if hours < 1:
-        minutes = hours * 60
-        return f"{minutes:g} min" if minutes >= 1 else f"{hours * 3600:g} s"
-    return f"{hours:,g} h"
 
 
 @dataclass(frozen=True)
@@ -474,7 +469,7 @@ def _worked(
         said = noted.text if noted is not None else ""
         asks_noted = _TOTAL.search(text) or per_thing_noted(text, said, _TIME_WORDS) or (counted and each_unit(said) is not None)
         if span is None and noted is not None and asks_noted and rate.time in ("second", "minute", "hour", "day"):
-            span = _noted_duration(noted.text, rate.time)
+            span = _noted_duration(noted.text, rate.time, each_unit(said) or "")
         if span is None:
             missing.append("for how long")
         else:

@@ -10,7 +10,7 @@ through hours (:mod:`hwqa.prices.rates`).
 
 from __future__ import annotations
 
-__all__ = ["HOURS_PER", "HOURS_PER_MONTH", "MAX_BUDGET_USD", "MAX_HOURS", "MAX_PURCHASE_USD", "money_words"]
+__all__ = ["HOURS_PER", "HOURS_PER_MONTH", "MAX_BUDGET_USD", "MAX_HOURS", "MAX_PURCHASE_USD", "hours_said", "money_words"]
 
 HOURS_PER_MONTH = 720.0  # 30 days
 #: Hours in each time unit a price may be stated per, or a question may ask about.
@@ -36,3 +36,11 @@ def money_words(value: float) -> str:
     sign = "-" if value < 0 else ""
     value = abs(value)
     return f"{sign}${value:,.0f}" if value == int(value) and value < 1e18 else f"{sign}${value:,.2f}"
+
+
+def hours_said(hours: float) -> str:
+    """A duration as a sum writes it: "30 h", "20 min", "45 s"."""
+    if hours < 1:
+        minutes = hours * 60
+        return f"{minutes:g} min" if minutes >= 1 else f"{hours * 3600:g} s"
+    return f"{hours:,g} h"
