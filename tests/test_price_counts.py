@@ -346,3 +346,8 @@ def test_a_rental_of_several_priced_each_over_the_length_of_the_thing_asked_per(
     # 2 × 9 h × $0.38: the pair is rented, each at $0.38/hr; the marathon's 9 hrs, not the 90 days of storage
     answer = ask("what does gpu rental cost us per marathon?")
     assert "**$6.84**" in answer, answer
+
+
+def test_a_question_about_one_of_the_group_is_not_multiplied(marathon: Path) -> None:
+    answer = ask("what does one gpu on vast cost for 10 hours?")
+    assert "$7.60" not in answer and "2 RTX 4090" not in answer, answer
