@@ -140,6 +140,11 @@ def test_more_of_a_kit_listed_once_is_that_many_times_its_list(notes: Path) -> N
     assert "**$1,422.00**" in answer, answer
 
 
+def test_a_part_of_a_kit_asked_is_never_its_whole_list(notes: Path) -> None:
+    answer = ask("adding 3 more lifts next winter, how much just for the cameras")
+    assert "$1,422.00" not in answer and "$474.00" not in answer, answer
+
+
 def test_a_models_number_is_no_count_of_kits() -> None:
     """ "a hailo-8 for the queue cam" over a list headed "Parts for the queue cam": the 8 of a name, and "for" no
     thing counted (it once priced 8 kits)."""

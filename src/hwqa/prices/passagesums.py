@@ -102,6 +102,8 @@ def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]], kits: tupl
     them when the question asks for that many of the kit the passage lists (:func:`kits_asked`)."""
     if any(r.time for r in rates_in(pieces[-1][0].lower())):
         return None  # a passage of rates: a rental's total, the rates' sums
+    if _PART_ONLY.search(words.text):
+        return None  # "how much just for the cameras": a part of the list, not all of it
     lines = [part for line in LINES.split(pieces[-1][0]) for part in _ADDED.split(line) if part.strip()]
     found: list[tuple[float, Money, str]] = []
     counts: dict[str, float] = {}
@@ -173,6 +175,9 @@ def kits_asked(words: PriceWords, heading: str) -> tuple[float, str] | None:
         if 1 < n <= 1000 and re.search(rf"(?<![a-z]){re.escape(noun[:4])}", heading.lower()):
             return n, noun
     return None
+
+
+_PART_ONLY = re.compile(r"\b(?:just|only)\s+(?:for\s+)?the\b")
 
 
 def _one_run(line: str, money: Sequence[Money]) -> bool:
