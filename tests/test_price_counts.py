@@ -351,3 +351,23 @@ def test_a_rental_of_several_priced_each_over_the_length_of_the_thing_asked_per(
 def test_a_question_about_one_of_the_group_is_not_multiplied(marathon: Path) -> None:
     answer = ask("what does one gpu on vast cost for 10 hours?")
     assert "$7.60" not in answer and "2 RTX 4090" not in answer, answer
+
+
+DENTAL = """---
+title: Pano x-ray triage box
+date: 2026-05-12
+---
+
+# Pano x-ray triage box
+
+* fine-tuned on a rented A100 40G from Lambda, $1.29/hr, took about 6 hrs end to end.
+"""
+
+
+dental = cli_over("dental", {"dental.md": DENTAL})
+
+
+def test_how_often_a_run_happens_counts_the_runs_a_period_holds(dental: Path) -> None:
+    # 4 runs a year × 6 h × $1.29, not a year of the card around the clock (8,760 h, $11,300.40)
+    answer = ask("if we retrain the xray model every quarter on the rented a100, what's that a year")
+    assert "4 runs × 6 h (as your note says) × $1.29/hour = **$30.96**" in answer, answer

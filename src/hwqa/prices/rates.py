@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from .counts import PAIR as _PAIR
 from .counts import asked_count, each_unit
 from .factmatch import ENERGY, CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
-from .plans import billed_as_asked, per_thing_noted, seats_noted
+from .plans import billed_as_asked, per_thing_noted, runs_in_period, seats_noted
 from .table import PriceFact, PriceTable
 from .units import HOURS_PER, HOURS_PER_MONTH, hours_said
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
@@ -467,6 +467,8 @@ def _worked(
     if rate.time is not None:
         span = _duration(words, text, rate.time)
         said = noted.text if noted is not None else ""
+        if noted is not None and (runs := runs_in_period(text)) and (one := _noted_duration(said, rate.time)):
+            span = runs[0] * one[0], f"{runs[1]} × {one[1]}"  # "retrain every quarter … a year": 4 × the run's 6 hrs
         asks_noted = _TOTAL.search(text) or per_thing_noted(text, said, _TIME_WORDS) or (counted and each_unit(said) is not None)
         if span is None and noted is not None and asks_noted and rate.time in ("second", "minute", "hour", "day"):
             span = _noted_duration(noted.text, rate.time, each_unit(said) or "")
