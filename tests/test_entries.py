@@ -314,3 +314,36 @@ def test_a_later_sentence_of_an_entry_is_quoted_after_what_the_entry_says_first(
     assert "DRAINING: The node is currently executing a job, but will not be allocated additional jobs" in first, answer.text
     assert "changes to DRAINED when the last job on it completes" in first, answer.text
     assert "unavailable for use per administrator request" not in first, answer.text
+
+
+# A reference page whose sentence runs straight into its code, without a colon, and a lead-in whose code
+# block holds several statements: the code is the sentence's end, all of it.
+RUN_ON_PAGE = """<!doctype html><html><head><title>Staging buffers</title></head><body><main>
+<h1>Staging buffers</h1>
+<p>A staging buffer holds the messages that wait for a slow receiver. Each message needs room for its payload and a
+fixed header. To be safe, the length given to kv_attach should be at least the value computed by</p>
+<pre>kv_payload_size(20, rec_a, &amp;n1);
+kv_payload_size(40, rec_b, &amp;n2);
+len = n1 + n2 + 2 * KV_HEADER_BYTES;</pre>
+<p>The buffer is released with kv_detach when the receiver has caught up.</p>
+<h2>Sessions</h2>
+<p>A session that should survive a restart of the broker is opened with its name and then marked durable:</p>
+<pre>kv_open("orders", &amp;s);
+kv_set_durable(s, 1);</pre>
+<p>Sessions that are not durable are dropped when the broker restarts.</p>
+</main></body></html>"""
+
+
+def test_a_sentence_that_runs_into_its_code_is_quoted_with_all_of_it(tmp_path: Path) -> None:
+    """ "… the value computed by" is no answer alone: the short code block it runs into is quoted with it, every
+    line, and so is every statement of a short block after a lead-in ending in ":"."""
+    with LoopbackSite({"/kv/buffers.html": Reply(body=RUN_ON_PAGE)}) as s:
+        write_note(tmp_path / "notes", "kv.md", f"# kv\n\nThe [staging buffer page]({s.url('/kv/buffers.html')}).\n")
+        engine = Engine.load(built_hash_index(tmp_path, **LOOPBACK_FETCH, min_score=0.0))
+        answer = engine.ask("How large should the length given to kv_attach be?")
+        first = answer.text.split("[1]")[0]
+        assert "at least the value computed by `kv_payload_size(20, rec_a, &n1);" in first, answer.text
+        assert "len = n1 + n2 + 2 * KV_HEADER_BYTES" in first, answer.text
+        answer = engine.ask("How do I open a session that survives a restart of the broker?")
+        first = answer.text.split("[1]")[0]
+        assert 'kv_open("orders", &s)' in first and "kv_set_durable(s, 1)" in first, answer.text

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from .chunk import split_sentences
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
-SPANS_VERSION = 8  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
+SPANS_VERSION = 9  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
 _FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]+(.*)|[ \t]*)$")  # ": text", a definition's paragraph (Pandoc's syntax)
@@ -197,6 +197,40 @@ def _described(lines: list[str], code: list[bool], terms: list[bool]) -> list[bo
     return opens
 
 
+_CODE_BLOCK_LINES = 4  # a code block of at most this many lines (and _CODE_BLOCK_CHARS) is said whole after its lead-in
+_CODE_BLOCK_CHARS = 240
+_RUN_ON = re.compile(r"[a-z][\w-]*$")  # a sentence stopped mid-way ("… the value computed by"): its end is a lower-case word
+
+
+def _lead_of(lines: list[str], code: list[bool], at: int, last: Span | None) -> Span | None:
+    """The sentence the code block starting at line ``at`` completes: the last sentence of the paragraph right
+    above it when that sentence ends in ":" ("Check that the cards are visible:") or runs straight into the code
+    without closing ("… should be greater than the value computed by"); None otherwise."""
+    if last is None or last.kind != "sentence" or last.code:
+        return None
+    j = at - 1
+    while j >= 0 and (not lines[j].strip() or (code[j] and _FENCE_MARK.match(lines[j].strip()))):
+        j -= 1  # (the blank line and the fence before the code)
+    if j < 0 or code[j] or lines[j].lstrip().startswith(("#", "|")) or _DEFINITION.match(lines[j]):
+        return None
+    if clean_markdown(lines[j]).split()[-1:] != last.text.split()[-1:]:
+        return None  # the sentence is not the one right above the code
+    if last.text.endswith(":"):
+        return last
+    return last if len(last.text.split()) >= 5 and _RUN_ON.search(last.text) else None
+
+
+def _whole_block(lines: list[str], code: list[bool], start: int) -> bool:
+    """Whether the code block starting at ``start`` is short enough to be quoted whole."""
+    body: list[str] = []
+    for k in range(start, len(lines)):
+        if not code[k]:
+            break
+        if lines[k].strip() and not _FENCE_MARK.match(lines[k].strip()):
+            body.append(lines[k].strip())
+    return len(body) <= _CODE_BLOCK_LINES and sum(map(len, body)) <= _CODE_BLOCK_CHARS
+
+
 def spans_of(text: str) -> list[Span]:
     """Sentences, list items (with lead-in) and table rows (with header) of a passage's Markdown."""
     spans: list[Span] = []
@@ -210,6 +244,9 @@ def spans_of(text: str) -> list[Span]:
     term_line = _term_lines(lines, code)
     described = _described(lines, code, term_line)
     item: list[str] = []
+    block_start: int | None = None  # the first line of the code block being read
+    block_prompted = False
+    block_lead: Span | None = None  # the sentence the code block being read completes
 
     term = ""  # the previous paragraph, if it was a term line (a definition list's <dt>, "--json-lines")
     defined = ""  # the term whose definition the paragraphs since it belong to
@@ -315,6 +352,8 @@ def spans_of(text: str) -> list[Span]:
         line = unquote(raw)  # a block quote is read as the text it quotes
         stripped = line.strip()
         indented = line.startswith((" ", "\t"))
+        if not code[i]:
+            block_start = None
         if code[i]:  # code is not an answer's wording (see hwqa.notes.markdown for what is code) ...
             command = _PROMPT.sub("", stripped)
             if not command or _FENCE_MARK.match(stripped):
@@ -324,11 +363,19 @@ def spans_of(text: str) -> list[Span]:
                 item.append(f"`{command}`")
                 continue
             flush_paragraph()
-            lead = spans[-1] if spans and spans[-1].kind == "sentence" and spans[-1].text.endswith(":") else None
-            if lead is not None and not lead.code:
+            if block_start is None:
+                block_start = i
+                block_prompted = stripped != command  # a session: "$ cmd", then its output
+                block_lead = _lead_of(lines, code, i, spans[-1] if spans else None)
+            lead = block_lead
+            if lead is None:
+                continue
+            if not lead.code:
                 lead.code = command.removesuffix(";")
-            elif lead is not None and lead.code.count("(") > lead.code.count(")"):
+            elif lead.code.count("(") > lead.code.count(")"):
                 lead.code = f"{lead.code} {command.removesuffix(';')}"  # a prototype over several lines is one declaration
+            elif _whole_block(lines, code, block_start) and not block_prompted:
+                lead.code = f"{lead.code}; {command.removesuffix(';')}"  # a short block is said whole ("… computed by `a; b`")
             continue
         if term_line[i]:  # a term: its definition follows
             flush_paragraph()
