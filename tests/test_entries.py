@@ -347,3 +347,37 @@ def test_a_sentence_that_runs_into_its_code_is_quoted_with_all_of_it(tmp_path: P
         answer = engine.ask("How do I open a session that survives a restart of the broker?")
         first = answer.text.split("[1]")[0]
         assert 'kv_open("orders", &s)' in first and "kv_set_durable(s, 1)" in first, answer.text
+
+
+# A tool's page that shows its --help output as printed: options in a code block, one a line or the
+# option on its own line and its description indented under it, as man pages print them.
+HELP_PAGE = """<!doctype html><html><head><title>blkcopy</title></head><body><main>
+<h1>blkcopy</h1>
+<p>blkcopy copies a block device to a file, block by block.</p>
+<pre>usage: blkcopy [-q] [-n COUNT] [-w SECONDS] SOURCE TARGET
+
+  -q, --quiet          do not print the progress bar
+  -n, --count COUNT    stop after COUNT blocks instead of at the end of the device
+  -w, --wait SECONDS   pause this many seconds between two blocks, to spare a
+                       slow disk (default 0)
+  --verify
+         read every block back after writing it and compare it with the source
+</pre>
+</main></body></html>"""
+
+
+def test_an_option_of_a_help_text_in_a_code_block_is_quoted_with_its_flags(tmp_path: Path) -> None:
+    """An option of a --help text is an entry: the quote names the option asked and says what it does, never
+    the option on the line above or below it."""
+    with LoopbackSite({"/blkcopy.html": Reply(body=HELP_PAGE)}) as s:
+        write_note(tmp_path / "notes", "blkcopy.md", f"# blkcopy\n\nThe [blkcopy page]({s.url('/blkcopy.html')}).\n")
+        engine = Engine.load(built_hash_index(tmp_path, **LOOPBACK_FETCH, min_score=0.0))
+        answer = engine.ask("Which option makes blkcopy pause between blocks to spare a slow disk?")
+        first = answer.text.split("[1]")[0]
+        assert "-w, --wait SECONDS: pause this many seconds between two blocks, to spare a slow disk (default 0)" in first, (
+            answer.text
+        )
+        assert "--count" not in first and "--verify" not in first, answer.text
+        answer = engine.ask("How do I make blkcopy read every block back after writing it?")
+        first = answer.text.split("[1]")[0]
+        assert "--verify: read every block back after writing it" in first and "--wait" not in first, answer.text

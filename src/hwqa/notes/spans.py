@@ -10,10 +10,16 @@ list as the extractor writes it (a term line, then paragraphs starting with ``: 
 tables and code indented; see :mod:`hwqa.extract.render`), a man-page option, a Sphinx or Doxygen
 member, a configuration key, an environment variable; in notes also a list item or a line of the
 form ``TERM: description``, or a short line (``-t, --timeout SECONDS``) with an indented description
-under it, as man pages print options. Every span of an entry carries the entry's number and its term
+under it, as man pages print options; and each option of a program's ``--help`` text shown in a code block
+("  -n, --count N    stop after N blocks", or the flags alone with the description indented under them). Every span of an entry carries the entry's number and its term
 (``subject``), its neighbours are taken from the entry only, and a quote (:mod:`hwqa.answer.quotes`)
 shows the term and never runs into the next entry. An entry nested in another's definition has
 the outer term too ("task (--acctg-freq=...)").
+
+**Code.** Code is not an answer's wording, but the sentence that introduces it is answered by it: a sentence
+ending in ":" or running straight into the code without closing ("… the value computed by") takes the code
+block right after it as its ``code``: a short block whole, its statements joined; a longer one, or a shell
+session's, its first command (a prototype until its parentheses close).
 """
 
 from __future__ import annotations
@@ -202,6 +208,14 @@ _CODE_BLOCK_CHARS = 240
 _RUN_ON = re.compile(r"[a-z][\w-]*$")  # a sentence stopped mid-way ("… the value computed by"): its end is a lower-case word
 
 
+#: A line of a program's ``--help`` or a man page's options in a code block: the option (a flag, its aliases
+#: and its argument), two spaces or more, what it does ("  -n, --count=N    stop after N blocks"); or the
+#: option alone, its description on the lines under it, indented deeper.
+_OPTION = r"-{1,2}[A-Za-z0-9?][^\s,]*(?: [A-Z<\[{][^\s,]*)?"  # "-n COUNT", "--follow[={name|descriptor}]"
+_PROSE = re.compile(r"[A-Za-z]+\s+[a-z]{2,}")  # a description says something in words (not a table's "A   D   D")
+_HELP_OPTION = re.compile(rf"^(\s*)({_OPTION}(?:,\s*{_OPTION})*)(?:\s{{2,}}([A-Za-z(`'\"].*))?\s*$")
+
+
 def _lead_of(lines: list[str], code: list[bool], at: int, last: Span | None) -> Span | None:
     """The sentence the code block starting at line ``at`` completes: the last sentence of the paragraph right
     above it when that sentence ends in ":" ("Check that the cards are visible:") or runs straight into the code
@@ -314,6 +328,20 @@ def spans_of(text: str) -> list[Span]:
         term = sentences[0] if term_like else ""
         paragraph = []
 
+    help_option: list[str] = []  # an option of a --help text being read: its indent, its flags, its description
+    help_indent = 0
+
+    def flush_help() -> None:
+        nonlocal first_of_entry
+        if len(help_option) > 1:
+            new_entry(help_option[0], 0)
+            entry, subject = current()
+            sentences = [x for x in map(clean_markdown, split_sentences(" ".join(help_option[1:]))) if x]
+            first_of_entry = True
+            emit_sentences(sentences, entry, subject)
+            close_entries()
+        help_option.clear()
+
     def flush_item() -> None:
         nonlocal item
         if item:
@@ -354,7 +382,22 @@ def spans_of(text: str) -> list[Span]:
         indented = line.startswith((" ", "\t"))
         if not code[i]:
             block_start = None
-        if code[i]:  # code is not an answer's wording (see hwqa.notes.markdown for what is code) ...
+            flush_help()
+        if code[i]:
+            option = _HELP_OPTION.match(line)
+            below = lines[i + 1] if i + 1 < len(lines) and code[i + 1] else ""
+            described_here = bool(option and option.group(3) and _PROSE.search(option.group(3)))
+            if option and (described_here or len(below) - len(below.lstrip()) > len(option.group(1)) + 2):
+                flush_paragraph()
+                flush_help()
+                help_option.append(option.group(2))
+                help_option.extend([option.group(3)] if described_here else [])
+                help_indent = len(option.group(1))
+                continue
+            if help_option and stripped and len(line) - len(line.lstrip()) > help_indent + 2 and not stripped.startswith("-"):
+                help_option.append(stripped)  # the option's description goes on
+                continue
+            flush_help()  # code is not an answer's wording (see hwqa.notes.markdown for what is code) ...
             command = _PROMPT.sub("", stripped)
             if not command or _FENCE_MARK.match(stripped):
                 continue
@@ -448,6 +491,7 @@ def spans_of(text: str) -> list[Span]:
         paragraph.append(line)
     flush_paragraph()
     flush_item()
+    flush_help()
     for dangling in pending:  # the passage ends between a term and its definition
         spans.append(Span(dangling, "sentence", "", len(spans), subject=dangling))
     return spans
