@@ -407,3 +407,28 @@ def test_an_option_s_default_is_not_taken_from_the_entry_that_mentions_it(tmp_pa
         first = answer.text.split("[1]")[0]
         assert first.startswith("--connect-timeout SECONDS:") and "The default is 5" in first, answer.text
         assert "30" not in first, answer.text
+
+
+# A man page's EXAMPLES as a definition list: each example's text is the term, its command the definition.
+EXAMPLES_PAGE = """<!doctype html><html><head><title>qdel(1)</title></head><body><main>
+<h1>qdel(1)</h1>
+<h2>EXAMPLES</h2>
+<dl compact="compact">
+<dt>Remove every job of user "ann" that is still waiting to start:</dt>
+<dd><pre>$ qdel --state=WAITING --user=ann</pre></dd>
+<dt>Remove only task 7 of the task array 4410</dt>
+<dd><pre>$ qdel 4410.7</pre></dd>
+</dl>
+</main></body></html>"""
+
+
+def test_an_example_whose_definition_is_its_command_is_quoted_with_it(tmp_path: Path) -> None:
+    with LoopbackSite({"/qdel.html": Reply(body=EXAMPLES_PAGE)}) as s:
+        write_note(tmp_path / "notes", "qdel.md", f"# qdel\n\nThe [qdel manual]({s.url('/qdel.html')}).\n")
+        engine = Engine.load(built_hash_index(tmp_path, **LOOPBACK_FETCH, min_score=0.0))
+        answer = engine.ask("How do I remove only one task of a task array with qdel?")
+        first = answer.text.split("[1]")[0]
+        assert "Remove only task 7 of the task array 4410" in first and "qdel 4410.7" in first, answer.text
+        answer = engine.ask("How do I remove all of a user's waiting jobs with qdel?")
+        first = answer.text.split("[1]")[0]
+        assert "qdel --state=WAITING --user=ann" in first, answer.text

@@ -223,14 +223,16 @@ def _lead_of(lines: list[str], code: list[bool], at: int, last: Span | None) -> 
     if last is None or last.kind != "sentence" or last.code:
         return None
     j = at - 1
-    while j >= 0 and (not lines[j].strip() or (code[j] and _FENCE_MARK.match(lines[j].strip()))):
-        j -= 1  # (the blank line and the fence before the code)
+    while j >= 0 and (not lines[j].strip() or lines[j].strip() == ":" or (code[j] and _FENCE_MARK.match(lines[j].strip()))):
+        j -= 1  # (the blank line and the fence before the code, an empty definition whose term the code is defined by)
     if j < 0 or code[j] or lines[j].lstrip().startswith(("#", "|")) or _DEFINITION.match(lines[j]):
         return None
     if clean_markdown(lines[j]).split()[-1:] != last.text.split()[-1:]:
         return None  # the sentence is not the one right above the code
     if last.text.endswith(":"):
         return last
+    if last.entry >= 0 and last.text == last.subject and any(x.strip() == ":" for x in lines[j + 1 : at]):
+        return last  # a term whose definition is the code: "Cancel only array ID 4 of job array 1237"
     return last if len(last.text.split()) >= 5 and _RUN_ON.search(last.text) else None
 
 
