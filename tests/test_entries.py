@@ -409,6 +409,43 @@ def test_an_option_s_default_is_not_taken_from_the_entry_that_mentions_it(tmp_pa
         assert "30" not in first, answer.text
 
 
+# Tables without a header row: Doxygen's parameter table and an options table written with <td> only.
+# Read with its first row as a header, every row would carry the first row's text.
+TERM_TABLES_PAGE = """<!doctype html><html><head><title>zq_open</title></head><body><main>
+<h1>zq_open and zqls</h1>
+<p>zq_open opens a queue by its name.</p>
+<dl class="params"><dt>Parameters</dt><dd>
+<table class="params">
+<tr><td class="paramdir">[in]</td><td class="paramname">name</td><td>the queue's name, at most 31 bytes long</td></tr>
+<tr><td class="paramdir">[in]</td><td class="paramname">depth</td><td>how many jobs may wait in the queue; 0 means 64</td></tr>
+<tr><td class="paramdir">[out]</td><td class="paramname">queue</td><td>where the handle of the queue is written</td></tr>
+</table></dd></dl>
+<h2>zqls</h2>
+<p>zqls lists the queues of the machine.</p>
+<table>
+<tr><td><code>-a</code></td><td>show all queues, the empty ones too</td></tr>
+<tr><td><code>-l</code></td><td>long listing, with the depth of each queue</td></tr>
+<tr><td><code>-s</code></td><td>sort the queues by the number of waiting jobs</td></tr>
+</table>
+</main></body></html>"""
+
+
+def test_a_row_of_a_table_without_a_header_is_an_entry_of_its_own(tmp_path: Path) -> None:
+    """An options or parameters table written without a header row: the quote names the row asked about
+    (its option, its parameter) and says only what that row says, never the first row's text."""
+    with LoopbackSite({"/zq/open.html": Reply(body=TERM_TABLES_PAGE)}) as s:
+        write_note(tmp_path / "notes", "zq.md", f"# zq\n\nThe [zq_open reference]({s.url('/zq/open.html')}).\n")
+        engine = Engine.load(built_hash_index(tmp_path, **LOOPBACK_FETCH, min_score=0.0))
+        answer = engine.ask("What does the -l option of zqls show?")
+        first = answer.text.split("[1]")[0]
+        assert "-l: long listing, with the depth of each queue" in first, answer.text
+        assert "show all queues" not in first and "sort the queues" not in first, answer.text
+        answer = engine.ask("What does a depth of 0 mean for zq_open?")
+        first = answer.text.split("[1]")[0]
+        assert "depth" in first and "how many jobs may wait in the queue; 0 means 64" in first, answer.text
+        assert "31 bytes" not in first, answer.text
+
+
 # A man page's EXAMPLES as a definition list: each example's text is the term, its command the definition.
 EXAMPLES_PAGE = """<!doctype html><html><head><title>qdel(1)</title></head><body><main>
 <h1>qdel(1)</h1>

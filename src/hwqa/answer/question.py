@@ -236,13 +236,15 @@ def is_kind(word: str) -> bool:
 
 
 def _keys(text: str) -> list[str]:
-    """Short codes the question names: quoted ('!', "%j", `H`) or a lone capital letter ("character H").
+    """Short codes the question names: quoted ('!', "%j", `H`), a lone capital letter ("character H"), a
+    one-letter flag ("-l") or a format code ("%G").
 
     Too short to be identifiers, they still name one row of a table keyed by such codes (format
     characters, directives, flags).
     """
     out = [m.group(2) for m in re.finditer(r"(['\"`])([^'\"`\s]{1,3})\1", text)]
     out += [m.group(1) for m in re.finditer(r"(?<=\w )([B-HJ-Z])(?=[\s?.,!])", text)]
+    out += [m.group(1) for m in re.finditer(r"(?<![\w%-])(-[A-Za-z0-9]|%[A-Za-z])(?=[\s?.,!;:)]|$)", text)]  # "-l", "%G"
     return list(dict.fromkeys(out))
 
 

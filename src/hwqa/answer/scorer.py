@@ -173,7 +173,10 @@ def features(q: Question, pool: Sequence[Candidate]) -> np.ndarray:
             # An entry's span holds its own term's name ("--no-compress": "Send the data as it is."); a name it only
             # mentions while its entry is about another ("--compress": "… turn it off with --no-compress") is near.
             found = sum(1 for t in terms if t in own or ((t in mine or t in folded) and not (own and t in entry_names)))
-            keyed = bool(keys) and span.kind == "row" and clean_markdown(next(iter(span.cells.values()), "")) in keys
+            keyed = bool(keys) and (
+                (span.kind == "row" and clean_markdown(next(iter(span.cells.values()), "")) in keys)
+                or any(k in keys for k in _entry_keys(span))  # an entry whose term is the code ("-l", "%G (-o, --format=…)")
+            )
             around = fold(f"{span.context} {span.subject} {cand.hit.chunk.heading} {cand.hit.chunk.title}")
             other = {t for t in terms if own and t in entry_names and t not in own}  # another entry's name
             near = sum(1 for t in terms if not (t in mine or t in folded or t in own) and t in around and t not in other)
@@ -193,6 +196,13 @@ def _entry_names(span: Span) -> set[str]:
     if span.entry < 0 or not span.subject:
         return set()
     return span_idents(span.subject.split(" (")[0])  # (a nested entry's term, not the outer one it is part of)
+
+
+def _entry_keys(span: Span) -> list[str]:
+    """The short codes an entry's term is written as ("-a, --all" -> -a, --all; "%G (-o, …)" -> %G)."""
+    if span.entry < 0 or not span.subject:
+        return []
+    return [k.strip("`") for k in re.split(r",\s*|\s+", span.subject.split(" (")[0]) if 0 < len(k.strip("`")) <= 3]
 
 
 def short_codes(q: Question) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ __all__ = ["EXTRACTOR_VERSION", "Article", "Extractor", "extract_article", "html
 # 3: GitBook/HonKit text inside #book-search-results kept; 5: definition lists (and Doxygen members)
 # as terms and ": " definitions; 7: a function's text after its unmarked signature as an entry of it,
 # a sentence going on after the prototype it introduces as one paragraph
-EXTRACTOR_VERSION = 7
+EXTRACTOR_VERSION = 8
 
 Extractor = Literal["html", "html+trafilatura", "text"]
 

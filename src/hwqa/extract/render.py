@@ -10,7 +10,9 @@ readers of the Markdown (:mod:`hwqa.notes.spans`, the chunker): what follows a t
 the next term. A Doxygen member (``div.memitem``) is an entry too, its prototype the term, and so
 is a function's text written without markup for it (:func:`signature_entries`: Texinfo's ``@example``
 prototypes, hand-written references): a code block of declarations only, not introduced by a sentence
-ending in ":", followed by a paragraph, is the term of the paragraphs after it. An
+ending in ":", followed by a paragraph, is the term of the paragraphs after it. A table without a
+header row whose rows are a few words then a description (an options table, Doxygen's parameters) is a
+definition list too: read as a table, its first row would head the others (:func:`_term_table`). An
 empty ``<dt>`` (man pages written by ``man2html`` put ``<DT><DD>`` between the paragraphs of one
 definition) continues the entry before it. The renderer remembers which heading tags it wrote, so
 a URL fragment's section can be found in its output.
@@ -346,9 +348,28 @@ class Renderer:
         grid = [r + [""] * (width - len(r)) for r in grid]
         if all(not v for r in grid for v in r):
             return
+        if _term_table(table, grid):  # each row an entry: its short cells name it, its last cell says what it is
+            pad = "  " if self._dl_depth else ""
+            for r in grid:
+                term, said = (x.replace("\\|", "|") for x in (" ".join(v for v in r[:-1] if v), r[-1]))
+                out.append(f"{pad}{escape_para(term)}\n{pad}: {said}")
+            return
         lines = ["| " + " | ".join(grid[0]) + " |", "|" + "|".join([" --- "] * width) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in grid[1:]]
         out.append("\n".join(lines))
+
+
+def _term_table(table: Tag, grid: list[list[str]]) -> bool:
+    """Whether a table is a list of terms and what they are, without a header row: an options table
+    ("-l | long listing, with the depth of each queue"), Doxygen's parameters ("[in] | depth | how many jobs may
+    wait"). Read as a table, its first row would be taken for the header of the others."""
+    if table.find("th") is not None or table.find("thead") is not None or len(grid) < 2 or len(grid[0]) < 2:
+        return False
+    for row in grid:
+        term, said = " ".join(v for v in row[:-1] if v), row[-1]
+        if not term or len(term.split()) > 6 or len(said.split()) < 3 or not re.search(r"[a-z]{2}", said):
+            return False
+    return True
 
 
 # # A function's text with its signature
