@@ -11,9 +11,10 @@ tables and code indented; see :mod:`hwqa.extract.render`), a man-page option, a 
 member, a configuration key, an environment variable; in notes also a list item or a line of the
 form ``TERM: description``, or a short line (``-t, --timeout SECONDS``) with an indented description
 under it, as man pages print options; and each option of a program's ``--help`` text shown in a code block
-("  -n, --count N    stop after N blocks", or the flags alone with the description indented under them). Every span of an entry carries the entry's number and its term
-(``subject``), its neighbours are taken from the entry only, and a quote (:mod:`hwqa.answer.quotes`)
-shows the term and never runs into the next entry. An entry nested in another's definition has
+("  -n, --count N    stop after N blocks", or the flags alone with the description indented under
+them). Every span of an entry carries the entry's number and its term (``subject``), its
+neighbours are taken from the entry only, and a quote (:mod:`hwqa.answer.quotes`) shows the term and
+never runs into the next entry. An entry nested in another's definition has
 the outer term too ("task (--acctg-freq=...)").
 
 **Code.** Code is not an answer's wording, but the sentence that introduces it is answered by it: a sentence
