@@ -383,32 +383,6 @@ def test_an_option_of_a_help_text_in_a_code_block_is_quoted_with_its_flags(tmp_p
         assert "--verify: read every block back after writing it" in first and "--wait" not in first, answer.text
 
 
-# Options whose text mentions the option next to them ("see also --connect-timeout").
-MENTIONS_PAGE = """<!doctype html><html><head><title>syncd(8)</title></head><body><main>
-<h1>syncd(8)</h1>
-<h2>Options</h2>
-<dl>
-<dt><code>--read-timeout SECONDS</code></dt>
-<dd><p>How long syncd waits for data from a peer before it drops the connection. The default is 30; see also
---connect-timeout.</p></dd>
-<dt><code>--connect-timeout SECONDS</code></dt>
-<dd><p>How long syncd waits for a peer to accept a connection.</p><p>The default is 5.</p></dd>
-</dl>
-</main></body></html>"""
-
-
-def test_an_option_s_default_is_not_taken_from_the_entry_that_mentions_it(tmp_path: Path) -> None:
-    """--read-timeout's text names --connect-timeout, but its default is not --connect-timeout's: the quote
-    asked for is the entry whose term is --connect-timeout, and it comes first."""
-    with LoopbackSite({"/syncd.html": Reply(body=MENTIONS_PAGE)}) as s:
-        write_note(tmp_path / "notes", "syncd.md", f"# syncd\n\nThe [syncd manual]({s.url('/syncd.html')}).\n")
-        engine = Engine.load(built_hash_index(tmp_path, **LOOPBACK_FETCH, min_score=0.0))
-        answer = engine.ask("What is the default for --connect-timeout?")
-        first = answer.text.split("[1]")[0]
-        assert first.startswith("--connect-timeout SECONDS:") and "The default is 5" in first, answer.text
-        assert "30" not in first, answer.text
-
-
 # Tables without a header row: Doxygen's parameter table and an options table written with <td> only.
 # Read with its first row as a header, every row would carry the first row's text.
 TERM_TABLES_PAGE = """<!doctype html><html><head><title>zq_open</title></head><body><main>

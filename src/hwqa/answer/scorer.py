@@ -11,10 +11,7 @@ described by :data:`FEATURES`:
   lead-in: with the list or table it introduces), weighted by how rare they are among the candidates;
   ``context``: those found only around it (neighbours, lead-in, heading, title);
 - ``name``: the share of the names the question asks about ("RTX 4090", "sm_90", a quoted code)
-  that the span holds, a span of an entry also by its term's name ("--connect-timeout": "The default is 5.");
-  ``name_near``: held only around it (heading, title, neighbours). A name another entry of the pool is
-  the term of, only mentioned in an entry about something else ("--read-timeout": "… see also
-  --connect-timeout"), counts as neither;
+  that the span holds; ``name_near``: held only around it (heading, title, definition term);
   ``sibling``: the span names another of the same family ("RTX 3090") and none of the asked ones;
 - ``type``: whether the span is what the question wants: a number (in the asked unit), a version, a
   list item (+1), or lacks it (-1);
@@ -157,7 +154,6 @@ def features(q: Question, pool: Sequence[Candidate]) -> np.ndarray:
     unit_re = _unit_pattern(q.units)
     best_sim = max(c.sim for c in pool)
     keys = short_codes(q)
-    entry_names = set().union(*(_entry_names(c.span) for c in pool))  # the terms of the pool's entries, as names
     for i, (cand, stems, context) in enumerate(zip(pool, stems_of, context_of, strict=True)):
         span = cand.span
         x[i, 0] = cand.sim
@@ -169,17 +165,13 @@ def features(q: Question, pool: Sequence[Candidate]) -> np.ndarray:
         if terms or keys:
             folded = fold(span.text)
             mine = span_idents(span.text)
-            own = _entry_names(span)
-            # An entry's span holds its own term's name ("--no-compress": "Send the data as it is."); a name it only
-            # mentions while its entry is about another ("--compress": "… turn it off with --no-compress") is near.
-            found = sum(1 for t in terms if t in own or ((t in mine or t in folded) and not (own and t in entry_names)))
+            found = sum(1 for t in terms if t in mine or t in folded)
             keyed = bool(keys) and (
                 (span.kind == "row" and clean_markdown(next(iter(span.cells.values()), "")) in keys)
                 or any(k in keys for k in _entry_keys(span))  # an entry whose term is the code ("-l", "%G (-o, --format=…)")
             )
             around = fold(f"{span.context} {span.subject} {cand.hit.chunk.heading} {cand.hit.chunk.title}")
-            other = {t for t in terms if own and t in entry_names and t not in own}  # another entry's name
-            near = sum(1 for t in terms if not (t in mine or t in folded or t in own) and t in around and t not in other)
+            near = sum(1 for t in terms if not (t in mine or t in folded) and t in around)
             asked = len(terms) + (1 if keys else 0)
             x[i, 6] = (found + keyed) / asked
             x[i, 7] = near / asked
@@ -188,14 +180,6 @@ def features(q: Question, pool: Sequence[Candidate]) -> np.ndarray:
         x[i, 9] = _type_match(q, said[i], span.kind == "item" or leads, unit_re)
         x[i, 10] = float(span.kind == "sentence" and len(span.text.split()) < 4)
     return x
-
-
-def _entry_names(span: Span) -> set[str]:
-    """The names of the entry a span belongs to (its term's identifiers: "-t, --timeout SECONDS" -> timeout);
-    empty outside an entry, or for a term that is no name ("Changed in version 3.2")."""
-    if span.entry < 0 or not span.subject:
-        return set()
-    return span_idents(span.subject.split(" (")[0])  # (a nested entry's term, not the outer one it is part of)
 
 
 def _entry_keys(span: Span) -> list[str]:
