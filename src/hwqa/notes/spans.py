@@ -264,6 +264,7 @@ def spans_of(text: str) -> list[Span]:
     block_start: int | None = None  # the first line of the code block being read
     block_prompted = False
     block_lead: Span | None = None  # the sentence the code block being read completes
+    block_whole = False  # the block is short enough to be said whole
 
     term = ""  # the previous paragraph, if it was a term line (a definition list's <dt>, "--json-lines")
     defined = ""  # the term whose definition the paragraphs since it belong to
@@ -387,7 +388,7 @@ def spans_of(text: str) -> list[Span]:
             block_start = None
             flush_help()
         if code[i]:
-            option = _HELP_OPTION.match(line)
+            option = _HELP_OPTION.match(line) if stripped.startswith("-") else None
             below = lines[i + 1] if i + 1 < len(lines) and code[i + 1] else ""
             described_here = bool(option and option.group(3) and _PROSE.search(option.group(3)))
             if option and (described_here or len(below) - len(below.lstrip()) > len(option.group(1)) + 2):
@@ -413,6 +414,7 @@ def spans_of(text: str) -> list[Span]:
                 block_start = i
                 block_prompted = stripped != command  # a session: "$ cmd", then its output
                 block_lead = _lead_of(lines, code, i, spans[-1] if spans else None)
+                block_whole = block_lead is not None and _whole_block(lines, code, i)
             lead = block_lead
             if lead is None:
                 continue
@@ -420,7 +422,7 @@ def spans_of(text: str) -> list[Span]:
                 lead.code = command.removesuffix(";")
             elif lead.code.count("(") > lead.code.count(")"):
                 lead.code = f"{lead.code} {command.removesuffix(';')}"  # a prototype over several lines is one declaration
-            elif _whole_block(lines, code, block_start) and not block_prompted:
+            elif block_whole and not block_prompted:
                 lead.code = f"{lead.code}; {command.removesuffix(';')}"  # a short block is said whole ("… computed by `a; b`")
             continue
         if term_line[i]:  # a term: its definition follows
