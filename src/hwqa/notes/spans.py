@@ -29,11 +29,11 @@ import re
 from dataclasses import dataclass, field
 
 from .chunk import split_sentences
+from .codeblocks import FENCE_MARK, help_option_at, lead_line, runs_on, whole_block
 from .markdown import code_lines, is_delimiter_row, split_row, unquote
 
 SPANS_VERSION = 9  # bump when spans_of cuts a passage differently: stored span vectors are then embedded again
 _PROMPT = re.compile(r"^(?:\$|#|>>>|PS>|C:\\>)\s+")  # a shell or REPL prompt before a command
-_FENCE_MARK = re.compile(r"^(?:`{3,}|~{3,})")
 _DEFINITION = re.compile(r"^( {0,3}):(?:[ \t]+(.*)|[ \t]*)$")  # ": text", a definition's paragraph (Pandoc's syntax)
 _DESCRIBED = re.compile(r"^()\s+(.*)$")  # a man page's indented description (group 1: at the margin's level)
 #: "TERM: description" in a list item or a line: a short name before the colon (or a dash), then what it is.
@@ -204,48 +204,20 @@ def _described(lines: list[str], code: list[bool], terms: list[bool]) -> list[bo
     return opens
 
 
-_CODE_BLOCK_LINES = 4  # a code block of at most this many lines (and _CODE_BLOCK_CHARS) is said whole after its lead-in
-_CODE_BLOCK_CHARS = 240
-_RUN_ON = re.compile(r"[a-z][\w-]*$")  # a sentence stopped mid-way ("… the value computed by"): its end is a lower-case word
-
-
-#: A line of a program's ``--help`` or a man page's options in a code block: the option (a flag, its aliases
-#: and its argument), two spaces or more, what it does ("  -n, --count=N    stop after N blocks"); or the
-#: option alone, its description on the lines under it, indented deeper.
-_OPTION = r"-{1,2}[A-Za-z0-9?][^\s,]*(?: [A-Z<\[{][^\s,]*)?"  # "-n COUNT", "--follow[={name|descriptor}]"
-_PROSE = re.compile(r"[A-Za-z]+\s+[a-z]{2,}")  # a description says something in words (not a table's "A   D   D")
-_HELP_OPTION = re.compile(rf"^(\s*)({_OPTION}(?:,\s*{_OPTION})*)(?:\s{{2,}}([A-Za-z(`'\"].*))?\s*$")
-
-
 def _lead_of(lines: list[str], code: list[bool], at: int, last: Span | None) -> Span | None:
     """The sentence the code block starting at line ``at`` completes: the last sentence of the paragraph right
-    above it when that sentence ends in ":" ("Check that the cards are visible:") or runs straight into the code
-    without closing ("… should be greater than the value computed by"); None otherwise."""
+    above it when that sentence ends in ":" ("Check that the cards are visible:"), runs straight into the code
+    without closing ("… should be greater than the value computed by") or is a term the code defines; else None."""
     if last is None or last.kind != "sentence" or last.code:
         return None
-    j = at - 1
-    while j >= 0 and (not lines[j].strip() or lines[j].strip() == ":" or (code[j] and _FENCE_MARK.match(lines[j].strip()))):
-        j -= 1  # (the blank line and the fence before the code, an empty definition whose term the code is defined by)
-    if j < 0 or code[j] or lines[j].lstrip().startswith(("#", "|")) or _DEFINITION.match(lines[j]):
-        return None
-    if clean_markdown(lines[j]).split()[-1:] != last.text.split()[-1:]:
-        return None  # the sentence is not the one right above the code
+    j = lead_line(lines, code, at)
+    if j is None or clean_markdown(lines[j]).split()[-1:] != last.text.split()[-1:]:
+        return None  # (the sentence is not the one right above the code)
     if last.text.endswith(":"):
         return last
     if last.entry >= 0 and last.text == last.subject and any(x.strip() == ":" for x in lines[j + 1 : at]):
         return last  # a term whose definition is the code: "Cancel only array ID 4 of job array 1237"
-    return last if len(last.text.split()) >= 5 and _RUN_ON.search(last.text) else None
-
-
-def _whole_block(lines: list[str], code: list[bool], start: int) -> bool:
-    """Whether the code block starting at ``start`` is short enough to be quoted whole."""
-    body: list[str] = []
-    for k in range(start, len(lines)):
-        if not code[k]:
-            break
-        if lines[k].strip() and not _FENCE_MARK.match(lines[k].strip()):
-            body.append(lines[k].strip())
-    return len(body) <= _CODE_BLOCK_LINES and sum(map(len, body)) <= _CODE_BLOCK_CHARS
+    return last if runs_on(last.text) else None
 
 
 def spans_of(text: str) -> list[Span]:
@@ -388,22 +360,19 @@ def spans_of(text: str) -> list[Span]:
             block_start = None
             flush_help()
         if code[i]:
-            option = _HELP_OPTION.match(line) if stripped.startswith("-") else None
-            below = lines[i + 1] if i + 1 < len(lines) and code[i + 1] else ""
-            described_here = bool(option and option.group(3) and _PROSE.search(option.group(3)))
-            if option and (described_here or len(below) - len(below.lstrip()) > len(option.group(1)) + 2):
+            option = help_option_at(lines, code, i)
+            if option is not None:
                 flush_paragraph()
                 flush_help()
-                help_option.append(option.group(2))
-                help_option.extend([option.group(3)] if described_here else [])
-                help_indent = len(option.group(1))
+                help_indent, flags, description = option
+                help_option.extend([flags, description] if description else [flags])
                 continue
             if help_option and stripped and len(line) - len(line.lstrip()) > help_indent + 2 and not stripped.startswith("-"):
                 help_option.append(stripped)  # the option's description goes on
                 continue
             flush_help()  # code is not an answer's wording (see hwqa.notes.markdown for what is code) ...
             command = _PROMPT.sub("", stripped)
-            if not command or _FENCE_MARK.match(stripped):
+            if not command or FENCE_MARK.match(stripped):
                 continue
             # ... but "Check that the cards are visible:" is answered by the command right after it.
             if item and item[-1].rstrip().endswith(":"):  # a step of a list: the command joins the step
@@ -414,7 +383,7 @@ def spans_of(text: str) -> list[Span]:
                 block_start = i
                 block_prompted = stripped != command  # a session: "$ cmd", then its output
                 block_lead = _lead_of(lines, code, i, spans[-1] if spans else None)
-                block_whole = block_lead is not None and _whole_block(lines, code, i)
+                block_whole = block_lead is not None and whole_block(lines, code, i)
             lead = block_lead
             if lead is None:
                 continue
