@@ -92,7 +92,7 @@ def break_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: st
     many = seats if r.per == "seat" and seats else 1.0
     n = amount / (r.amount * many)
     unit = r.time or "hour"
-    shown = f"{n:,.0f}" if n >= 100 else f"{n:,.2f}"
+    shown = f"{n:,.0f}" if n >= 100 or round(n, 2) == round(n) else f"{n:,.2f}"  # "12 months", not "12.00 months"
     per = (
         f"({many:g} seats × {price_text(r.amount, r.currency)}/{unit})"
         if many != 1
