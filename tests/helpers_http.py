@@ -68,13 +68,22 @@ class LoopbackSite:
                     site.requests.append(seen)
                     site.in_flight += 1
                     site.max_in_flight = max(site.max_in_flight, site.in_flight)
+                answered = threading.Event()
+
+                def done() -> None:
+                    # Counted out before the response's last byte: a client that has its whole reply may send its next
+                    # request before this thread would get to run again, and that request is not one in flight with it.
+                    if not answered.is_set():
+                        answered.set()
+                        with site._lock:
+                            site.in_flight -= 1
+
                 try:
-                    site._answer(self, seen)
+                    site._answer(self, seen, done)
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     pass  # the client gave up (that is what some tests want)
                 finally:
-                    with site._lock:
-                        site.in_flight -= 1
+                    done()
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
@@ -91,7 +100,7 @@ class LoopbackSite:
 
     # -- routing
 
-    def _answer(self, handler: BaseHTTPRequestHandler, seen: SeenRequest) -> None:
+    def _answer(self, handler: BaseHTTPRequestHandler, seen: SeenRequest, done: Callable[[], None]) -> None:
         route = self.routes.get(seen.path)
         if route is None:
             reply = Reply(404, b"<html><body>not found</body></html>")
@@ -111,9 +120,14 @@ class LoopbackSite:
             handler.send_header(key, value)
         handler.end_headers()
         if reply.drip_s is None:
-            handler.wfile.write(body)
+            handler.wfile.write(body[:-1])
+            handler.wfile.flush()
+            done()
+            handler.wfile.write(body[-1:])
             return
         for i in range(len(body)):
+            if i == len(body) - 1:
+                done()
             handler.wfile.write(body[i : i + 1])
             handler.wfile.flush()
             time.sleep(reply.drip_s)
