@@ -9,9 +9,7 @@ product the question asks for is worked out over the quote (each piece with the 
 - a rate times the quantities it is per (:func:`hwqa.prices.rates.rates_in`: per hour, per node-hour,
   per page, …), the rate the question states or the quote's, the duration and counts from the question,
   else from the quote when the question asks what something came to ("did … cost", "come to");
-- energy: a draw in the quote (the one whose words match what the question says of the load: idle,
-  busy) × hours (the question's, scaled by how many hours a day the quote says it runs, or the quote's
-  run length) × the price of a kWh (the quote's, else the notes' for the same note, else the newest);
+- energy: a draw in the quote × the hours of use × the price of a kWh (:mod:`hwqa.prices.energy`);
 - a price each times how many the question wants ("$39.95 each" and "the three dongles");
 - two quoted prices over the same quantities and their difference ("how much would spot have saved");
 - break-even: a price paid once over a quoted rental rate, in the rate's time unit;
@@ -29,9 +27,10 @@ from collections.abc import Sequence
 
 from .breakeven import asks_break_even, break_even, breaks_even
 from .counts import asked_count, people_asked, priced_each
-from .factmatch import ENERGY, CostAnswer, holds_name, is_model, money_text, of_kind, overlap, price_text, total_text, words_of
+from .energy import energy_sum
+from .factmatch import ENERGY, CostAnswer, money_text, overlap, price_text, words_of
 from .itemsums import asks_items, named_total
-from .names import find_money, find_watts
+from .names import find_money
 from .passagesums import (
     ASKS,
     EACH,
@@ -39,7 +38,6 @@ from .passagesums import (
     asks_left,
     asks_whole,
     budget_left,
-    clause_of,
     clause_words,
     per_size,
     size_asked,
@@ -47,7 +45,6 @@ from .passagesums import (
 )
 from .percent import asked_percent, percent_of, without_percent
 from .rates import (
-    _ALL_DAY,
     _COUNT,
     _LENGTHS,
     _TIME_WORDS,
@@ -66,8 +63,7 @@ from .rates import (
     rates_in,
 )
 from .table import PriceTable
-from .units import HOURS_PER
-from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, nights_only, read_price_words
+from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, read_price_words
 
 __all__ = [
     "asked_percent",
@@ -82,12 +78,6 @@ __all__ = [
 ]
 
 _RATE_ASKED = re.compile(r"\b(?:per|an|a|each)\s+(?:hour|hr|h|month|mo|day|year|gpu[\s-]?hour)\b|\bhourly\b|/\s*(?:hr|h|mo)\b")
-_CENTS_KWH = re.compile(r"(?<![\w.,$£€])(\d{1,3}(?:\.\d+)?)\s?(?P<u>cents?|ct|c|¢|p|pence)\s?(?:/|per\s+|a\s+)?\s?kwh\b", re.I)
-_IDLE = re.compile(r"\bidl\w*|\bsleep\w*|\bstandby\b|\bsuspend\w*")
-_LOAD = re.compile(r"\b(?:load\w*|full\s+tilt|flat\s+out|max\w*|peak|train\w*|busy|stress\w*|render\w*|gaming|inference)\b")
-_PERIOD = re.compile(
-    r"\b(?:a|per|each|every|the)\s+(?P<u>month|year|week|day)\b|\b(?P<adv>monthly|yearly|annual(?:ly)?|weekly|daily)\b"
-)
 _WANTED = re.compile(
     rf"(?<![\w.$/-])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?:more\s+|extra\s+|new\s+|of\s+(?:the|those|these|them)\s+)?"
     r"(?P<noun>[a-z][\w-]*)"
@@ -127,7 +117,7 @@ def work_quoted(
     if not (ASKS.search(text) or WHAT_IS_IT.search(text)):  # "keeping the scans on b2 for a year, what's that"
         return None
     if ENERGY.search(text):
-        return _energy(words, pieces, table, context)
+        return energy_sum(words, pieces, table, context)
     stated = rates_in(text)
     if stated:  # the question's own rate: only a length or count the quote gives is wanted from it
         return _rental(words, pieces, stated[0])
@@ -317,146 +307,6 @@ def _length_asked(text: str, piece: str) -> str | None:
     if not fits or fits[0][0] == 0 or (len(fits) > 1 and fits[1][0] == fits[0][0]):
         return None
     return fits[0][1].strip("~ ")
-
-
-_GEFORCE = re.compile(r"[1-5]0[5-9]0")
-
-
-def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str] | None:
-    """The draw the question asks about: (watts, its clause, its note)."""
-    # "the a10g", "my 3070" (a GeForce number): never the draw of another card
-    models = [w for w in re.findall(r"[a-z0-9]+", text) if is_model(w) or _GEFORCE.fullmatch(w)]
-    found: list[tuple[float, str, str]] = []
-    for piece, note in pieces:
-        for line in LINES.split(piece):
-            if not all(holds_name(line.lower(), m) for m in models):
-                continue
-            for at, end, watts in find_watts(line):
-                clause = clause_of(line, at, end).strip()
-                found.append((watts, clause, note))
-        if found:
-            break  # the best piece with a draw in it
-    if not found:
-        return None
-    for asked in (_IDLE, _LOAD):
-        if asked.search(text):
-            fitting = [f for f in found if asked.search(f[1])]
-            if fitting:
-                return fitting[0]
-    fitting = [f for f in found if not _IDLE.search(f[1])] or found
-    asked_words = words_of(text)
-    return max(fitting, key=lambda f: overlap(asked_words, words_of(f[1])))
-
-
-def _kwh_price(pieces: Sequence[tuple[str, str]], note: str, table: PriceTable | None) -> tuple[float, str, str] | None:
-    """The price of a kWh: (amount, currency, where): the quote's, else the notes' (the draw's note first)."""
-    for piece, _ in pieces:
-        for m in find_money(piece):
-            if m.unit == "kwh" and m.amount > 0:
-                return m.amount, m.currency, "the quote below"
-        cents = _CENTS_KWH.search(piece)
-        if cents is not None:  # "24.5p/kWh": pence, a British tariff
-            return float(cents.group(1)) / 100, "GBP" if cents.group("u").lower() in ("p", "pence") else "USD", "the quote below"
-    if table is None:
-        return None
-    prices = [f for f in of_kind(table.facts, "electricity") if f.unit == "kwh" and f.amount > 0]
-    same = [f for f in prices if f.note == note]
-    pick = same or prices
-    if not pick or (not same and len({(f.amount, f.currency) for f in prices}) != 1):
-        return None  # several prices in other notes: which one is the box's is not said
-    fact = max(pick, key=lambda f: f.as_of or "")
-    return fact.amount, fact.currency, f"your notes ({fact.note_title or fact.note})"
-
-
-def _energy(
-    words: PriceWords, pieces: Sequence[tuple[str, str]], table: PriceTable | None, context: str = ""
-) -> CostAnswer | None:
-    text = words.text
-    draw = _draw(text, pieces)
-    if draw is None or find_watts(text):
-        return None
-    watts, clause, note = draw
-    whole = " ".join(p for p, _ in pieces)
-    said = read_price_words(whole.lower())
-    per_day = 24.0 if _ALL_DAY.search(whole.lower()) else said.hours_per_day
-    hours = words.hours
-    how = ""
-    period = _PERIOD.search(text)
-    bare = period is not None and period.group("u") in HOURS_PER and hours == HOURS_PER[period.group("u")]  # "a week"
-    if (hours is None or bare) and (cycle := _duty_cycle(text, f"{whole}\n{context}")) is not None:
-        # "overnight each month" over the quote or the rest of its note: "10.5 h a night … 22 nights a month"
-        hours, how = cycle
-    if per_day is None and hours is None and nights_only(words):
-        return None  # "overnight each month": how long a night is, neither the question nor the quote says
-    if not how and hours is not None and words.hours_per_day is None and per_day is not None and per_day < 24 and hours >= 24:
-        how = f"{hours / 24:g} days × {per_day:g} h a day (as the quote says)"
-        hours = hours / 24 * per_day
-    if hours is None:
-        period = _PERIOD.search(text)
-        if period is not None and per_day is not None:
-            unit = period.group("u") or {"monthly": "month", "yearly": "year", "annual": "year", "annually": "year"}.get(
-                period.group("adv"), period.group("adv")[:-2] if period.group("adv") else "month"
-            )
-            days = HOURS_PER[unit] / 24
-            hours = days * per_day
-            how = f"{days:,.4g} days × {per_day:g} h a day (as the quote says)"
-        elif _TOTAL.search(text) and said.hours is not None and said.hours_per_day is None:
-            hours = said.hours
-            how = f"{hours:g} h (as the quote says)"
-    if hours is None:
-        return None
-    price = _kwh_price(pieces, note, table)
-    if price is None:
-        return None
-    amount, currency, where = price
-    many = asked_count(text, "", clause, _counts(text))  # "the 9 gpu desktops" over "each desktop pulls ~220W"
-    draws = f"{many[0]:g} {many[1]}s × {watts:g} W" if many else f"{watts:g} W"
-    kwh = watts * hours / 1000 * (many[0] if many else 1)
-    cost = kwh * amount
-    span = f" ({how})" if how else ""
-    body = (
-        f"Energy for {hours:,g} hours{span} at {watts:g} W (“{clause}”): {draws} × {hours:,g} h = {kwh:,.1f} kWh; "
-        f"at {price_text(amount, currency)}/kWh that is **{total_text(cost, currency)}** (the kWh price: {where})."
-    )
-    return CostAnswer(body, ())
-
-
-_DAYS_PER = re.compile(r"(?<![\w.$£€])(?P<n>\d{1,3})\s+(?:(?P<what>[a-z]+)\s+)?(?:a|per|each|every)\s+(?P<u>week|month|year)\b")
-
-
-def _duty_cycle(text: str, context: str) -> tuple[float, str] | None:
-    """The hours of use in the period a question asks for ("each month"), from the rest of the note when it says both
-    how long a day or night of use is and how many of them the period holds ("10.5 h a night", "22 nights a month")."""
-    period = _PERIOD.search(text)
-    if period is None or not context:
-        return None
-    unit = period.group("u") or {"monthly": "month", "weekly": "week", "yearly": "year", "annual": "year"}.get(
-        period.group("adv") or "", ""
-    )
-    lower = context.lower()
-    found = {(float(m.group("n")), m.group("what") or "", m.start()) for m in _DAYS_PER.finditer(lower) if m.group("u") == unit}
-    if len({n for n, _, _ in found}) != 1:
-        return None  # none, or two different counts: which is meant is a guess
-    n, what, at = min(found, key=lambda f: f[2])
-    if what in _TIME_WORDS or what.isdigit():
-        return None  # "3 hours a week" is a length, not a count of occasions
-    lengths = [m.group(0) for m in _LENGTHS.finditer(_line_at(lower, at))]
-    if len(lengths) == 1 and not what.startswith(("day", "night", "weekday", "weeknight", "evening")):
-        # "shows are 3 hrs incl interval, 8 a week": the one length on the count's line is one occasion's
-        one = read_price_words(lengths[0]).hours
-        if one is not None and 0 < one <= 24:
-            return n * one, f"{n:g} × {lengths[0].strip('~ ')}, as your note says"
-    per_day = read_price_words(lower).hours_per_day
-    if per_day is None or not 0 < per_day <= 24 or not what:
-        return None
-    return n * per_day, f"{n:g} × {per_day:g} h, as your note says"
-
-
-def _line_at(text: str, at: int) -> str:
-    """The sentence or list item of ``text`` holding position ``at``."""
-    begin = max((m.end() for m in LINES.finditer(text, 0, at)), default=0)
-    end = LINES.search(text, at)
-    return text[begin : end.start() if end else len(text)]
 
 
 def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | None:
