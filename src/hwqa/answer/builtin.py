@@ -390,6 +390,9 @@ def _whole_listed(question: Question, hits: Sequence[Hit]) -> Answer | None:
     (its best spans were about the kit's case, not its parts list); "adding 3 more lifts, what's the hardware cost":
     that many times every price of a list headed by what one kit is for ("Per-lift box")."""
     whole = asks_whole(question.price)
+    kits_of = [kits_asked(question.price, h.chunk.heading) if h.chunk.kind == "note" else None for h in hits]
+    if not whole and not any(kits_of):
+        return None  # neither a whole setup asked nor more of a kit a list is headed by
     asked = words_of(question.price.text) - _SUM_WORDS
     named = [overlap(asked, words_of(f"{h.chunk.title} {h.chunk.heading}")) if h.chunk.kind == "note" else 0 for h in hits]
     best = max(named, default=0)
@@ -397,7 +400,7 @@ def _whole_listed(question: Question, hits: Sequence[Hit]) -> Answer | None:
     headed = [h for h, n in zip(hits, named, strict=True) if best and n == best]
     ordered = [*headed, *(h for h in hits if h not in headed)]
     for hit in ordered:
-        kits = kits_asked(question.price, hit.chunk.heading) if hit.chunk.kind == "note" else None
+        kits = kits_of[hits.index(hit)]
         if not (kits or (whole and (hit in headed or hits.index(hit) < WHOLE_PASSAGES))):
             continue
         lines: list[str] = []

@@ -45,14 +45,12 @@ _EACH = re.compile(r"\beach\b|\bapiece\b|(?:\bper\b|\ba\b|/)\s*(?:person|head|se
 PAIR = re.compile(r"\b(?:both\s+of\s+us|the\s+two\s+of\s+us|me\s+(?:and|\+|&)\s+[a-z]+|[a-z]+\s+(?:and|\+|&)\s+me)\b")
 _MODEL_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "the 4090 box", "3060 desktops": a card's number, not a count
 _MOST = 10_000  # more of one thing than anyone rents or buys at once: a year, an id or a typo, not a count
+_LENGTH = r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)"  # "1.5 hrs", "20 min", "~6 min"
 _ONE_TAKES = re.compile(
     r"\b(?:a|one|each|per)\s+(?:[a-z0-9][a-z0-9-]*\s+)?(?P<u>(?!(?:takes?|took|runs|ran|was)\b)[a-z]{3,})\s+"
-    r"(?:on\s+(?:it|them|that|this|one)\s+)?(?:(?:takes?|took|is|was|runs?|ran|in)\s+)?(?:about\s+|~)?"
-    r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b"
+    rf"(?:on\s+(?:it|them|that|this|one)\s+)?(?:(?:takes?|took|is|was|runs?|ran|in)\s+)?(?:about\s+|~)?{_LENGTH}\b"
 )
-_TAKES_PER = re.compile(
-    r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\s*(?:per|/|a|each)\s*(?P<u>(?!(?:hour|day|week|month|year|night)s?\b)[a-z]{3,})\b"
-)
+_TAKES_PER = re.compile(rf"{_LENGTH}\s*(?:per|/|a|each)\s*(?P<u>(?!(?:hour|day|week|month|year|night)s?\b)[a-z]{{3,}})\b")
 # "2x RTX 4090 … each", "4 x A100 at … each": the line rents that many, its price is of one of them
 _GROUP_EACH = re.compile(r"(?<![\w.$])(?P<n>\d{1,2})\s*x\s+(?P<what>(?:[a-z]+\s+)?[a-z]*\d+[a-z]*)\b")
 _ONE_ASKED = re.compile(r"\b(?:one|a\s+single|per|each|a)\s+(?:gpu|card|device|node|instance|of\s+them)\b")
