@@ -371,3 +371,24 @@ def test_how_often_a_run_happens_counts_the_runs_a_period_holds(dental: Path) ->
     # 4 runs a year × 6 h × $1.29, not a year of the card around the clock (8,760 h, $11,300.40)
     answer = ask("if we retrain the xray model every quarter on the rented a100, what's that a year")
     assert "4 runs × 6 h (as your note says) × $1.29/hour = **$30.96**" in answer, answer
+
+
+KILN = """---
+title: Kiln camera box
+date: 2026-05-06
+---
+
+# Kiln camera box
+
+* the inference box pulls ~300W while the kiln runs, and the kiln runs 8 h a day.
+* workshop electricity is $0.30/kWh.
+"""
+
+
+kiln = cli_over("kiln", {"kiln.md": KILN})
+
+
+def test_a_daily_power_cost_is_the_hours_a_day_the_note_gives(kiln: Path) -> None:
+    # 300 W × 8 h = 2.4 kWh at $0.30 (the question's "daily" once failed with an internal KeyError)
+    answer = ask("whats the daily electricity cost of the inference box?")
+    assert "**$0.72**" in answer, answer
