@@ -45,6 +45,7 @@ from ..prices.quoted import (
 )
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
+from ..prices.solve import solve
 from .answer import (
     Answer,
     CitationList,
@@ -165,6 +166,9 @@ class BuiltinAnswerer:
             ready = asked is not None and not asked.problems and not asked.unpriced and computable(asked.request)
             if not (ready and price.table.rows and question.price.hours is not None):
                 worked = work_quoted(question.price, quoted, price.table, confident=sure, context=context)
+            if worked is None and not (ready and price.table.rows) and question.price.budget_usd is None:
+                # No sum of a known shape, and nothing the calculator works out: the product whose units cancel
+                worked = solve(question.price.text, quoted, context)
         if worked is not None:
             return Answer(f"{worked.text}\n\n{quotes.text}", quotes.citations, covered=True)
         if price is None or asked is None:

@@ -1,0 +1,253 @@
+"""A money question worked out by its units, when no sum of a known shape answers it.
+
+Every quantity of the quoted passages and of the rest of their note is read with its units
+(:mod:`hwqa.prices.quantities`): ``$0.02 / 1M tokens``, ``900M tokens``, ``$0.07/GB/mo``, ``150 GB``, ``~230W``,
+``6 matches/wk x 1.5h``, ``26 week season``, ``$0.19/kWh``. The question says what it asks (money; how many hours,
+months or of a thing; how long) and gives its own quantities ("for 3 months", "2 more parents", "per show", "a whole
+season"). The answer is the product of the question's quantities and a few of the notes' (each once, multiplied or
+divided) whose units cancel to what is asked: ``$0.07/GB/mo × 150 GB × 6 months = $63.00``.
+
+Of the products whose units cancel, the one of the fewest quantities, the quote's before the rest of its note and
+the lines sharing the question's words first, is the answer; when two such products give different sums, which is
+meant is not said and none is given. An hour, a day and a month are linked (24 h a day, 30 days a month) only when
+no quantity of the notes links them, and a product of one quantity is no sum.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .factmatch import ENERGY, CostAnswer, holds_name, money_text, overlap, total_text, words_of
+from .passagesums import LINES
+from .quantities import Qty, Units, quantities, unit_of
+
+__all__ = ["solve"]
+
+_MONEY_BASES = ("USD", "EUR", "GBP")
+_MAX_FACTORS = 5
+_STEPS = 20_000  # products tried at most, per unit asked: a note of many quantities stays quick
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:more\s+)?(?P<w>[a-z][\w-]*)")
+_HOW_LONG = re.compile(r"\bhow\s+long\b")
+_MONEY_ASKED = re.compile(
+    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paying|spend|spent|total|come\s+to|set\s+(?:me|us)\s+back|damage|price)\b|"
+    r"\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower|data|space|storage|disk))|\bwhat(?:'s|s|\s+is)\s+that\b"
+)
+# "per show", "a whole season", "each match", "for a month": one of a thing, the scope of the question
+_ONE = re.compile(
+    r"\b(?:per|each|every|one|a|an|the\s+whole|a\s+whole|a\s+full|the\s+full|an\s+entire|the\s+entire|whole|full|entire)\s+"
+    r"(?P<w>[a-z][a-z-]*)"
+)
+_ALL_DAY = re.compile(r"24\s*/\s*7|round\s+the\s+clock|around\s+the\s+clock|all\s+day\s+and\s+night|non-?stop")
+_TIME_BASES = ("hour", "day", "month")
+# A model the question names: letters and digits ("gex130", "a100") or a card's number ("5090")
+_NAME = re.compile(r"(?<![\w$€£.,])(?:[a-z]+\d+[a-z\d]*|\d{3,4}[a-z]*)(?![\w,]|\.\d)")
+_QUOTED, _IN_NOTE = 0.15, 0.3  # a quantity's cost: from the quote, from the rest of its note
+_LINE = 0.6  # and each line the product draws on
+_RELEVANCE = 0.5  # less, per word of the question the product's lines hold
+
+
+@dataclass(frozen=True)
+class _Factor:
+    qty: Qty
+    cost: float
+    given: bool  # the question's own
+    line: str  # where the notes write it ("" for the question's and for a link between times)
+    note: str
+
+
+def _mul(units: dict[str, int], other: Units, power: int) -> dict[str, int]:
+    out = dict(units)
+    for base, p in other:
+        out[base] = out.get(base, 0) + p * power
+        if out[base] == 0:
+            del out[base]
+    return out
+
+
+def _asked(text: str) -> list[tuple[dict[str, int], str]]:
+    """What the question asks for, as base units and the words of its unit: money (each currency, filled in later),
+    hours, months, or a count of something."""
+    many = _HOW_MANY.search(text)
+    if many is not None:
+        one = unit_of(many.group("w"))
+        if one is None or any(b in _MONEY_BASES for b in one[0]):
+            return []
+        return [(one[0], many.group("w"))]
+    if _HOW_LONG.search(text):
+        return [({"hour": 1}, "hours"), ({"month": 1}, "months"), ({"day": 1}, "days")]
+    if _MONEY_ASKED.search(text) or ENERGY.search(text):
+        return [({base: 1}, base) for base in _MONEY_BASES]
+    return []
+
+
+def _given(text: str, denominators: set[str]) -> list[Qty]:
+    """The question's quantities: those it writes, a time or a thing it asks of one ("a year", "per show", "the whole
+    season", when the notes give something per show or per season)."""
+    found = [q for q in quantities(text) if not q.money]
+    spans = [(q.start, q.end) for q in found]
+    for m in _ONE.finditer(text):
+        word = m.group("w")
+        one = unit_of(word)
+        if one is None or any(s <= m.start("w") < e for s, e in spans):
+            continue
+        units, factor = one
+        base = next(iter(units))
+        if len(units) == 1 and units[base] == 1 and (base in _TIME_BASES or base in denominators):
+            found.append(Qty(factor, ((base, 1),), m.group(0), m.start(), m.end()))
+    return found
+
+
+def _factors(pieces: Sequence[tuple[str, str]], context: str) -> list[_Factor]:
+    seen: set[tuple[str, float, Units]] = set()
+    out: list[_Factor] = []
+    sources = [(text, note, _QUOTED) for text, note in pieces]
+    if context:
+        sources.append((context, pieces[0][1] if pieces else "", _IN_NOTE))
+    for text, note, cost in sources:
+        for line in LINES.split(text):
+            lower = line.lower()
+            for q in quantities(lower):
+                key = (q.written, round(q.value, 9), q.units)
+                if key not in seen:  # the same quantity in the quote and the rest of its note: once
+                    seen.add(key)
+                    out.append(_Factor(q, cost, False, line.strip(), note))
+            if _ALL_DAY.search(lower):
+                out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), cost, False, line.strip(), note))
+    out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), 1.5, False, "", ""))
+    out.append(_Factor(Qty(30.0, (("day", 1), ("month", -1)), "30 days a month", 0, 0), 2.0, False, "", ""))
+    return out
+
+
+def _cost(chain: Sequence[tuple[_Factor, int]], asked: set[str]) -> float:
+    """Fewer quantities, from the quote, from fewer lines (a sentence's quantities go together), lines that share
+    more of the question's words: cheaper."""
+    said: set[str] = set()
+    lines: set[str] = set()
+    for f, _ in chain:
+        said |= words_of(f.line.lower())
+        if f.line:
+            lines.add(f.line)
+    return sum(f.cost for f, _ in chain) + _LINE * len(lines) - _RELEVANCE * min(overlap(asked, said), 6)
+
+
+def _sound(chain: Sequence[tuple[_Factor, int]], asked: set[str], names: Sequence[str], scopes: set[Units]) -> bool:
+    """A product of what the question asks about: every price's line shares a word with the question, every model
+    the question names ("5090", "gex130") is on a line of the product, at most one link between times, and what is
+    divided by is a rate, a price or a power draw, or a length or count of what the question asks per ("$5,400 ÷ 5
+    years" asked per month), never another bare length or count ("÷ 6h")."""
+    lines = " ".join(f.line.lower() for f, _ in chain)
+    if any(not holds_name(lines, name) for name in names):
+        return False
+    if sum(1 for f, _ in chain if not f.line) > 1:
+        return False
+    for f, sign in chain:
+        if f.qty.money and f.line and not overlap(asked, words_of(f.line.lower())):
+            return False
+        plain = all(p > 0 for _, p in f.qty.units) and f.qty.units != (("kw", 1),)
+        if sign < 0 and not f.qty.money and plain and not any(b in dict(f.qty.units) for u in scopes for b, _ in u):
+            return False
+    return True
+
+
+def _money_fits(chain: Sequence[tuple[_Factor, int]], said: str) -> bool:
+    """Money asked: one price, multiplied. Hours or a count asked: no price, or a sum of money over a price per (a
+    budget over a rate), in one currency."""
+    money = [(f.qty.money, sign) for f, sign in chain if f.qty.money]
+    if said in _MONEY_BASES:
+        return money == [(said, 1)]
+    return not money or (len(money) == 2 and money[0][0] == money[1][0] and {s for _, s in money} == {1, -1})
+
+
+def _search(
+    residual: dict[str, int],
+    pool: Sequence[_Factor],
+    chosen: list[tuple[_Factor, int]],
+    found: list[list[tuple[_Factor, int]]],
+    budget: list[int],
+) -> None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return
+    if not residual:
+        found.append(list(chosen))
+        return
+    if len(chosen) >= _MAX_FACTORS:
+        return
+    base = sorted(residual)[0]
+    used = {id(f) for f, _ in chosen}
+    for f in pool:
+        if id(f) in used:
+            continue
+        power = next((p for b, p in f.qty.units if b == base), 0)
+        if power == 0:
+            continue
+        sign = 1 if power * residual[base] > 0 else -1
+        chosen.append((f, sign))
+        _search(_mul(residual, f.qty.units, -sign), pool, chosen, found, budget)
+        chosen.pop()
+
+
+def _value(chain: Sequence[tuple[_Factor, int]]) -> float:
+    value = 1.0
+    for f, sign in chain:
+        value = value * f.qty.value if sign > 0 else value / f.qty.value
+    return value
+
+
+def solve(text: str, pieces: Sequence[tuple[str, str]], context: str = "") -> CostAnswer | None:
+    """The product of quantities the question asks for, worked over the quote (see the module doc), or None."""
+    text = text.lower()
+    targets = _asked(text)
+    if not targets or not pieces:
+        return None
+    asked = words_of(text)
+    pool = _factors(pieces, context)
+    denominators = {b for f in pool if f.line for b, p in f.qty.units if p < 0 and b not in _MONEY_BASES}
+    given = [_Factor(q, 0.0, True, "", "") for q in _given(text, denominators)]
+    spans = [(g.qty.start, g.qty.end) for g in given]
+    scopes = {g.qty.units for g in given if not g.qty.written[0].isdigit()}
+    names = [m.group(0) for m in _NAME.finditer(text) if not any(a <= m.start() < b for a, b in spans)]
+    best: list[tuple[float, float, list[tuple[_Factor, int]], str]] = []
+    for units, said in targets:
+        residual = dict(units)
+        for g in given:
+            residual = _mul(residual, g.qty.units, -1)
+        found: list[list[tuple[_Factor, int]]] = []
+        _search(residual, pool, [], found, [_STEPS])
+        for chain in found:
+            whole = chain + [(g, 1) for g in given]
+            if not _sound(chain, asked, names, scopes):
+                continue
+            noted = sum(1 for f, _ in chain if f.line)
+            if not noted or not _money_fits(whole, said):
+                continue
+            value = _value(whole)
+            if value > 0:
+                best.append((_cost(chain, asked), value, whole, said))
+    if not best:
+        return None
+    best.sort(key=lambda b: b[0])
+    cost, value, chain, said = best[0]
+    rivals = [b for b in best[1:] if b[0] < cost + 0.25 and abs(b[1] - value) > 0.01 * value]
+    if rivals:
+        return None  # two products as likely, two sums: which is meant is not said
+    if sum(1 for f, _ in chain if f.line or f.qty.written[0].isdigit()) < 2:
+        return None  # one noted quantity as asked ("$6.95/TB/mo", asked per TB a month): the quote says it, no sum
+    return CostAnswer(_written(chain, value, said), (), total=value)
+
+
+def _written(chain: Sequence[tuple[_Factor, int]], value: float, said: str) -> str:
+    terms = " ".join(f"{'×' if sign > 0 else '÷'} {f.qty.written}" for f, sign in chain)
+    terms = terms[2:] if terms.startswith("×") else f"1 {terms}"
+    if said in _MONEY_BASES:
+        result = total_text(value, said) if value >= 100 else money_text(value, said)
+    else:
+        result = f"{value:,.1f} {said}"
+    lines = []
+    for f, _ in chain:
+        if f.line and f"“{f.line}”" not in lines:
+            lines.append(f"“{f.line}”")
+    where = "; ".join(lines)
+    return f"{terms} = **{result}** (worked out from your notes: {where})."

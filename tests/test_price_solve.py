@@ -1,0 +1,78 @@
+"""Money questions no sum of a known shape answers, worked out by their units over the quote and its note
+(hwqa.prices.solve): a price per thing times how many the note counts, a storage price over a season, a battery's
+hours, a purchase spread per month; and no sum where the product would be another thing's price or a lookup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import ask_json, cli_over
+from .conftest import ask_text as ask
+
+RADIO = """---
+title: Community radio transcripts
+date: 2026-06-01
+---
+
+# Community radio transcripts
+
+## Speech to text
+
+* [Speech-to-Text pricing - CloudVoice](https://example.com/pricing) - batch transcription is $0.006 / min, no minimum.
+* the back catalogue is about 4,200 min of shows, all mono mp3.
+* whisper on the old desktop did one show in ~40 min, too slow for the lot.
+
+## Storage
+
+* Wasabi bucket for the raw audio, $0.0069/GB/mo, the catalogue is 180 GB.
+* we only keep it up during the 4 month archive project, then it goes to tape.
+
+## Field recorder
+
+* the interview recorder box runs off a 60 Wh power bank.
+* pi + usb mic pull about 4W together while recording.
+
+## Mixer
+
+* bought the digital mixer for $1,440 in March.
+* treasurer wants it written off straight line over 3 years.
+"""
+
+radio = cli_over("radio", {"radio.md": RADIO})
+
+
+def test_a_price_per_minute_times_the_minutes_the_note_counts(radio: Path) -> None:
+    # $0.006 per minute × 4,200 minutes = $25.20
+    answer = ask("what would cloudvoice charge for batch transcription of the whole back catalogue?")
+    assert "**$25.20**" in answer, answer
+
+
+def test_a_storage_price_per_gb_month_over_the_project_the_note_gives_the_length_of(radio: Path) -> None:
+    # $0.0069/GB/mo × 180 GB × 4 months = $4.97
+    answer = ask("what does the wasabi bucket cost us over the whole archive project?")
+    assert "**$4.97**" in answer, answer
+
+
+def test_a_battery_lasts_its_energy_over_the_draw(radio: Path) -> None:
+    # 60 Wh ÷ 4 W = 15 hours
+    answer = ask("how many hours can the field recorder run on the power bank?")
+    assert "**15.0 hours**" in answer, answer
+
+
+def test_a_purchase_written_off_over_years_asked_per_month(radio: Path) -> None:
+    # $1,440 ÷ 36 months = $40 a month
+    answer = ask("if the mixer is written off straight line, how much is that per month?")
+    assert "**$40.00**" in answer, answer
+
+
+def test_no_sum_over_another_things_price_or_of_a_lookup(radio: Path) -> None:
+    answer = ask("what would the premium tier of cloudvoice cost per month?")
+    assert "worked out from your notes" not in answer, answer
+    answer = ask("whats wasabi charging per GB a month")
+    assert "worked out from your notes" not in answer, answer
+    assert "0.0069" in answer, answer
+
+
+def test_a_model_the_question_names_is_on_a_line_of_the_product(radio: Path) -> None:
+    data = ask_json("what would transcription of the catalogue on a rented 5090 cost?")
+    assert "worked out from your notes" not in str(data["answer"]), data["answer"]
