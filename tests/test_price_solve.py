@@ -76,3 +76,48 @@ def test_no_sum_over_another_things_price_or_of_a_lookup(radio: Path) -> None:
 def test_a_model_the_question_names_is_on_a_line_of_the_product(radio: Path) -> None:
     data = ask_json("what would transcription of the catalogue on a rented 5090 cost?")
     assert "worked out from your notes" not in str(data["answer"]), data["answer"]
+
+
+LAB = """---
+title: Protein folding runs
+date: 2026-06-02
+---
+
+# Protein folding runs
+
+## Cluster
+
+* the uni cluster bills its A40 partition at €0.75 per GPU-hour, charged to the group.
+* one structure of the big complex takes ~9 h on an A40.
+
+## Pretrain
+
+* one node of 8x L40S, $1.10/hr per gpu on demand; the whole pretrain took about 30h.
+* ~6B tokens went through it.
+
+## Captions
+
+* shows are 2 hrs with the break, 4 a week.
+* CaptionCo live captions $0.020/min.
+* Subtitly streaming $0.012/min, a bit laggy.
+"""
+
+lab = cli_over("lab", {"lab.md": LAB})
+
+
+def test_a_rate_per_gpu_hour_with_no_count_is_for_one_gpu_asked_in_euros(lab: Path) -> None:
+    # €0.75 per GPU-hour × 9 h × 1 GPU × 4 structures = €27
+    answer = ask("4 structures of the big complex on the cluster's A40 partition, how many euros?")
+    assert "**€27.00**" in answer, answer
+
+
+def test_a_run_per_billion_tokens(lab: Path) -> None:
+    # 8 GPUs × $1.10 × 30 h = $264 over 6B tokens: $44.00 per billion
+    answer = ask("what did the pretrain work out to per billion tokens?")
+    assert "**$44.00**" in answer, answer
+
+
+def test_two_prices_over_the_same_product_and_their_difference(lab: Path) -> None:
+    # per show of 2 h: CaptionCo 120 min × $0.020 = $2.40, Subtitly 120 min × $0.012 = $1.44: $0.96 more
+    answer = ask("per show, how much more is captionco than subtitly?")
+    assert "**$0.96**" in answer, answer

@@ -127,9 +127,10 @@ class BuiltinAnswerer:
         # question states ("at $0.68/hr, worst case for the full suite"), two prices compared ("what would spot have
         # saved"), a draw beside the hours a day it runs, a whole setup's lines, several things listed, a percentage,
         # a count only its note gives ("every episode"), a break-even it holds both prices of
+        difference = asks_difference(question.price.text)
         first = price is not None and (
             rates_in(question.price.text)
-            or asks_difference(question.price.text)
+            or difference
             or asks_energy(question.price.text)
             or asks_whole(question.price)
             or (asks_items(question.price) and named_total(question.price, quoted) is not None)
@@ -168,7 +169,7 @@ class BuiltinAnswerer:
                 worked = work_quoted(question.price, quoted, price.table, confident=sure, context=context)
             if worked is None and not (ready and price.table.rows) and question.price.budget_usd is None:
                 # No sum of a known shape, and nothing the calculator works out: the product whose units cancel
-                worked = solve(question.price.text, quoted, context)
+                worked = solve(question.price.text, quoted, context, difference=difference)
         if worked is not None:
             return Answer(f"{worked.text}\n\n{quotes.text}", quotes.citations, covered=True)
         if price is None or asked is None:

@@ -64,15 +64,20 @@ _PER = re.compile(
 _SPAN_OF = re.compile(
     r"\s+(?:of\s+(?:the|a|each|every)\s+)?(?P<w>season|term|semester|project|run|job|trip|tour|campaign|contract|lease|batch)\b"
 )
+_MODEL_AFTER = re.compile(r"\s*(?:[a-z]+\s+)?[a-z]{0,4}\d{2,4}")
 _TIMES_SIGN = re.compile(r"\s*[x×*]\s*")
 _BASES = frozenset({"USD", "EUR", "GBP", "hour", "day", "month", "kw", "gb"})
 _ADVERB = re.compile(r"\s*(?P<adv>hourly|daily|weekly|monthly|yearly|annually)\b")
 _ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"}
 # "one photo is ~1,300 tokens", "each fold takes ~26 h": the quantity is per one of the thing before it
 _ONE_OF = re.compile(
-    r"\b(?:one|each|every|per|a\s+single)\s+(?P<w>[a-z][a-z-]*)(?:\s+of\s+[\w-]+|\s+[a-z][\w-]*)?\s+(?:is|are|was|takes?|took|"
+    r"\b(?:one|each|every|per|a\s+single)\s+(?P<w>[a-z][a-z-]*)(?:\s+[\w-]+){0,4}?\s+(?:is|are|was|takes?|took|"
     r"uses?|used|needs?|runs?|ran|comes?\s+to|came\s+to|=)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$"
 )
+
+
+# "shows are 3 hrs", "matches take ~1.5h": the quantity is per one of them
+_THEY_ARE = re.compile(r"\b(?P<w>[a-z]{3,}s)\s+(?:are|take|run|last)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?$")
 
 
 @dataclass(frozen=True)
@@ -177,6 +182,8 @@ def _one(text: str, m: re.Match[str]) -> Qty | None:
             return None  # "5m": metres or minutes, not millions
         value *= _MULT[mult]
     end = m.end()
+    if unit == "s" and m.start("unit") == m.end("num"):
+        return None  # "3090s": cards, not seconds
     if unit is not None:
         if unit in _SUBUNIT and not m.group("cur"):
             units[_SUBUNIT[unit]] = 1
@@ -185,6 +192,8 @@ def _one(text: str, m: re.Match[str]) -> Qty | None:
             units[_CURRENCY.get(unit, "EUR")] = 1
         else:
             one = unit_of(unit)
+            if unit == "x" and _MODEL_AFTER.match(text, m.end()):  # "8x H100", "2x 3090s": that many cards
+                one = ({"gpu": 1}, 1.0)
             if one is None:
                 if unit in _NOT_UNITS or unit == "%":
                     return None
@@ -215,7 +224,8 @@ def _one(text: str, m: re.Match[str]) -> Qty | None:
         _mul(units, {base: 1}, -1)
         value /= factor
         end = adv.end()
-    if (lead := _ONE_OF.search(text, max(0, m.start() - 60), m.start())) is not None:
+    lead = _ONE_OF.search(text, max(0, m.start() - 60), m.start()) or _THEY_ARE.search(text, max(0, m.start() - 40), m.start())
+    if lead is not None:
         one = unit_of(lead.group("w"))
         if one is not None and not any(p < 0 for p in units.values()) and _key(one[0]) != _key(units):
             _mul(units, one[0], -1)

@@ -31,14 +31,18 @@ _STEPS = 20_000  # products tried at most, per unit asked: a note of many quanti
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?:more\s+)?(?P<w>[a-z][\w-]*)")
 _HOW_LONG = re.compile(r"\bhow\s+long\b")
 _MONEY_ASKED = re.compile(
-    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paying|spend|spent|total|come\s+to|set\s+(?:me|us)\s+back|damage|price)\b|"
+    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paying|spend|spent|total|come\s+to|set\s+(?:me|us)\s+back|damage|price|"
+    r"work(?:s|ed)?\s+out\s+(?:to|at))\b|"
     r"\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower|data|space|storage|disk))|\bwhat(?:'s|s|\s+is)\s+that\b"
 )
 # "per show", "a whole season", "each match", "for a month": one of a thing, the scope of the question
 _ONE = re.compile(
     r"\b(?:per|each|every|one|a|an|the\s+whole|a\s+whole|a\s+full|the\s+full|an\s+entire|the\s+entire|whole|full|entire)\s+"
-    r"(?P<w>[a-z][a-z-]*)"
+    r"(?:(?P<mult>thousand|million|billion)\s+)?(?P<w>[a-z][a-z-]*)"
 )
+_MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+# A rate per one of these with no count said is of one ("€0.90 per GPU-hour" for a run on a GPU)
+_ONE_DEVICE = ("gpu", "node", "instance", "card", "device", "chip", "vm")
 _ALL_DAY = re.compile(r"24\s*/\s*7|round\s+the\s+clock|around\s+the\s+clock|all\s+day\s+and\s+night|non-?stop")
 _TIME_BASES = ("hour", "day", "month")
 # A model the question names: letters and digits ("gex130", "a100") or a card's number ("5090")
@@ -72,9 +76,10 @@ def _asked(text: str) -> list[tuple[dict[str, int], str]]:
     many = _HOW_MANY.search(text)
     if many is not None:
         one = unit_of(many.group("w"))
-        if one is None or any(b in _MONEY_BASES for b in one[0]):
+        if one is None:
             return []
-        return [(one[0], many.group("w"))]
+        money = [b for b in one[0] if b in _MONEY_BASES]  # "how many euros"
+        return [({money[0]: 1}, money[0])] if money else [(one[0], many.group("w"))]
     if _HOW_LONG.search(text):
         return [({"hour": 1}, "hours"), ({"month": 1}, "months"), ({"day": 1}, "days")]
     if _MONEY_ASKED.search(text) or ENERGY.search(text):
@@ -94,7 +99,9 @@ def _given(text: str, denominators: set[str]) -> list[Qty]:
             continue
         units, factor = one
         base = next(iter(units))
-        if len(units) == 1 and units[base] == 1 and (base in _TIME_BASES or base in denominators):
+        per = m.group(0).startswith("per ")  # "per billion tokens": asked per, whatever the notes give per
+        if len(units) == 1 and units[base] == 1 and (base in _TIME_BASES or base in denominators or per):
+            factor *= _MULT[m.group("mult")] if m.group("mult") else 1.0
             found.append(Qty(factor, ((base, 1),), m.group(0), m.start(), m.end()))
     return found
 
@@ -115,6 +122,10 @@ def _factors(pieces: Sequence[tuple[str, str]], context: str) -> list[_Factor]:
                     out.append(_Factor(q, cost, False, line.strip(), note))
             if _ALL_DAY.search(lower):
                 out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), cost, False, line.strip(), note))
+    per = {b for f in out for b, p in f.qty.units if p < 0 and f.qty.money}
+    for device in _ONE_DEVICE:
+        if device in per:
+            out.append(_Factor(Qty(1.0, ((device, 1),), f"1 {device}", 0, 0), 0.4, False, "", ""))
     out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), 1.5, False, "", ""))
     out.append(_Factor(Qty(30.0, (("day", 1), ("month", -1)), "30 days a month", 0, 0), 2.0, False, "", ""))
     return out
@@ -133,8 +144,8 @@ def _cost(chain: Sequence[tuple[_Factor, int]], asked: set[str]) -> float:
 
 
 def _sound(chain: Sequence[tuple[_Factor, int]], asked: set[str], names: Sequence[str], scopes: set[Units]) -> bool:
-    """A product of what the question asks about: every price's line shares a word with the question, every model
-    the question names ("5090", "gex130") is on a line of the product, at most one link between times, and what is
+    """A product of what the question may ask about: every model the question names ("5090", "gex130") is on a line of
+    the product, at most one link between times, and what is
     divided by is a rate, a price or a power draw, or a length or count of what the question asks per ("$5,400 ÷ 5
     years" asked per month), never another bare length or count ("÷ 6h")."""
     lines = " ".join(f.line.lower() for f, _ in chain)
@@ -143,12 +154,16 @@ def _sound(chain: Sequence[tuple[_Factor, int]], asked: set[str], names: Sequenc
     if sum(1 for f, _ in chain if not f.line) > 1:
         return False
     for f, sign in chain:
-        if f.qty.money and f.line and not overlap(asked, words_of(f.line.lower())):
-            return False
         plain = all(p > 0 for _, p in f.qty.units) and f.qty.units != (("kw", 1),)
         if sign < 0 and not f.qty.money and plain and not any(b in dict(f.qty.units) for u in scopes for b, _ in u):
             return False
     return True
+
+
+def _named_price(chain: Sequence[tuple[_Factor, int]], asked: set[str]) -> bool:
+    """Whether every price of the product is quoted or on a line sharing a word with the question (else the product is
+    another thing's: it may stand against a product, never be the answer)."""
+    return all(f.cost == _QUOTED or overlap(asked, words_of(f.line.lower())) for f, _ in chain if f.qty.money and f.line)
 
 
 def _money_fits(chain: Sequence[tuple[_Factor, int]], said: str) -> bool:
@@ -196,8 +211,10 @@ def _value(chain: Sequence[tuple[_Factor, int]]) -> float:
     return value
 
 
-def solve(text: str, pieces: Sequence[tuple[str, str]], context: str = "") -> CostAnswer | None:
-    """The product of quantities the question asks for, worked over the quote (see the module doc), or None."""
+def solve(text: str, pieces: Sequence[tuple[str, str]], context: str = "", *, difference: bool = False) -> CostAnswer | None:
+    """The product of quantities the question asks for, worked over the quote (see the module doc), or None.
+    ``difference``: the question compares two prices ("how much more is X than Y"): the same product at each, and
+    what lies between them."""
     text = text.lower()
     targets = _asked(text)
     if not targets or not pieces:
@@ -207,9 +224,10 @@ def solve(text: str, pieces: Sequence[tuple[str, str]], context: str = "") -> Co
     denominators = {b for f in pool if f.line for b, p in f.qty.units if p < 0 and b not in _MONEY_BASES}
     given = [_Factor(q, 0.0, True, "", "") for q in _given(text, denominators)]
     spans = [(g.qty.start, g.qty.end) for g in given]
-    scopes = {g.qty.units for g in given if not g.qty.written[0].isdigit()}
+    scopes = {g.qty.units for g in given if _ONE.fullmatch(g.qty.written)}
     names = [m.group(0) for m in _NAME.finditer(text) if not any(a <= m.start() < b for a, b in spans)]
     best: list[tuple[float, float, list[tuple[_Factor, int]], str]] = []
+    weak: list[tuple[float, float, list[tuple[_Factor, int]], str]] = []  # products of a price the question never names
     for units, said in targets:
         residual = dict(units)
         for g in given:
@@ -224,18 +242,49 @@ def solve(text: str, pieces: Sequence[tuple[str, str]], context: str = "") -> Co
             if not noted or not _money_fits(whole, said):
                 continue
             value = _value(whole)
-            if value > 0:
-                best.append((_cost(chain, asked), value, whole, said))
+            if said not in _MONEY_BASES and all(b in _TIME_BASES for f, _ in whole for b, _ in f.qty.units):
+                continue  # "6 days ÷ 26 days a month": a length in other units, nothing worked out
+            if value >= (0.01 if said in _MONEY_BASES else 0.1):
+                (best if _named_price(chain, asked) else weak).append((_cost(chain, asked), value, whole, said))
     if not best:
         return None
     best.sort(key=lambda b: b[0])
+    if difference:
+        return _compared(best, asked)
     cost, value, chain, said = best[0]
-    rivals = [b for b in best[1:] if b[0] < cost + 0.25 and abs(b[1] - value) > 0.01 * value]
+    rivals = [b for b in best[1:] + weak if b[0] < cost + 0.25 and abs(b[1] - value) > 0.01 * value]
     if rivals:
         return None  # two products as likely, two sums: which is meant is not said
     if sum(1 for f, _ in chain if f.line or f.qty.written[0].isdigit()) < 2:
         return None  # one noted quantity as asked ("$6.95/TB/mo", asked per TB a month): the quote says it, no sum
     return CostAnswer(_written(chain, value, said), (), total=value)
+
+
+def _compared(best: Sequence[tuple[float, float, list[tuple[_Factor, int]], str]], asked: set[str]) -> CostAnswer | None:
+    """The cheapest product and the same product at another price of the same units whose line names more of the
+    question (the other option it compares), and their difference; none when no such price, or two, are noted."""
+    _, value, chain, said = best[0]
+    if said not in _MONEY_BASES:
+        return None
+    price = next(f for f, _ in chain if f.qty.money)
+    rest = {id(f) for f, _ in chain if f is not price}
+    named = words_of(price.line.lower())
+    others = []
+    for other_cost, other_value, other, _ in best[1:]:
+        money = next(f for f, _ in other if f.qty.money)
+        same = {id(f) for f, _ in other if f is not money} == rest and money.qty.units == price.qty.units
+        fit = overlap(asked - named, words_of(money.line.lower()))
+        if same and money.line != price.line and fit and abs(other_value - value) > 0.005:
+            others.append((-fit, other_cost, other_value, other))
+    others.sort(key=lambda o: (o[0], o[1]))
+    if not others or (len(others) > 1 and others[1][0] == others[0][0]):
+        return None
+    _, _, other_value, other = others[0]
+    (low, cheap), (high, dear) = sorted(((value, chain), (other_value, other)), key=lambda p: p[0])
+    said_dear = _written(dear, high, said).rstrip(".")
+    said_cheap = _written(cheap, low, said).rstrip(".")
+    gap = money_text(high - low, said)
+    return CostAnswer(f"{said_dear}, against {said_cheap}: the difference is **{gap}**.", (), total=high - low)
 
 
 def _written(chain: Sequence[tuple[_Factor, int]], value: float, said: str) -> str:
