@@ -43,7 +43,7 @@ radio = cli_over("radio", {"radio.md": RADIO})
 
 def test_a_price_per_minute_times_the_minutes_the_note_counts(radio: Path) -> None:
     # $0.006 per minute × 4,200 minutes = $25.20
-    answer = ask("what would cloudvoice charge for batch transcription of the whole back catalogue?")
+    answer = ask("what would cloudvoice charge to transcribe the whole back catalogue?")
     assert "**$25.20**" in answer, answer
 
 

@@ -116,7 +116,7 @@ class BuiltinAnswerer:
             # "vitpose fps on the 3060?" over "haven't tried ViTPose yet": the notes say they don't know
             return Answer(f"Your notes don't have that yet: {from_notes.text}", from_notes.citations, covered=False)
         quotes = from_notes
-        turned_away = not from_notes.covered and not (question.missing or question.unknown)
+        turned_away = not from_notes.covered and not question.missing  # a word no dictionary knows is said, never a veto
         if price is not None and turned_away and asks_sum(question.price.text):
             # Turned away by the confidence alone: its best spans all the same, for a sum they may hold every factor
             # of (a money question the quote can answer is planned, never turned away); nothing else is said of them
