@@ -121,3 +121,25 @@ def test_two_prices_over_the_same_product_and_their_difference(lab: Path) -> Non
     # per show of 2 h: CaptionCo 120 min × $0.020 = $2.40, Subtitly 120 min × $0.012 = $1.44: $0.96 more
     answer = ask("per show, how much more is captionco than subtitly?")
     assert "**$0.96**" in answer, answer
+
+
+CHOIR = """---
+title: Choir sheet music scanning
+date: 2026-06-03
+---
+
+# Choir sheet music scanning
+
+## Tool
+
+* [ScoreCloud Team - ScoreCloud](https://example.com/sc) - $12 per seat per month billed monthly, or $9/seat/mo if you pay yearly.
+* 3 of us scanning: me and two altos.
+"""
+
+choir = cli_over("choir", {"choir.md": CHOIR})
+
+
+def test_a_count_the_plan_sum_left_out_is_multiplied_at_the_billing_asked(choir: Path) -> None:
+    # 4 seats × $9/seat/mo (billed yearly) × 12 months = $432
+    answer = ask("if 4 more volunteers join scorecloud, on yearly billing what does that add per year?")
+    assert "**$432**" in answer, answer

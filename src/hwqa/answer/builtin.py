@@ -45,7 +45,7 @@ from ..prices.quoted import (
 )
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
-from ..prices.solve import solve
+from ..prices.solve import counts_ignored, solve
 from .answer import (
     Answer,
     CitationList,
@@ -149,6 +149,14 @@ class BuiltinAnswerer:
             else None
         )
         costs = answer_costs(question.price, price.table) if price is not None and worked is None else None
+        if price is not None and costs is not None and counts_ignored(question.price.text, costs.text):
+            # The facts' sum leaves out a count the question gives ("2 more parents" over a plan's price for a year): the
+            # product of the best spans' quantities that uses it, if there is one
+            spans = quotes if quoted else self.extract(question, hits, price, decide=False)
+            if spans.covered:
+                worked = solve(question.price.text, _quoted(spans), _same_note(spans, hits), difference=difference, money=True)
+                quotes = spans if worked is not None else quotes
+                costs = None if worked is not None else costs
         if price is not None and costs is not None:
             unpriced = models_unpriced(question.price.text, costs.facts)
             if unpriced:  # "hetzner gex130 monthly price?" over the GEX44's: a model the question names is no other's price

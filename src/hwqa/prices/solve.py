@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .factmatch import ENERGY, CostAnswer, holds_name, money_text, overlap, total_text, words_of
-from .passagesums import LINES
+from .passagesums import LINES, clause_of
+from .plans import billed_as_asked
 from .quantities import Qty, Units, quantities, unit_of
 
-__all__ = ["solve"]
+__all__ = ["counts_ignored", "solve"]
 
 _MONEY_BASES = ("USD", "EUR", "GBP")
 _MAX_FACTORS = 5
@@ -49,6 +50,7 @@ _TIME_BASES = ("hour", "day", "month")
 _NAME = re.compile(r"(?<![\w$€£.,])(?:[a-z]+\d+[a-z\d]*|\d{3,4}[a-z]*)(?![\w,]|\.\d)")
 _QUOTED, _IN_NOTE = 0.15, 0.3  # a quantity's cost: from the quote, from the rest of its note
 _LINE = 0.6  # and each line the product draws on
+_BILLING = 1.0  # more for a price billed otherwise than the question asks
 _RELEVANCE = 0.5  # less, per word of the question the product's lines hold
 
 
@@ -106,6 +108,19 @@ def _given(text: str, denominators: set[str]) -> list[Qty]:
     return found
 
 
+def counts_ignored(text: str, answer: str) -> list[str]:
+    """The counts of things a question writes with a number ("2 more parents", "for 4 of them") that an ``answer``
+    worked out some other way never mentions: it answered another question than the one asked."""
+    out = []
+    for q in _given(text.lower(), set()):
+        if any(b in _MONEY_BASES or b in _TIME_BASES or b in ("kw", "gb") for b, _ in q.units):
+            continue  # a length, a draw or a size: the facts' sums read those themselves
+        number = re.match(r"[\d,.]+", q.written)
+        if number is not None and not re.search(rf"(?<![\d.,]){re.escape(number.group(0))}(?![\d]|[.,]\d)", answer):
+            out.append(q.written)
+    return out
+
+
 def _factors(pieces: Sequence[tuple[str, str]], context: str) -> list[_Factor]:
     seen: set[tuple[str, float, Units]] = set()
     out: list[_Factor] = []
@@ -131,7 +146,7 @@ def _factors(pieces: Sequence[tuple[str, str]], context: str) -> list[_Factor]:
     return out
 
 
-def _cost(chain: Sequence[tuple[_Factor, int]], asked: set[str]) -> float:
+def _cost(chain: Sequence[tuple[_Factor, int]], asked: set[str], text: str) -> float:
     """Fewer quantities, from the quote, from fewer lines (a sentence's quantities go together), lines that share
     more of the question's words: cheaper."""
     said: set[str] = set()
@@ -140,7 +155,17 @@ def _cost(chain: Sequence[tuple[_Factor, int]], asked: set[str]) -> float:
         said |= words_of(f.line.lower())
         if f.line:
             lines.add(f.line)
-    return sum(f.cost for f, _ in chain) + _LINE * len(lines) - _RELEVANCE * min(overlap(asked, said), 6)
+    billed = sum(_BILLING for f, _ in chain if f.qty.money and f.line and not _billed_as_asked(f, text))
+    return sum(f.cost for f, _ in chain) + _LINE * len(lines) - _RELEVANCE * min(overlap(asked, said), 6) + billed
+
+
+def _billed_as_asked(price: _Factor, text: str) -> bool:
+    """Whether a price is billed as the question asks, of the prices of its line ("$33 per seat per month billed
+    monthly, or $23/seat/mo if you pay annually", asked "on the annual plan")."""
+    lower = price.line.lower()
+    prices = [q for q in quantities(lower) if q.money]
+    at = next((i for i, q in enumerate(prices) if q.start == price.qty.start), None)
+    return at is None or at in billed_as_asked(text, [clause_of(lower, q.start, q.end) for q in prices])
 
 
 def _sound(chain: Sequence[tuple[_Factor, int]], asked: set[str], names: Sequence[str], scopes: set[Units]) -> bool:
@@ -211,12 +236,15 @@ def _value(chain: Sequence[tuple[_Factor, int]]) -> float:
     return value
 
 
-def solve(text: str, pieces: Sequence[tuple[str, str]], context: str = "", *, difference: bool = False) -> CostAnswer | None:
+def solve(
+    text: str, pieces: Sequence[tuple[str, str]], context: str = "", *, difference: bool = False, money: bool = False
+) -> CostAnswer | None:
     """The product of quantities the question asks for, worked over the quote (see the module doc), or None.
     ``difference``: the question compares two prices ("how much more is X than Y"): the same product at each, and
-    what lies between them."""
+    what lies between them. ``money``: money is asked, whatever the words ("what does that add per year", a question
+    the price facts answered)."""
     text = text.lower()
-    targets = _asked(text)
+    targets = _asked(text) or ([({base: 1}, base) for base in _MONEY_BASES] if money else [])
     if not targets or not pieces:
         return None
     asked = words_of(text)
@@ -245,7 +273,7 @@ def solve(text: str, pieces: Sequence[tuple[str, str]], context: str = "", *, di
             if said not in _MONEY_BASES and all(b in _TIME_BASES for f, _ in whole for b, _ in f.qty.units):
                 continue  # "6 days ÷ 26 days a month": a length in other units, nothing worked out
             if value >= (0.01 if said in _MONEY_BASES else 0.1):
-                (best if _named_price(chain, asked) else weak).append((_cost(chain, asked), value, whole, said))
+                (best if _named_price(chain, asked) else weak).append((_cost(chain, asked, text), value, whole, said))
     if not best:
         return None
     best.sort(key=lambda b: b[0])
