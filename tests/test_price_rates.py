@@ -101,6 +101,8 @@ def cited(data: dict[str, Any], note: str, text: str) -> bool:
         ("what's 4.5 GB on a $0.08/GB-month volume per month", "4.5 GB × 1 month × $0.08/GB-month = **$0.36**"),
         ("4 nodes for 10 hrs at $0.95/node-hr, how much", "4 nodes × 10 h × $0.95/node-hour = **$38.00**"),
         ("a LoRA run of ~20 min at $0.000725/sec, what does that cost", "× $0.000725/second = **$0.87**"),
+        # under half a cent: its first two digits, never "$0.00"
+        ("a 10 second smoke test at $1.20/hr, what does that cost", "10 s × $1.20/hour = **$0.0033**"),
     ],
 )
 def test_a_rate_the_question_states_is_used_with_its_quantities_never_taken_for_a_name(

@@ -8,6 +8,7 @@ start of a longer one ("colo" meets "Colocation"); hardware the question names i
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,7 +93,8 @@ def count_word(token: str) -> float:
 
 def money_text(value: float, currency: str = "USD") -> str:
     mark = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
-    text = f"{value:,.2f}"
+    # to the cent; a sum under half a cent to its first two digits ("$0.0042", never "$0.00")
+    text = f"{value:,.2f}" if value == 0 or abs(value) >= 0.005 else f"{value:.{1 - math.floor(math.log10(abs(value)))}f}"
     return f"{mark}{text}" if mark else f"{text} {currency}"
 
 
