@@ -143,3 +143,25 @@ def test_a_count_the_plan_sum_left_out_is_multiplied_at_the_billing_asked(choir:
     # 4 seats × $9/seat/mo (billed yearly) × 12 months = $432
     answer = ask("if 4 more volunteers join scorecloud, on yearly billing what does that add per year?")
     assert "**$432**" in answer, answer
+
+
+MARKET = """---
+title: Market price tracker
+date: 2026-06-05
+---
+
+# Market price tracker
+
+## Reading the boards
+
+* [Vision API pricing - CloudLLM](https://example.com/llm) - $0.20/1M input tokens, $0.80/1M output.
+* one board photo is ~2,000 tokens in, the json back is ~500 tokens out.
+"""
+
+market = cli_over("market", {"market.md": MARKET})
+
+
+def test_tokens_in_and_out_each_at_their_own_price(market: Path) -> None:
+    # per photo: 2,000 × $0.20/1M + 500 × $0.80/1M = $0.0004 + $0.0004 = $0.0008; 1,000 photos: $0.80
+    answer = ask("what would 1,000 photos cost on cloudllm?")
+    assert "**$0.80** in all" in answer, answer

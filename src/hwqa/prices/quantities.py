@@ -65,14 +65,16 @@ _SPAN_OF = re.compile(
     r"\s+(?:of\s+(?:the|a|each|every)\s+)?(?P<w>season|term|semester|project|run|job|trip|tour|campaign|contract|lease|batch)\b"
 )
 _MODEL_AFTER = re.compile(r"\s*(?:[a-z]+\s+)?[a-z]{0,4}\d{2,4}")
+_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
 _TIMES_SIGN = re.compile(r"\s*[x×*]\s*")
 _BASES = frozenset({"USD", "EUR", "GBP", "hour", "day", "month", "kw", "gb"})
 _ADVERB = re.compile(r"\s*(?P<adv>hourly|daily|weekly|monthly|yearly|annually)\b")
 _ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"}
 # "one photo is ~1,300 tokens", "each fold takes ~26 h": the quantity is per one of the thing before it
+# "one fold of 3d_fullres takes ~26 h", "one board photo is ~2,000 tokens": per one of the noun before "of" or the verb
 _ONE_OF = re.compile(
-    r"\b(?:one|each|every|per|a\s+single)\s+(?P<w>[a-z][a-z-]*)(?:\s+[\w-]+){0,4}?\s+(?:is|are|was|takes?|took|"
-    r"uses?|used|needs?|runs?|ran|comes?\s+to|came\s+to|=)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$"
+    r"\b(?:one|each|every|per|a\s+single)\s+(?:[a-z][\w-]*\s+){0,2}?(?P<w>[a-z][a-z-]*)(?:\s+of(?:\s+[\w-]+){1,4}?)?\s+"
+    r"(?:is|are|was|takes?|took|uses?|used|needs?|runs?|ran|comes?\s+to|came\s+to|=)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$"
 )
 
 
@@ -118,6 +120,8 @@ def unit_of(word: str) -> tuple[dict[str, int], float] | None:
         return None
     if word in _PEOPLE:
         return {"seat": 1}, 1.0
+    if word in ("tok", "toks"):  # "$0.15 per 1M input tok"
+        return {"token": 1}, 1.0
     if "-" in word:  # "gpu-hour", "node-hr": both
         units: dict[str, int] = {}
         factor = 1.0
@@ -157,6 +161,13 @@ def quantities(text: str) -> Iterator[Qty]:
                 units = dict(q.units)
                 _mul(units, {counted[0]: 1}, -1)
                 q = Qty(q.value, _key(units), q.written, q.start, q.end)
+        if before is not None and q.units == (("out", 1),) and not _SENTENCE_END.search(text, before.end, q.start):
+            q = Qty(q.value, before.units, q.written, q.start, q.end)  # "~6k tokens in, ~1.5k out": tokens out
+        if before is not None and _per_one_of(before, q) and not _SENTENCE_END.search(text, before.end, q.start):
+            # "one photo is ~1,300 tokens in, the json back is ~200 tokens out": the second is per photo too
+            units = dict(q.units)
+            _mul(units, {b: p for b, p in before.units if p < 0}, 1)
+            q = Qty(q.value, _key(units), q.written, q.start, q.end)
         last = q.end
         before = q
         yield q
@@ -165,6 +176,13 @@ def quantities(text: str) -> Iterator[Qty]:
         if one is not None and "USD" not in one[0]:
             units, factor = one
             yield Qty(WORD_NUMBERS[m.group("w")] * factor, _key(units), m.group(0), m.start(), m.end())
+
+
+def _per_one_of(before: Qty, q: Qty) -> bool:
+    """Whether ``before`` is a quantity per one of something and ``q`` the same quantity with no "per" of its own."""
+    ups = tuple((b, p) for b, p in before.units if p > 0)
+    per = [b for b, p in before.units if p < 0]
+    return len(per) == 1 and per[0] not in _BASES and q.units == ups
 
 
 def _key(units: dict[str, int]) -> Units:
@@ -210,7 +228,8 @@ def _one(text: str, m: re.Match[str]) -> Qty | None:
     if value >= 1000 and whole and not m.group("cur") and not mult and set(units) - {"hour", "day", "month", "kw", "gb"}:
         return None  # "4090 rig": a model's number
     while (per := _PER.match(text, end)) is not None:
-        one = unit_of(per.group("unit"))
+        word = per.group("unit")
+        one = unit_of("tokens" if word in ("input", "output", "prompt", "completion") else word)  # "$0.40/1M output"
         if one is None:
             break
         n = float(per.group("n").replace(",", "")) if per.group("n") else 1.0

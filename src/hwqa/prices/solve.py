@@ -46,6 +46,7 @@ _MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _ONE_DEVICE = ("gpu", "node", "instance", "card", "device", "chip", "vm")
 _ALL_DAY = re.compile(r"24\s*/\s*7|round\s+the\s+clock|around\s+the\s+clock|all\s+day\s+and\s+night|non-?stop")
 _TIME_BASES = ("hour", "day", "month")
+_DIRECTION = re.compile(r"[^.,;]{0,12}?\b(?P<d>in|input|prompt|out|output|completion)\b")
 # A model the question names: letters and digits ("gex130", "a100") or a card's number ("5090")
 _NAME = re.compile(r"(?<![\w$€£.,])(?:[a-z]+\d+[a-z\d]*|\d{3,4}[a-z]*)(?![\w,]|\.\d)")
 _QUOTED, _IN_NOTE = 0.15, 0.3  # a quantity's cost: from the quote, from the rest of its note
@@ -178,6 +179,8 @@ def _sound(chain: Sequence[tuple[_Factor, int]], asked: set[str], names: Sequenc
         return False
     if sum(1 for f, _ in chain if not f.line) > 1:
         return False
+    if len({_direction(f) for f, _ in chain} - {None}) > 1:
+        return False  # the input tokens' price times the output tokens
     for f, sign in chain:
         plain = all(p > 0 for _, p in f.qty.units) and f.qty.units != (("kw", 1),)
         if sign < 0 and not f.qty.money and plain and not any(b in dict(f.qty.units) for u in scopes for b, _ in u):
@@ -280,12 +283,49 @@ def solve(
     if difference:
         return _compared(best, asked)
     cost, value, chain, said = best[0]
-    rivals = [b for b in best[1:] + weak if b[0] < cost + 0.25 and abs(b[1] - value) > 0.01 * value]
+    other = _other_direction(chain, pool) if said in _MONEY_BASES else None
+    twin = {id(f) for f, _ in other} if other is not None else set()  # tokens out beside tokens in: no rival
+    rivals = [
+        b for b in best[1:] + weak if b[0] < cost + 0.25 and abs(b[1] - value) > 0.01 * value and {id(f) for f, _ in b[2]} != twin
+    ]
     if rivals:
         return None  # two products as likely, two sums: which is meant is not said
     if sum(1 for f, _ in chain if f.line or f.qty.written[0].isdigit()) < 2:
         return None  # one noted quantity as asked ("$6.95/TB/mo", asked per TB a month): the quote says it, no sum
+    if other is not None:  # tokens in and out, each at its own price: both products, added
+        total = value + _value(other)
+        first, second = _product(chain, value, said), _product(other, _value(other), said)
+        said_all = f"{first}, plus {second}: **{money_text(total, said)}** in all"
+        return CostAnswer(f"{said_all} (worked out from your notes: {_where([*chain, *other])}).", (), total=total)
     return CostAnswer(_written(chain, value, said), (), total=value)
+
+
+def _direction(f: _Factor) -> str | None:
+    """Whether a quantity is of what goes in ("$0.10/1M input tokens", "~1,300 tokens in") or out ("~200 tokens out")."""
+    if not f.line:
+        return None
+    lower = f.line.lower()
+    m = _DIRECTION.match(lower, f.qty.end) or _DIRECTION.search(f.qty.written)
+    return None if m is None else ("in" if m.group("d") in ("in", "input", "prompt") else "out")
+
+
+def _other_direction(chain: Sequence[tuple[_Factor, int]], pool: Sequence[_Factor]) -> list[tuple[_Factor, int]] | None:
+    """The same product over the other direction's price and count, when the product prices one direction of
+    something priced in and out per unit (an API's input and output tokens) and the notes give both."""
+    swapped: list[tuple[_Factor, int]] = []
+    changed = 0
+    for f, sign in chain:
+        way = _direction(f)
+        if way is None:
+            swapped.append((f, sign))
+            continue
+        twin = [g for g in pool if g.qty.units == f.qty.units and g is not f and _direction(g) not in (None, way)]
+        if len(twin) != 1:
+            return None
+        swapped.append((twin[0], sign))
+        changed += 1
+    priced = any(f.qty.money and _direction(f) for f, _ in chain)
+    return swapped if changed >= 2 and priced else None
 
 
 def _compared(best: Sequence[tuple[float, float, list[tuple[_Factor, int]], str]], asked: set[str]) -> CostAnswer | None:
@@ -315,16 +355,24 @@ def _compared(best: Sequence[tuple[float, float, list[tuple[_Factor, int]], str]
     return CostAnswer(f"{said_dear}, against {said_cheap}: the difference is **{gap}**.", (), total=high - low)
 
 
-def _written(chain: Sequence[tuple[_Factor, int]], value: float, said: str) -> str:
+def _written(chain: Sequence[tuple[_Factor, int]], value: float, said: str, also: Sequence[tuple[_Factor, int]] = ()) -> str:
+    """The product written out with its result, and the lines its quantities are from (``also``'s too)."""
+    return f"{_product(chain, value, said)} (worked out from your notes: {_where([*chain, *also])})."
+
+
+def _product(chain: Sequence[tuple[_Factor, int]], value: float, said: str) -> str:
     terms = " ".join(f"{'×' if sign > 0 else '÷'} {f.qty.written}" for f, sign in chain)
     terms = terms[2:] if terms.startswith("×") else f"1 {terms}"
     if said in _MONEY_BASES:
         result = total_text(value, said) if value >= 100 else money_text(value, said)
     else:
         result = f"{value:,.1f} {said}"
-    lines = []
+    return f"{terms} = **{result}**"
+
+
+def _where(chain: Sequence[tuple[_Factor, int]]) -> str:
+    lines: list[str] = []
     for f, _ in chain:
         if f.line and f"“{f.line}”" not in lines:
             lines.append(f"“{f.line}”")
-    where = "; ".join(lines)
-    return f"{terms} = **{result}** (worked out from your notes: {where})."
+    return "; ".join(lines)
