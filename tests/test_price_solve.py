@@ -165,3 +165,9 @@ def test_tokens_in_and_out_each_at_their_own_price(market: Path) -> None:
     # per photo: 2,000 × $0.20/1M + 500 × $0.80/1M = $0.0004 + $0.0004 = $0.0008; 1,000 photos: $0.80
     answer = ask("what would 1,000 photos cost on cloudllm?")
     assert "**$0.80** in all" in answer, answer
+
+
+def test_a_question_asking_hours_with_no_money_word_gets_the_spans_second_look(radio: Path) -> None:
+    # turned away by the confidence ("roughly", "hrs", "rig" are no word of the notes), worked out all the same
+    answer = ask("roughly how many hrs would the interview rig survive off that 60 Wh brick?")
+    assert "60 wh ÷ 4w = **15.0 hrs**" in answer, answer

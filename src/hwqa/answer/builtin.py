@@ -45,7 +45,7 @@ from ..prices.quoted import (
 )
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_price_result, render_unpriced
-from ..prices.solve import counts_ignored, solve
+from ..prices.solve import asks_product, counts_ignored, solve
 from .answer import (
     Answer,
     CitationList,
@@ -117,7 +117,7 @@ class BuiltinAnswerer:
             return Answer(f"Your notes don't have that yet: {from_notes.text}", from_notes.citations, covered=False)
         quotes = from_notes
         turned_away = not from_notes.covered and not question.missing  # a word no dictionary knows is said, never a veto
-        if price is not None and turned_away and asks_sum(question.price.text):
+        if price is not None and turned_away and (asks_sum(question.price.text) or asks_product(question.price.text)):
             # Turned away by the confidence alone: its best spans all the same, for a sum they may hold every factor
             # of (a money question the quote can answer is planned, never turned away); nothing else is said of them
             quotes = self.extract(question, hits, price, decide=False)

@@ -24,7 +24,7 @@ from .passagesums import LINES, clause_of
 from .plans import billed_as_asked
 from .quantities import Qty, Units, quantities, unit_of
 
-__all__ = ["counts_ignored", "solve"]
+__all__ = ["asks_product", "counts_ignored", "solve"]
 
 _MONEY_BASES = ("USD", "EUR", "GBP")
 _MAX_FACTORS = 5
@@ -88,6 +88,11 @@ def _asked(text: str) -> list[tuple[dict[str, int], str]]:
     if _MONEY_ASKED.search(text) or ENERGY.search(text):
         return [({base: 1}, base) for base in _MONEY_BASES]
     return []
+
+
+def asks_product(text: str) -> bool:
+    """Whether a question asks for something :func:`solve` may work out (money, hours, months, a count)."""
+    return bool(_asked(text.lower()))
 
 
 def _given(text: str, denominators: set[str]) -> list[Qty]:
@@ -361,7 +366,8 @@ def _written(chain: Sequence[tuple[_Factor, int]], value: float, said: str, also
 
 
 def _product(chain: Sequence[tuple[_Factor, int]], value: float, said: str) -> str:
-    terms = " ".join(f"{'×' if sign > 0 else '÷'} {f.qty.written}" for f, sign in chain)
+    ordered = [p for p in chain if p[1] > 0] + [p for p in chain if p[1] < 0]  # "60 wh ÷ 4w", not "1 ÷ 4w × 60 wh"
+    terms = " ".join(f"{'×' if sign > 0 else '÷'} {f.qty.written}" for f, sign in ordered)
     terms = terms[2:] if terms.startswith("×") else f"1 {terms}"
     if said in _MONEY_BASES:
         result = total_text(value, said) if value >= 100 else money_text(value, said)
