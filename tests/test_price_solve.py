@@ -171,3 +171,28 @@ def test_a_question_asking_hours_with_no_money_word_gets_the_spans_second_look(r
     # turned away by the confidence ("roughly", "hrs", "rig" are no word of the notes), worked out all the same
     answer = ask("roughly how many hrs would the interview rig survive off that 60 Wh brick?")
     assert "60 wh ÷ 4w = **15.0 hrs**" in answer, answer
+
+
+POTTERY = """---
+title: Pottery kiln camera
+date: 2026-06-06
+---
+
+# Pottery kiln camera
+
+## Tariff
+
+* Studio is on time-of-use: $0.30/kWh peak (4pm to 9pm), $0.12/kWh off-peak the rest of the day.
+
+## Box usage
+
+* Crack detector box pulls ~150W while watching. Firings = ~3 firings/wk x 3h, 20 week term, always 5-8pm so peak.
+"""
+
+pottery = cli_over("pottery", {"pottery.md": POTTERY})
+
+
+def test_an_energy_product_at_the_tariff_the_usage_line_speaks_of(pottery: Path) -> None:
+    # 0.15 kW × 3 h a firing × 3 firings a week × 20 weeks = 27 kWh at the peak $0.30 = $8.10 (off-peak: $3.24)
+    answer = ask("electricity for the crack detector over a term, roughly?")
+    assert "**$8.10**" in answer, answer

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .factmatch import ENERGY, CostAnswer, holds_name, money_text, overlap, total_text, words_of
+from .factmatch import ENERGY, STOP, CostAnswer, holds_name, money_text, overlap, total_text, words_of
 from .passagesums import LINES, clause_of
 from .plans import billed_as_asked
 from .quantities import Qty, Units, quantities, unit_of
@@ -52,6 +52,7 @@ _NAME = re.compile(r"(?<![\w$€£.,])(?:[a-z]+\d+[a-z\d]*|\d{3,4}[a-z]*)(?![\w,
 _QUOTED, _IN_NOTE = 0.15, 0.3  # a quantity's cost: from the quote, from the rest of its note
 _LINE = 0.6  # and each line the product draws on
 _BILLING = 1.0  # more for a price billed otherwise than the question asks
+_TOLD = 0.5  # less for one of two prices on a line that the question or the product's other lines speak of
 _RELEVANCE = 0.5  # less, per word of the question the product's lines hold
 
 
@@ -162,7 +163,30 @@ def _cost(chain: Sequence[tuple[_Factor, int]], asked: set[str], text: str) -> f
         if f.line:
             lines.add(f.line)
     billed = sum(_BILLING for f, _ in chain if f.qty.money and f.line and not _billed_as_asked(f, text))
-    return sum(f.cost for f, _ in chain) + _LINE * len(lines) - _RELEVANCE * min(overlap(asked, said), 6) + billed
+    told = sum(
+        _told(f, _compounds(f"{text} " + " ".join(g.line.lower() for g, _ in chain if g.line != f.line))) for f, _ in chain
+    )
+    return sum(f.cost for f, _ in chain) + _LINE * len(lines) - _RELEVANCE * min(overlap(asked, said), 6) + billed - told
+
+
+def _told(price: _Factor, context: set[str]) -> float:
+    """Of two prices on one line, what the question or the product's other lines say of this one alone ("$0.19/kWh
+    peak (noon to 8pm)" for matches "nearly all 5:30-8pm … all peak", not "$0.11/kWh off-peak"): a word of the stretch
+    between it and the next price that no other price's stretch holds (a hyphened word whole: "off-peak")."""
+    if not price.qty.money or not price.line:
+        return 0.0
+    lower = price.line.lower()
+    starts = [q.start for q in quantities(lower) if q.money]
+    if len(starts) < 2:
+        return 0.0
+    stretches = {a: _compounds(lower[a:b]) for a, b in zip(starts, [*starts[1:], len(lower)], strict=True)}
+    own = stretches.get(price.qty.start, set())
+    others = set().union(*(w for a, w in stretches.items() if a != price.qty.start))
+    return _TOLD if (own - others) & context else 0.0
+
+
+def _compounds(text: str) -> set[str]:
+    return {w[:5] if len(w) > 5 and "-" not in w else w for w in re.findall(r"[a-z0-9+]+(?:-[a-z0-9+]+)*", text)} - STOP
 
 
 def _billed_as_asked(price: _Factor, text: str) -> bool:
@@ -193,10 +217,15 @@ def _sound(chain: Sequence[tuple[_Factor, int]], asked: set[str], names: Sequenc
     return True
 
 
-def _named_price(chain: Sequence[tuple[_Factor, int]], asked: set[str]) -> bool:
-    """Whether every price of the product is quoted or on a line sharing a word with the question (else the product is
-    another thing's: it may stand against a product, never be the answer)."""
-    return all(f.cost == _QUOTED or overlap(asked, words_of(f.line.lower())) for f, _ in chain if f.qty.money and f.line)
+def _named_price(chain: Sequence[tuple[_Factor, int]], asked: set[str], *, energy: bool) -> bool:
+    """Whether every price of the product is quoted, on a line sharing a word with the question, or the price of a kWh
+    for a question asking electricity (``energy``); else the product is another thing's: it may stand against a
+    product, never be the answer."""
+    return all(
+        f.cost == _QUOTED or overlap(asked, words_of(f.line.lower())) or (energy and ("kw", -1) in f.qty.units)
+        for f, _ in chain
+        if f.qty.money and f.line
+    )
 
 
 def _money_fits(chain: Sequence[tuple[_Factor, int]], said: str) -> bool:
@@ -256,6 +285,7 @@ def solve(
     if not targets or not pieces:
         return None
     asked = words_of(text)
+    energy = ENERGY.search(text) is not None
     pool = _factors(pieces, context)
     denominators = {b for f in pool if f.line for b, p in f.qty.units if p < 0 and b not in _MONEY_BASES}
     given = [_Factor(q, 0.0, True, "", "") for q in _given(text, denominators)]
@@ -281,7 +311,9 @@ def solve(
             if said not in _MONEY_BASES and all(b in _TIME_BASES for f, _ in whole for b, _ in f.qty.units):
                 continue  # "6 days ÷ 26 days a month": a length in other units, nothing worked out
             if value >= (0.01 if said in _MONEY_BASES else 0.1):
-                (best if _named_price(chain, asked) else weak).append((_cost(chain, asked, text), value, whole, said))
+                (best if _named_price(chain, asked, energy=energy) else weak).append(
+                    (_cost(chain, asked, text), value, whole, said)
+                )
     if not best:
         return None
     best.sort(key=lambda b: b[0])
