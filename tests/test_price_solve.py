@@ -196,3 +196,29 @@ def test_an_energy_product_at_the_tariff_the_usage_line_speaks_of(pottery: Path)
     # 0.15 kW × 3 h a firing × 3 firings a week × 20 weeks = 27 kWh at the peak $0.30 = $8.10 (off-peak: $3.24)
     answer = ask("electricity for the crack detector over a term, roughly?")
     assert "**$8.10**" in answer, answer
+
+
+RENDER = """---
+title: Render queue
+date: 2026-06-07
+---
+
+# Render queue
+
+## Timings
+
+| box | hw | $/hr | one render |
+|---|---|---|---|
+| c7i.4xlarge | 16 vCPU, 32GB | 0.714 | 2h30m |
+| g6.xlarge | 1x L4 24GB | 0.805 | 20 min |
+
+* we do ~40 renders a month for the shop.
+"""
+
+render = cli_over("render", {"render.md": RENDER})
+
+
+def test_two_table_rows_compared_over_the_count_the_note_gives(render: Path) -> None:
+    # c7i: $0.714 × 2.5 h × 40 = $71.40; g6: $0.805 × 1/3 h × 40 = $10.73; difference $60.67
+    answer = ask("monthly render bill, cpu box vs the l4 one, at our usual number of renders?")
+    assert "**$71.40**" in answer and "**$10.73**" in answer and "**$60.67**" in answer, answer

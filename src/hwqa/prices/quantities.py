@@ -74,8 +74,12 @@ _ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "mont
 # "one fold of 3d_fullres takes ~26 h", "one board photo is ~2,000 tokens": per one of the noun before "of" or the verb
 _ONE_OF = re.compile(
     r"\b(?:one|each|every|per|a\s+single)\s+(?:[a-z][\w-]*\s+){0,2}?(?P<w>[a-z][a-z-]*)(?:\s+of(?:\s+[\w-]+){1,4}?)?\s+"
-    r"(?:is|are|was|takes?|took|uses?|used|needs?|runs?|ran|comes?\s+to|came\s+to|=)\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$"
+    r"(?:(?:is|are|was|takes?|took|uses?|used|needs?|runs?|ran|comes?\s+to|came\s+to|=)\s*|[:,]?\s*)"
+    r"(?:about\s+|around\s+|roughly\s+|~\s*)?$"
 )
+_H_M = re.compile(r"(?<![\w.])(\d{1,3})\s?h\s?(\d{1,2})\s?m(?:in)?\b")
+# A table row read as "header value" pairs: "$/hr 1.212" is 1.212 dollars an hour
+_HEADED = re.compile(rf"(?P<cur>[$€£])\s*/\s*(?P<unit>[a-z]+)\s+(?P<num>{_NUM})(?![\d.,]\d|\s*[$€£%])")
 
 
 # "shows are 3 hrs", "matches take ~1.5h": the quantity is per one of them
@@ -171,6 +175,12 @@ def quantities(text: str) -> Iterator[Qty]:
         last = q.end
         before = q
         yield q
+    for m in _HEADED.finditer(text):
+        one = unit_of(m.group("unit"))
+        if one is not None and not any(b in ("USD", "EUR", "GBP") for b in one[0]):
+            units = {_CURRENCY[m.group("cur")]: 1}
+            _mul(units, one[0], -1)
+            yield Qty(float(m.group("num").replace(",", "")) / one[1], _key(units), m.group(0), m.start(), m.end())
     for m in _WORD_QTY.finditer(text):
         one = unit_of(m.group("unit"))
         if one is not None and "USD" not in one[0]:
@@ -200,6 +210,8 @@ def _one(text: str, m: re.Match[str]) -> Qty | None:
             return None  # "5m": metres or minutes, not millions
         value *= _MULT[mult]
     end = m.end()
+    if not m.group("cur") and (hm := _H_M.match(text, m.start())) is not None:  # "3h10m": 3 hours 10 minutes
+        value, units, unit, end = int(hm.group(1)) + int(hm.group(2)) / 60, {"hour": 1}, None, hm.end()
     if unit == "s" and m.start("unit") == m.end("num"):
         return None  # "3090s": cards, not seconds
     if unit is not None:

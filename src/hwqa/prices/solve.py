@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..notes.spans import row_text
 from .factmatch import ENERGY, STOP, CostAnswer, holds_name, money_text, overlap, total_text, words_of
 from .passagesums import LINES, clause_of
 from .plans import billed_as_asked
@@ -41,6 +42,8 @@ _ONE = re.compile(
     r"\b(?:per|each|every|one|a|an|the\s+whole|a\s+whole|a\s+full|the\s+full|an\s+entire|the\s+entire|whole|full|entire)\s+"
     r"(?:(?P<mult>thousand|million|billion)\s+)?(?P<w>[a-z][a-z-]*)"
 )
+_PERIODIC = re.compile(r"\b(daily|weekly|monthly|yearly|annual)\b(?!\s+(?:plan|billing|subscription|pass))")
+_ONE_TIME = re.compile(r"\b(?:a|per|each|every|one|the\s+whole|a\s+whole|a\s+full|for|over)\s+(?:day|week|month|year)s?\b")
 _MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # A rate per one of these with no count said is of one ("€0.90 per GPU-hour" for a run on a GPU)
 _ONE_DEVICE = ("gpu", "node", "instance", "card", "device", "chip", "vm")
@@ -101,6 +104,13 @@ def _given(text: str, denominators: set[str]) -> list[Qty]:
     season", when the notes give something per show or per season)."""
     found = [q for q in quantities(text) if not q.money]
     spans = [(q.start, q.end) for q in found]
+    periodic = _PERIODIC.search(text)  # "monthly training bill": a month of it
+    if periodic is not None and not any(b in _TIME_BASES for q in found for b, _ in q.units) and not _ONE_TIME.search(text):
+        base, factor = {"daily": ("day", 1.0), "weekly": ("day", 7.0), "monthly": ("month", 1.0)}.get(
+            periodic.group(1), ("month", 12.0)
+        )
+        found.append(Qty(factor, ((base, 1),), periodic.group(0), periodic.start(), periodic.end()))
+        spans.append((periodic.start(), periodic.end()))
     for m in _ONE.finditer(text):
         word = m.group("w")
         one = unit_of(word)
@@ -128,12 +138,31 @@ def counts_ignored(text: str, answer: str) -> list[str]:
     return out
 
 
+def _rows_said(text: str) -> str:
+    """``text`` with each row of a pipe table said as its sentence ("g5.2xlarge: hw 1x A10G 24GB, $/hr 1.212, one fit
+    14 min"), the way a quote says it."""
+    out: list[str] = []
+    header: list[str] | None = None
+    text = re.sub(r"\|[ \t]+(?=\|)", "|\n", text)  # rows a passage joined on one line: "| … | | … |"
+    text = re.sub(r"^([ \t]*\|.*\|)[ \t]+(?=[^|\n]+$)", "\\1\n", text, flags=re.M)  # the prose after the last row
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else None
+        if cells is None:
+            header = None
+            out.append(line)
+        elif header is None:
+            header = cells
+        elif not all(re.fullmatch(r":?-+:?", c) for c in cells if c):
+            out.append(row_text(dict(zip(header, cells, strict=False))) + ".")
+    return "\n".join(out)
+
+
 def _factors(pieces: Sequence[tuple[str, str]], context: str) -> list[_Factor]:
     seen: set[tuple[str, float, Units]] = set()
     out: list[_Factor] = []
     sources = [(text, note, _QUOTED) for text, note in pieces]
     if context:
-        sources.append((context, pieces[0][1] if pieces else "", _IN_NOTE))
+        sources.append((_rows_said(context), pieces[0][1] if pieces else "", _IN_NOTE))
     for text, note, cost in sources:
         for line in LINES.split(text):
             lower = line.lower()
@@ -302,7 +331,7 @@ def solve(
         _search(residual, pool, [], found, [_STEPS])
         for chain in found:
             whole = chain + [(g, 1) for g in given]
-            if not _sound(chain, asked, names, scopes):
+            if not _sound(chain, asked, [] if difference else names, scopes):  # compared: each option names its own
                 continue
             noted = sum(1 for f, _ in chain if f.line)
             if not noted or not _money_fits(whole, said):
@@ -318,7 +347,7 @@ def solve(
         return None
     best.sort(key=lambda b: b[0])
     if difference:
-        return _compared(best, asked)
+        return _compared(best, weak, asked, names)
     cost, value, chain, said = best[0]
     other = _other_direction(chain, pool) if said in _MONEY_BASES else None
     twin = {id(f) for f, _ in other} if other is not None else set()  # tokens out beside tokens in: no rival
@@ -365,26 +394,37 @@ def _other_direction(chain: Sequence[tuple[_Factor, int]], pool: Sequence[_Facto
     return swapped if changed >= 2 and priced else None
 
 
-def _compared(best: Sequence[tuple[float, float, list[tuple[_Factor, int]], str]], asked: set[str]) -> CostAnswer | None:
+def _compared(
+    best: Sequence[tuple[float, float, list[tuple[_Factor, int]], str]],
+    weak: Sequence[tuple[float, float, list[tuple[_Factor, int]], str]],
+    asked: set[str],
+    names: Sequence[str],
+) -> CostAnswer | None:
     """The cheapest product and the same product at another price of the same units whose line names more of the
-    question (the other option it compares), and their difference; none when no such price, or two, are noted."""
+    question (the other option it compares; the only one when no other is priced alike; what each price's own line
+    says of it its own), and their difference; none when no such price, or two as likely, are noted."""
     _, value, chain, said = best[0]
     if said not in _MONEY_BASES:
         return None
     price = next(f for f, _ in chain if f.qty.money)
-    rest = {id(f) for f, _ in chain if f is not price}
+    rest = {id(f) for f, _ in chain if f is not price and (not f.line or f.line != price.line)}
     named = words_of(price.line.lower())
     others = []
-    for other_cost, other_value, other, _ in best[1:]:
+    for other_cost, other_value, other, _ in [*best[1:], *weak]:  # the other option's line may name it otherwise
         money = next(f for f, _ in other if f.qty.money)
-        same = {id(f) for f, _ in other if f is not money} == rest and money.qty.units == price.qty.units
+        # the same product but for the price and what its own line says of it ("$/hr 1.212, one fit 14 min")
+        off_line = {id(f) for f, _ in other if f is not money and (not f.line or f.line != money.line)}
+        same = off_line == rest and money.qty.units == price.qty.units
         fit = overlap(asked - named, words_of(money.line.lower()))
-        if same and money.line != price.line and fit and abs(other_value - value) > 0.005:
+        if same and money.line != price.line and abs(other_value - value) > 0.005:
             others.append((-fit, other_cost, other_value, other))
     others.sort(key=lambda o: (o[0], o[1]))
     if not others or (len(others) > 1 and others[1][0] == others[0][0]):
-        return None
+        return None  # no other option priced alike, or two that the question names alike
     _, _, other_value, other = others[0]
+    lines = " ".join(f.line.lower() for f, _ in [*chain, *other])
+    if any(not holds_name(lines, name) for name in names):
+        return None  # a model the question compares is on neither option's lines
     (low, cheap), (high, dear) = sorted(((value, chain), (other_value, other)), key=lambda p: p[0])
     said_dear = _written(dear, high, said).rstrip(".")
     said_cheap = _written(cheap, low, said).rstrip(".")
