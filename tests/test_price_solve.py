@@ -222,3 +222,24 @@ def test_two_table_rows_compared_over_the_count_the_note_gives(render: Path) -> 
     # c7i: $0.714 × 2.5 h × 40 = $71.40; g6: $0.805 × 1/3 h × 40 = $10.73; difference $60.67
     answer = ask("monthly render bill, cpu box vs the l4 one, at our usual number of renders?")
     assert "**$71.40**" in answer and "**$10.73**" in answer and "**$60.67**" in answer, answer
+
+
+TRANSCRIPTS = """---
+title: Radio transcript checking
+date: 2026-06-08
+---
+
+# Radio transcript checking
+
+## Checking
+
+* Otter Business for the volunteers who check: $20/seat/mo billed monthly, or $16/seat/mo if we pay yearly. 5 volunteers.
+"""
+
+transcripts = cli_over("transcripts", {"transcripts.md": TRANSCRIPTS})
+
+
+def test_a_period_asked_of_a_plan_with_no_money_word_is_its_cost(transcripts: Path) -> None:
+    # 5 seats × $16/seat/mo (billed yearly) × 12 months = $960
+    answer = ask("otter for all the volunteers for a year if we go annual?")
+    assert "**$960**" in answer, answer

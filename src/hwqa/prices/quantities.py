@@ -47,7 +47,7 @@ _NOT_UNITS = frozenset(
     "k b bn".split()
 )
 _FILLER = frozenset("of the a an and or to in on at for with from by is are was it its this that my our".split())
-_ADJ = r"(?:more|extra|new|spare|other|used|big|small|younger|older|full|whole|of\s+(?:the|those|these|our|my))"
+_ADJ = r"(?:more|extra|new|spare|other|used|big|small|younger|older|full|whole|of\s+(?:the|those|these|our|my)|of(?=\s+us\b))"
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _QTY = re.compile(
     rf"(?<![\w.,/:#-])(?P<cur>[$€£])?\s?(?P<num>{_NUM})(?![\d:]|[.,]\d|-\d)"

@@ -310,6 +310,7 @@ def solve(
     what lies between them. ``money``: money is asked, whatever the words ("what does that add per year", a question
     the price facts answered)."""
     text = text.lower()
+    money = money or bool(_ONE_TIME.search(text) or _PERIODIC.search(text))  # "descript for the editors for a year"
     targets = _asked(text) or ([({base: 1}, base) for base in _MONEY_BASES] if money else [])
     if not targets or not pieces:
         return None
