@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import PriceTableError, ToolArgumentError
 from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
+from ..prices.allin import all_in, asks_all_in
 from ..prices.costs import answer_costs
 from ..prices.counts import people_asked, priced_each, runs_asked
 from ..prices.factmatch import models_unpriced, money_text, other_size, overlap, words_of
@@ -117,7 +118,10 @@ class BuiltinAnswerer:
             return Answer(f"Your notes don't have that yet: {from_notes.text}", from_notes.citations, covered=False)
         quotes = from_notes
         turned_away = not from_notes.covered and not question.missing  # a word no dictionary knows is said, never a veto
-        if price is not None and turned_away and (asks_sum(question.price.text) or asks_product(question.price.text)):
+        # "first year all in": a one-off price with a recurring one over a period, when the question states no money itself
+        total = asks_all_in(question.price.text) and not question.price.money
+        asked_sum = asks_sum(question.price.text) or asks_product(question.price.text) or total
+        if price is not None and turned_away and asked_sum:
             # Turned away by the confidence alone: its best spans all the same, for a sum they may hold every factor
             # of (a money question the quote can answer is planned, never turned away); nothing else is said of them
             quotes = self.extract(question, hits, price, decide=False)
@@ -140,14 +144,12 @@ class BuiltinAnswerer:
             or (people_asked(question.price.text) and any(priced_each(piece) for piece, _ in quoted))
             or runs_asked(question.price.text, quoted)
         )
-        if price is not None and (listed := _whole_listed(question, hits)) is not None:
+        worked = all_in(question.price.text, quoted, context) if price is not None and total and quoted else None
+        if worked is None and price is not None and (listed := _whole_listed(question, hits)) is not None:
             return listed
         sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
-        worked = (
-            work_quoted(question.price, quoted, price.table, confident=sure, context=context)
-            if price is not None and first
-            else None
-        )
+        if worked is None and price is not None and first:
+            worked = work_quoted(question.price, quoted, price.table, confident=sure, context=context)
         costs = answer_costs(question.price, price.table) if price is not None and worked is None else None
         if price is not None and costs is not None and counts_ignored(question.price.text, costs.text):
             # The facts' sum leaves out a count the question gives ("2 more parents" over a plan's price for a year): the
