@@ -35,6 +35,11 @@ date: 2026-05-03
 
 * every lift box needs a LinkPort modem: $120 setup each + $9/box/month for the data plan.
 
+## Newsletter
+
+* Buttondown plan for the adopters newsletter is $29/month.
+* Buttondown onboarding was a one-time $50.
+
 ## Van tracker
 
 * FleetDot tracker on the rescue van, setup is $90 or $140 (with the harness), and it's $12 or $20 a month depending on the plan.
@@ -98,3 +103,9 @@ def test_a_weekly_price_and_a_joining_fee_over_the_weeks_asked(shelter: Path) ->
     assert "the one-off price once" not in answer, answer
     for guess in ("$234", "$330", "$380", "$284"):  # 90 or 140, + 12 or 20 × 12
         assert f"**{guess}**" not in answer, answer
+
+
+def test_a_plans_setup_fee_on_a_line_of_its_own_is_in_a_total_over_months(shelter: Path) -> None:
+    # the price facts: $29/month × 6 months + the $50 one-time onboarding = $224 (it was said beside $174)
+    answer = ask("buttondown for 6 months, what do we pay altogether?")
+    assert "**$224.00**" in answer, answer

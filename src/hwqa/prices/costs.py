@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .allin import asks_all_in
 from .factmatch import (
     GENERIC,
     CostAnswer,
@@ -354,8 +355,7 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     lines: list[str] = []
     used: list[PriceFact] = []
     for plan in chosen[:_MAX_OPTIONS]:
-        per_month = plan.amount if plan.unit == "month" else plan.amount / 12
-        total = per_month * months
+        total = (per_month := plan.amount if plan.unit == "month" else plan.amount / 12) * months
         rate = f"{money_text(plan.amount, plan.currency)}/{plan.unit}"
         monthly = f"{months:g} × {money_text(per_month, plan.currency)}/month"
         sum_text = monthly if plan.unit == "month" else f"{months / 12:g} × {rate}"
@@ -365,13 +365,14 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
         what = plan.subject if not shown or shown.lower() in plan.subject.lower() else f"{plan.subject} ({shown})"
         line = f"{said[0].upper()}{said[1:]} of {what} at {rate}: {sum_text}"
         used.append(plan)
-        if setup and _ONE_OFF.search(text):  # "the first year incl setup": the one-off charge is part of the sum
+        once = _ONE_OFF.search(text) is not None or asks_all_in(text)  # "incl setup", "3 months … in total"
+        if setup and once:  # "the first year incl setup": the one-off charge is part of the sum
             fee = setup[0]
             total += fee.amount
             line += f" + {money_text(fee.amount, fee.currency)} {fee.subject}"
             used.append(fee)
         line += f" = **{money_text(total, plan.currency)}**."
-        if setup and not _ONE_OFF.search(text):  # said, never silently added or dropped
+        if setup and not once:  # said, never silently added or dropped
             fee = setup[0]
             with_fee = money_text(total + fee.amount, plan.currency)
             line += f" With the {money_text(fee.amount, fee.currency)} {fee.subject} once: {with_fee}."
