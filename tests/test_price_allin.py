@@ -35,6 +35,10 @@ date: 2026-05-03
 
 * every lift box needs a LinkPort modem: $120 setup each + $9/box/month for the data plan.
 
+## Door alarm
+
+* SafeDoor monitoring for the back gate: basic is $60 install + $15/mo; premium is $150 install + $28/mo.
+
 ## Newsletter
 
 * Buttondown plan for the adopters newsletter is $29/month.
@@ -109,3 +113,11 @@ def test_a_plans_setup_fee_on_a_line_of_its_own_is_in_a_total_over_months(shelte
     # the price facts: $29/month × 6 months + the $50 one-time onboarding = $224 (it was said beside $174)
     answer = ask("buttondown for 6 months, what do we pay altogether?")
     assert "**$224.00**" in answer, answer
+
+
+def test_of_two_options_on_one_line_the_one_the_question_names(shelter: Path) -> None:
+    # premium: $150 + $28/mo × 12 months = $486
+    answer = ask("safedoor premium, first year all in?")
+    assert "**$486**" in answer, answer
+    answer = ask("safedoor on the back gate, first year all in?")  # which option is not said
+    assert "the one-off price once" not in answer, answer

@@ -7,8 +7,9 @@ quoted passages (then the rest of their note) are read line by line with their q
 (:mod:`hwqa.prices.quantities`); a line that prices one thing once (its clause says so: "install", "setup",
 "one-off", "upfront", …, or a "+" joins it to the other price) and per a length of time (``€184/mo``,
 ``$120/court/month``) is the pair. A price per a thing ("install per court", "/court/month") is multiplied by the
-count the question gives of it ("both courts", "3 lift boxes", "for one site"). The answer writes each term out with
-the line it is from.
+count the question gives of it ("both courts", "3 lift boxes", "for one site"). A line of several options, one pair
+each ("basic is $60 install + $15/mo; premium is $150 install + $28/mo"), gives the pair of the one clause whose own
+words the question names ("premium"). The answer writes each term out with the line it is from.
 
 None (the rest of the answer path decides) when no line holds one such pair, when a line holds several prices of one
 kind and which one-off goes with which recurring price is not clear, when two lines fit the question as well and give
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from .factmatch import CostAnswer, money_text, overlap, total_text, words_of
@@ -59,6 +60,8 @@ _ONCE = re.compile(
 _ALTERNATIVE = re.compile(r"\s*(?:or|to|-|–|/)\s*")
 _JOINED = re.compile(r"^\s*(?:\+|plus\b)|(?:\+|\bplus)\s*$")
 _PER_AFTER = re.compile(r"(?:\bper\b|/|\bfor\s+each\b|\ba\s+piece\s+for\s+each\b)\s*(?P<w>[a-z][a-z-]*)")
+_OPTIONS = re.compile(r";|\s\|\s|\bvs\.?\s|\bversus\b|\bor\s+(?=[a-z][\w-]*\s+(?:is|at|for|:))|,\s+(?=[a-z][\w-]*\s+(?:is|at|:))")
+_LEAD = re.compile(r"^[^$€£:]*?(?::|\s[-–—]\s)")
 _EACH = re.compile(r"\b(?:each|apiece|ea)\b")
 _COUNT = re.compile(rf"(?<![\w.$€£/])(?P<n>\d{{1,4}}|{_NUMBER}|both)\s+(?P<words>(?:[a-z][\w-]*\s*){{1,3}})")
 _ONE_THING = re.compile(r"\b(?:a|one|per|each|a\s+single|one\s+single)\s+(?P<words>(?:[a-z][\w-]*\s*){1,2})")
@@ -75,6 +78,7 @@ class _Pair:
     line: str
     note: str
     fit: int
+    option: str = ""  # the clause of the line the pair is from, when the line gives several
 
 
 def asks_all_in(text: str) -> bool:
@@ -106,7 +110,7 @@ def all_in(words_text: str, pieces: Sequence[tuple[str, str]], context: str = ""
             if not line or line in seen:
                 continue
             seen.add(line)
-            pair = _pair_of(line, note, asked)
+            pair = _pair_of(line, note, asked) or _clause_pair(line, note, asked)
             if pair is not None:
                 pairs.append(pair)
     if not pairs:
@@ -193,6 +197,28 @@ def _pair_of(line: str, note: str, asked: set[str]) -> _Pair | None:
     return _Pair(q, once_text, rec, next(iter(per), None), bool(per_once), bool(per_rec), line, note, fit)
 
 
+def _clause_pair(line: str, note: str, asked: set[str]) -> _Pair | None:
+    """ "basic is $90 setup + $12/mo; pro is $140 setup + $20/mo": the pair of the one clause whose own words the
+    question names ("pro"), none when it names none or two as well."""
+    parts = _OPTIONS.split(line)
+    if len(parts) < 2:
+        return None
+    lead = _LEAD.match(line)  # "FleetDot: …" names the line's thing, none of its options
+    said = words_of(lead.group(0)) if lead is not None else set()
+    found = []
+    for part in parts:
+        pair = _pair_of(part, note, asked)
+        if pair is not None:
+            others = set().union(*(words_of(p.lower()) for p in parts if p is not part))
+            own = overlap(asked, words_of(part.lower()) - others - said)
+            found.append((own, pair))
+    found.sort(key=lambda f: -f[0])
+    if not found or found[0][0] == 0 or (len(found) > 1 and found[1][0] == found[0][0]):
+        return None
+    own, pair = found[0]
+    return replace(pair, line=line, fit=overlap(asked, words_of(line.lower())) + own, option=pair.line.strip(" .,;"))
+
+
 def _clause_start(after: str) -> str:
     """The words after a price up to the next break ("install per court " of " install per court + $120…")."""
     return re.split(r"[+,;()]|\bplus\b|\band\b|\.\s", after, maxsplit=1)[0]
@@ -263,7 +289,8 @@ def _worked(pair: _Pair, text: str, base: str, length: float) -> CostAnswer | No
     recurring = f"{recurring_n:g} × {pair.recurring.written}" if pair.recurring_per else pair.recurring.written
     terms = f"{once} + {recurring} × {said}"
     result = total_text(total, currency) if total >= 100 else money_text(total, currency)
-    lead = f"For {counted}: " if counted else ""
+    option = f"the option “{pair.option}”" if pair.option else ""
+    lead = f"For {' and '.join(w for w in (counted, option) if w)}: " if counted or option else ""
     body = (
         f"{lead}{terms} = **{result}** (the one-off price once, the recurring one over {said}; worked out from your "
         f"notes: “{pair.line}”)."
