@@ -63,9 +63,7 @@ _RELEVANCE = 0.5  # less, per word of the question the product's lines hold
 class _Factor:
     qty: Qty
     cost: float
-    given: bool  # the question's own
-    line: str  # where the notes write it ("" for the question's and for a link between times)
-    note: str
+    line: str = ""  # where the notes write it ("" for the question's and for a link between times)
 
 
 def _mul(units: dict[str, int], other: Units, power: int) -> dict[str, int]:
@@ -160,25 +158,25 @@ def _rows_said(text: str) -> str:
 def _factors(pieces: Sequence[tuple[str, str]], context: str) -> list[_Factor]:
     seen: set[tuple[str, float, Units]] = set()
     out: list[_Factor] = []
-    sources = [(text, note, _QUOTED) for text, note in pieces]
+    sources = [(text, _QUOTED) for text, _ in pieces]
     if context:
-        sources.append((_rows_said(context), pieces[0][1] if pieces else "", _IN_NOTE))
-    for text, note, cost in sources:
+        sources.append((_rows_said(context), _IN_NOTE))
+    for text, cost in sources:
         for line in LINES.split(text):
             lower = line.lower()
             for q in quantities(lower):
                 key = (q.written, round(q.value, 9), q.units)
                 if key not in seen:  # the same quantity in the quote and the rest of its note: once
                     seen.add(key)
-                    out.append(_Factor(q, cost, False, line.strip(), note))
+                    out.append(_Factor(q, cost, line.strip()))
             if _ALL_DAY.search(lower):
-                out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), cost, False, line.strip(), note))
+                out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), cost, line.strip()))
     per = {b for f in out for b, p in f.qty.units if p < 0 and f.qty.money}
     for device in _ONE_DEVICE:
         if device in per:
-            out.append(_Factor(Qty(1.0, ((device, 1),), f"1 {device}", 0, 0), 0.4, False, "", ""))
-    out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), 1.5, False, "", ""))
-    out.append(_Factor(Qty(30.0, (("day", 1), ("month", -1)), "30 days a month", 0, 0), 2.0, False, "", ""))
+            out.append(_Factor(Qty(1.0, ((device, 1),), f"1 {device}", 0, 0), 0.4))
+    out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), 1.5))
+    out.append(_Factor(Qty(30.0, (("day", 1), ("month", -1)), "30 days a month", 0, 0), 2.0))
     return out
 
 
@@ -318,7 +316,7 @@ def solve(
     energy = ENERGY.search(text) is not None
     pool = _factors(pieces, context)
     denominators = {b for f in pool if f.line for b, p in f.qty.units if p < 0 and b not in _MONEY_BASES}
-    given = [_Factor(q, 0.0, True, "", "") for q in _given(text, denominators)]
+    given = [_Factor(q, 0.0) for q in _given(text, denominators)]
     spans = [(g.qty.start, g.qty.end) for g in given]
     scopes = {g.qty.units for g in given if _ONE.fullmatch(g.qty.written)}
     names = [m.group(0) for m in _NAME.finditer(text) if not any(a <= m.start() < b for a, b in spans)]
