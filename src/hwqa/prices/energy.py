@@ -30,7 +30,6 @@ _PERIOD = re.compile(
 )
 
 
-_ADVERB_UNITS = {"monthly": "month", "yearly": "year", "annual": "year", "annually": "year", "weekly": "week", "daily": "day"}
 _GEFORCE = re.compile(r"[1-5]0[5-9]0")
 
 
@@ -106,7 +105,7 @@ def energy_sum(
     if hours is None:
         period = _PERIOD.search(text)
         if period is not None and per_day is not None:
-            unit = period.group("u") or _ADVERB_UNITS[period.group("adv")]
+            unit = period.group("u") or _TIME_WORDS[period.group("adv")]
             days = HOURS_PER[unit] / 24
             hours = days * per_day
             how = f"{days:,.4g} days × {per_day:g} h a day (as the quote says)"

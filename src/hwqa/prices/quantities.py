@@ -69,7 +69,6 @@ _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
 _TIMES_SIGN = re.compile(r"\s*[x×*]\s*")
 _BASES = frozenset({"USD", "EUR", "GBP", "hour", "day", "month", "kw", "gb"})
 _ADVERB = re.compile(r"\s*(?P<adv>hourly|daily|weekly|monthly|yearly|annually)\b")
-_ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year"}
 # "one photo is ~1,300 tokens", "each fold takes ~26 h": the quantity is per one of the thing before it
 # "one fold of 3d_fullres takes ~26 h", "one board photo is ~2,000 tokens": per one of the noun before "of" or the verb
 _ONE_OF = re.compile(
@@ -251,7 +250,7 @@ def _one(text: str, m: re.Match[str]) -> Qty | None:
         value /= n * one[1]
         end = per.end()
     if (adv := _ADVERB.match(text, end)) is not None:
-        base, factor = _TIME_BASE[_ADVERBS[adv.group("adv")]]
+        base, factor = _TIME_BASE[_TIME_WORDS[adv.group("adv")]]
         _mul(units, {base: 1}, -1)
         value /= factor
         end = adv.end()

@@ -23,7 +23,7 @@ from ..notes.spans import row_text
 from .factmatch import ENERGY, STOP, CostAnswer, holds_name, money_text, overlap, total_text, words_of
 from .passagesums import LINES, clause_of
 from .plans import billed_as_asked
-from .quantities import Qty, Units, quantities, unit_of
+from .quantities import _MULT, Qty, Units, _key, quantities, unit_of
 
 __all__ = ["asks_product", "counts_ignored", "solve"]
 
@@ -44,7 +44,6 @@ _ONE = re.compile(
 )
 _PERIODIC = re.compile(r"\b(daily|weekly|monthly|yearly|annual)\b(?!\s+(?:plan|billing|subscription|pass))")
 _ONE_TIME = re.compile(r"\b(?:a|per|each|every|one|the\s+whole|a\s+whole|a\s+full|for|over)\s+(?:day|week|month|year)s?\b")
-_MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # A rate per one of these with no count said is of one ("€0.90 per GPU-hour" for a run on a GPU)
 _ONE_DEVICE = ("gpu", "node", "instance", "card", "device", "chip", "vm")
 _ALL_DAY = re.compile(r"24\s*/\s*7|round\s+the\s+clock|around\s+the\s+clock|all\s+day\s+and\s+night|non-?stop")
@@ -104,10 +103,8 @@ def _given(text: str, denominators: set[str]) -> list[Qty]:
     spans = [(q.start, q.end) for q in found]
     periodic = _PERIODIC.search(text)  # "monthly training bill": a month of it
     if periodic is not None and not any(b in _TIME_BASES for q in found for b, _ in q.units) and not _ONE_TIME.search(text):
-        base, factor = {"daily": ("day", 1.0), "weekly": ("day", 7.0), "monthly": ("month", 1.0)}.get(
-            periodic.group(1), ("month", 12.0)
-        )
-        found.append(Qty(factor, ((base, 1),), periodic.group(0), periodic.start(), periodic.end()))
+        units, factor = unit_of(periodic.group(1)) or ({"month": 1}, 1.0)  # a time word: always a unit
+        found.append(Qty(factor, _key(units), periodic.group(0), periodic.start(), periodic.end()))
         spans.append((periodic.start(), periodic.end()))
     for m in _ONE.finditer(text):
         word = m.group("w")
