@@ -145,8 +145,8 @@ $(VENV)/.%-installed: requirements/%.txt $(STAMP)
 	@touch $@
 
 # The answer-quality evaluation (eval/*.yaml). These sets serve Debian documentation packages:
-# python3.11-doc (python-docs.yaml), slurm-wlm-doc (slurm-docs.yaml), sqlite3-doc (blind-sqlite-docs.yaml), libhwloc-doc (blind-hwloc-docs.yaml), pocl-doc (blind-pocl-docs.yaml), lmod-doc (blind-lmod-docs.yaml), python-pyopencl-doc (outside-pyopencl-docs.yaml), libfftw3-doc (blind-fftw-docs.yaml), mpich-doc (blind-mpich-docs.yaml) and postgresql-doc-15 (blind-postgres-docs.yaml); missing ones are installed.
-EVAL_DOCS := /usr/share/doc/python3.11/html=python3.11-doc /usr/share/doc/slurm-wlm/html=slurm-wlm-doc /usr/share/doc/sqlite3=sqlite3-doc /usr/share/doc/libhwloc-dev/html=libhwloc-doc /usr/share/doc/pocl-doc/html=pocl-doc /usr/share/doc/lmod/html=lmod-doc /usr/share/doc/python-pyopencl-doc/html=python-pyopencl-doc /usr/share/doc/libfftw3-dev/html=libfftw3-doc /usr/share/doc/mpich-doc/html=mpich-doc /usr/share/doc/postgresql-doc-15/html=postgresql-doc-15
+# python3.11-doc (python-docs.yaml), slurm-wlm-doc (slurm-docs.yaml), sqlite3-doc (blind-sqlite-docs.yaml), libhwloc-doc (blind-hwloc-docs.yaml), pocl-doc (blind-pocl-docs.yaml), lmod-doc (blind-lmod-docs.yaml), python-pyopencl-doc (outside-pyopencl-docs.yaml), libfftw3-doc (blind-fftw-docs.yaml), mpich-doc (blind-mpich-docs.yaml) postgresql-doc-15 (blind-postgres-docs.yaml) and libeigen3-doc (blind-eigen-docs.yaml); missing ones are installed.
+EVAL_DOCS := /usr/share/doc/python3.11/html=python3.11-doc /usr/share/doc/slurm-wlm/html=slurm-wlm-doc /usr/share/doc/sqlite3=sqlite3-doc /usr/share/doc/libhwloc-dev/html=libhwloc-doc /usr/share/doc/pocl-doc/html=pocl-doc /usr/share/doc/lmod/html=lmod-doc /usr/share/doc/python-pyopencl-doc/html=python-pyopencl-doc /usr/share/doc/libfftw3-dev/html=libfftw3-doc /usr/share/doc/mpich-doc/html=mpich-doc /usr/share/doc/postgresql-doc-15/html=postgresql-doc-15 /usr/share/doc/libeigen3-dev/html=libeigen3-doc
 eval: install
 	@for pair in $(EVAL_DOCS); do path=$${pair%%=*}; pkg=$${pair#*=}; \
 	  if [ ! -d $$path ]; then \
