@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from hwqa.cli import app
 from hwqa.engine import Engine
 from hwqa.extract import extract_article, html_to_markdown, slugify
+from hwqa.notes.spans import spans_of
 from hwqa.settings import load_settings
 
 from .conftest import write_note
@@ -476,3 +477,35 @@ def test_build_report_counts_hidden_text_per_link_and_in_total(tmp_path: Path) -
     texts = [f"{c.heading}\n{c.text}" for c in Engine(settings).generation().all_chunks()]
     assert any("VISIBLE01" in t for t in texts)
     assert not any("HIDDEN" in t or "\u200b" in t for t in texts)
+
+
+DOXYGEN_TUTORIAL = """<html><head><title>Eigen: The Matrix class</title></head><body>
+<div class="contents"><div class="textblock">
+<p>In Eigen, all matrices and vectors are objects of the Matrix template class. Vectors are just a special case
+of matrices, with either 1 row or 1 column.</p>
+<h1>The first three template parameters of Matrix</h1>
+<p>The Matrix class takes six template parameters, but for now it's enough to learn about the first three
+parameters. The three remaining parameters have default values, which for now we will leave untouched.</p>
+<p>We offer convenience typedefs to cover the usual cases. For example, Matrix4f is a 4x4 matrix of floats.</p>
+<h1>Constructors</h1>
+<p>A default constructor is always available and never initializes the matrix coefficients. You can do:</p>
+<div class="fragment"><div class="line">Matrix3f a;</div>
+<div class="line">MatrixXf b;</div>
+</div><!-- fragment -->
+<p>Here, <code>a</code> is a 3-by-3 matrix with uninitialized coefficients.</p>
+</div></div></body></html>"""
+
+
+def test_doxygen_code_fragments_are_code_blocks_never_quoted_as_sentences() -> None:
+    """Doxygen prints code as ``<div class="fragment">`` with one ``<div class="line">`` per line (Eigen's, hwloc's
+    and json-c's manuals): it is a code block, its lines without Doxygen's line numbers, so that an answer
+    quotes the prose around it ("uninitialized coefficients"), never "Matrix3f a;" as a sentence."""
+    article = extract_article(DOXYGEN_TUTORIAL, "text/html", "http://docs.example/group__TutorialMatrixClass.html")
+    assert "```\nMatrix3f a;\nMatrixXf b;\n```" in article.markdown
+    sentences = [s.text for s in spans_of(article.markdown) if s.kind == "sentence"]
+    assert any("uninitialized coefficients" in s for s in sentences), sentences
+    assert not any("Matrix3f a;" in s or "MatrixXf b;" in s for s in sentences), sentences
+    # A listing with Doxygen's line numbers: the code alone.
+    numbered = '<a name="l00001"></a><span class="lineno">    1</span>int x = 0;'
+    listing = f'<div class="fragment"><div class="line">{numbered}</div></div>'
+    assert html_to_markdown(f"<p>The start of hwloc.h:</p>{listing}").endswith("```\nint x = 0;\n```")

@@ -21,8 +21,8 @@ __all__ = ["EXTRACTOR_VERSION", "Article", "Extractor", "extract_article", "html
 # instead of reusing the chunks an older extractor made of them.
 # 3: GitBook/HonKit text inside #book-search-results kept; 5: definition lists (and Doxygen members)
 # as terms and ": " definitions; 7: a function's text after its unmarked signature as an entry of it,
-# a sentence going on after the prototype it introduces as one paragraph
-EXTRACTOR_VERSION = 8
+# a sentence going on after the prototype it introduces as one paragraph; 9: Doxygen code fragments as code blocks
+EXTRACTOR_VERSION = 9
 
 Extractor = Literal["html", "html+trafilatura", "text"]
 

@@ -186,16 +186,15 @@ class Renderer:
         elif name == "table":
             self._table(tag, out)
         elif name == "pre":
-            text = tag.get_text().strip("\n")
-            if text.strip():
-                fence = "````" if "```" in text else "```"
-                lang = ""
-                code = tag.find("code")
-                for cls in (attr_text(code, "class") if isinstance(code, Tag) else "").split() + attr_text(tag, "class").split():
-                    if cls.startswith(("language-", "lang-")):
-                        lang = cls.split("-", 1)[1]
-                        break
-                out.append(f"{fence}{lang}\n{text}\n{fence}")
+            lang = ""
+            code = tag.find("code")
+            for cls in (attr_text(code, "class") if isinstance(code, Tag) else "").split() + attr_text(tag, "class").split():
+                if cls.startswith(("language-", "lang-")):
+                    lang = cls.split("-", 1)[1]
+                    break
+            _code_block(tag.get_text(), lang, out)
+        elif name == "div" and "fragment" in attr_text(tag, "class").split():
+            _code_block(_fragment_text(tag), "", out)
         elif name == "blockquote":
             inner: list[str] = []
             self._children(tag, inner)
@@ -357,6 +356,25 @@ class Renderer:
         lines = ["| " + " | ".join(grid[0]) + " |", "|" + "|".join([" --- "] * width) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in grid[1:]]
         out.append("\n".join(lines))
+
+
+def _code_block(text: str, lang: str, out: list[str]) -> None:
+    """A fenced code block of ``text`` (nothing for blank text)."""
+    text = text.strip("\n")
+    if text.strip():
+        fence = "````" if "```" in text else "```"
+        out.append(f"{fence}{lang}\n{text}\n{fence}")
+
+
+def _fragment_text(tag: Tag) -> str:
+    """The code of a Doxygen fragment (``<div class="fragment"><div class="line">…``): one line per ``line``
+    div, without the line numbers Doxygen may print in front of them."""
+    lines = []
+    for line in tag.find_all("div", class_="line"):
+        for number in line.find_all("span", class_="lineno"):
+            number.extract()
+        lines.append(line.get_text().rstrip())
+    return "\n".join(lines) if lines else tag.get_text()
 
 
 def _term_table(table: Tag, grid: list[list[str]]) -> bool:
