@@ -27,6 +27,9 @@ date: 2026-02-01
 * 4x SanDisk Extreme 128GB cards @ $18 each
 * 1x Anker USB-C card reader, $25
 * flowcells: $900 each if you buy singles, or the 4-pack for $3,240
+* Raspberry Pi 5 8GB for the scanner, $80 each, bought 2
+* Pimoroni fan shim on each Pi, $12
+* Pi cluster all in (2 pis, fan shims, case), $210
 
 ## Subscriptions
 
@@ -47,6 +50,10 @@ notes = cli_over("items", {"kit.md": KIT})
         ("what did the sandisk cards and the card reader cost me", "**$97.00**"),
         # a monthly price twelve times beside a yearly one: 12 × 11.99 + 59.88
         ("dropbox plus 1password, what's that per year", "**$203.76**"),
+        # one of the second thing for each of the first: 2 × 80 + 2 × 12
+        ("2 more raspberry pis each with a fan shim, how much?", "**$184**"),
+        # one more of each, not the count the notes bought (2 × 80) nor the line pricing them together ($210)
+        ("adding another pi and a fan shim would run how much", "**$92.00**"),
     ],
 )
 def test_the_things_a_question_lists_are_summed_each_from_its_line(notes: Path, question: str, total: str) -> None:

@@ -4,7 +4,10 @@
 "tailscale plus parsec, what's that per year": the question lists two or more things (joined by "plus", "and",
 "+", "incl", "with"; a comma alone lists nothing); each is the one thing a quoted line prices once (its words
 before the price name it). The sum is each line's price, times the count the question gives for it ("two spare battery packs") or,
-for a price each, the line's own count ("4x … at $9 each"), in the period the question asks (a monthly price
+for a price each, the line's own count ("4x … at $9 each"); a thing the question wants one of for each of the
+first ("2 more kits each with the same nvme", "a weather box for each") takes the first's count; one more of a thing
+("adding a 3rd panel") is one. A line naming one of the things listed goes before a line naming several (a kit's
+total); in the period the question asks (a monthly price
 × 12 for "per year"), written out term by term.
 
 Nothing is summed when fewer than two lines are named, when a line named holds several prices (which one is
@@ -38,6 +41,9 @@ _MONTH = re.compile(r"\b(?:per|a|each|every|one)\s+month\b|\bmonthly\b")
 _COUNT = rf"(?P<n>\d{{1,3}}|{COUNT_WORDS}|both|pair\s+of)"
 _OWN_COUNT = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s+them\b|pcs\b|(?=\s+[a-z]))")
 _MOST_LINES = 6
+# One more of each thing, not the count the notes bought ("adding a 3rd panel and a second battery").
+_ONE_MORE = re.compile(r"\b(?:add(?:ing)?|another|more|extra|a\s+(?:\d+(?:st|nd|rd|th)|second|third|fourth|fifth))\b")
+_FOR_EACH = re.compile(r"\b(?:(?:for\s+)?(?:each|every)(?:\s+one)?|apiece|a\s+pop)\b")
 _WHAT_PER = re.compile(
     r"\bwhat(?:'s|s|\s+is|\s+are|\s+would)\b[^?]*\b(?:per|a|each|every)\s+(?:year|month)\b"
 )  # "what's that per year"
@@ -60,13 +66,24 @@ def _count(n: str) -> float:
     return 2.0 if n == "both" or n.startswith("pair") else count_word(n)
 
 
-def _asked_count(text: str, named: set[str]) -> float | None:
-    """The count the question writes before one of the words naming a line ("two spare battery packs", "both 3090s")."""
+def _asked_count(text: str, named: set[str]) -> tuple[float, int] | None:
+    """The count the question writes before one of the words naming a line ("two spare battery packs", "both 3090s"),
+    and where it ends."""
     for m in re.finditer(rf"(?<![\w.$]){_COUNT}\s+((?:[a-z0-9.-]+\s+){{0,2}})(?P<w>[a-z0-9.-]+)", text):
         said = words_of(f"{m.group(2)} {m.group('w')}")
         if said & named:
-            return _count(m.group("n"))
+            return _count(m.group("n")), m.end()
     return None
+
+
+def _each_count(text: str, counted: Sequence[tuple[float, int]]) -> float | None:
+    """The count of the things a question lists first, when what follows is one for each of them ("2 more kits each
+    with the nvme we put in", "2 spare cams plus a weather box for each"): "each", "for every one", "apiece" after
+    the only count the question writes."""
+    if len(counted) != 1:
+        return None
+    n, end = counted[0]
+    return n if n > 1 and _FOR_EACH.search(text, end) else None
 
 
 def _line_count(line: str, money: Money) -> float:
@@ -100,11 +117,21 @@ def named_total(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
             lines.append((named, amounts[0], line))
     chosen: list[tuple[set[str], Money, str]] = []
     covered: set[str] = set()
-    for named, money, line in sorted(lines, key=lambda item: -len(item[0])):
-        if named <= covered:
+    # The things listed, each a run of the question between joiners ("adding a 3rd panel" | "a second battery"): a
+    # line naming one of them before a line naming several (a kit's total, "2 panels, battery, MPPT, $893.98").
+    parts = [words_of(p) - _ASKING for p in _LISTED.split(text)]
+    parts = [p for p in parts if p]
+
+    def listed(named: set[str]) -> set[int]:
+        return {i for i, p in enumerate(parts) if p & named} if len(parts) > 1 else set()
+
+    said: set[int] = set()
+    for named, money, line in sorted(lines, key=lambda item: (len(listed(item[0])) > 1, -len(item[0]))):
+        if named <= covered or (said and listed(named) <= said):
             continue  # another line already names these words: the same thing twice, or its neighbour
         chosen.append((named, money, line))
         covered |= named
+        said |= listed(named)
     if not 2 <= len(chosen) <= _MOST_LINES or len({m.currency for _, m, _ in chosen}) != 1:
         return None
     currency = chosen[0][1].currency
@@ -113,8 +140,12 @@ def named_total(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAns
         period = units.pop() if len(units) == 1 else None
     terms: list[str] = []
     total = 0.0
-    for named, money, line in sorted(chosen, key=lambda item: text.find(next(iter(sorted(item[0]))))):
-        n = _asked_count(text, named) or _line_count(line, money)
+    asked_counts = {id(item): _asked_count(text, item[0]) for item in chosen}
+    each = _each_count(text, [c for c in asked_counts.values() if c is not None])
+    for item in sorted(chosen, key=lambda item: text.find(next(iter(sorted(item[0]))))):
+        named, money, line = item
+        count = asked_counts[id(item)]
+        n = count[0] if count is not None else each or (1.0 if _ONE_MORE.search(text) else _line_count(line, money))
         factor, amount = _in_period(money, period)
         if factor is None:
             return None
