@@ -99,3 +99,20 @@ def test_a_sibling_of_a_covered_thing_is_turned_away_naming_both_and_the_thing_i
     for other, fact in answered:
         data = ask_json(other)
         assert data["covered"] is True and fact in data["answer"], (other, data["answer"])
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        # a name no passage holds, said with the words around it that name the same thing
+        ("tok/s for a 70b on an m4 max macbook?", "m4 max macbook"),
+        ("did the intel arc a770 work for the seismometer", "intel arc a770"),
+    ],
+)
+def test_a_thing_the_notes_never_mention_is_named_as_the_question_writes_it(
+    built: Path, monkeypatch: pytest.MonkeyPatch, question: str, named: str
+) -> None:
+    point_cli_at_folder(monkeypatch, built)
+    data = ask_json(question)
+    assert data["covered"] is False, data["answer"]
+    assert f"“{named}”" in data["answer"] and "don't mention" in data["answer"], data["answer"]

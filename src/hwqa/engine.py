@@ -23,7 +23,7 @@ from .answer.linked import follow_links
 from .answer.priceplan import resolve_reference
 from .answer.pricetool import PriceTool, computable
 from .answer.question import Question, parse_question
-from .answer.retrieve import Filter, admitted, name_evidence, retrieve, with_surroundings
+from .answer.retrieve import Filter, admitted, as_asked, name_evidence, retrieve, with_surroundings
 from .answer.safety import install_log_redaction, neutralise, neutralise_answer
 from .errors import ConfigError, HwqaError
 from .index import reader as store
@@ -285,9 +285,9 @@ class Engine:
             return q
         return replace(
             q,
-            missing=tuple(evidence.missing),
+            missing=tuple(as_asked(q.text, evidence.missing)),  # named as the question writes them: "m4 max macbook"
             missing_share=evidence.share,
-            unknown=tuple(evidence.unknown),
+            unknown=tuple(as_asked(q.text, evidence.unknown)),
             unheard=tuple(evidence.unheard),
             covering=tuple(evidence.covering),
         )

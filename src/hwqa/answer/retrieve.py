@@ -288,6 +288,40 @@ _DETERMINERS = frozenset({"every", "another", "several", "either", "neither", "w
 _ASKING = re.compile(r"pric\w*|costs?|costing|charge[sd]?|pa(?:y|id|ying)|fees?|bills?|dollars?|bucks|spent|spend")
 
 
+# Words of a question that say what it asks or does, never part of a thing's name ("does the m4 max macbook *run* …")
+_NOT_NAMING = frozenset(
+    "how much many what whats which who when where why price prices cost costs fast faster slow slower try tried "
+    "trying work works worked run runs running ran use used using need needs get got buy bought worth pull pulls draw "
+    "draws compare compared good better best cheap cheaper big bigger long take takes took give gives support supports "
+    "handle handles do does did is are was were be been have has had can could would should will".split()
+)
+_TOKEN_RUN = re.compile(r"[\w.+'-]+")
+
+
+def as_asked(text: str, names: Sequence[str]) -> list[str]:
+    """Each of ``names`` as the question ``text`` writes it whole: the run of its words around it that name a thing
+    ("m4" of "tok/s for a 70b on an m4 max macbook?" is "m4 max macbook"; "jetson" and "orin" of "the jetson orin
+    nano" are "jetson orin nano"), stopped by a function word, a word saying what is asked, or punctuation. Names in
+    one run are said once; a name the question does not write as words stays as it is."""
+    tokens = list(_TOKEN_RUN.finditer(text))
+    lowered = [t.group(0).lower().strip(".'") for t in tokens]
+    naming = [w not in STOPWORDS and w not in _NOT_NAMING and not w.endswith("'s") for w in lowered]
+    out: list[str] = []
+    for name in names:
+        parts = name.lower().split()
+        at = next((i for i in range(len(tokens)) if lowered[i : i + len(parts)] == parts), None)
+        if at is None:
+            out.append(name)
+            continue
+        start, end = at, at + len(parts)
+        while start > 0 and naming[start - 1] and not text[tokens[start - 1].end() : tokens[start].start()].strip():
+            start -= 1
+        while end < len(tokens) and naming[end] and not text[tokens[end - 1].end() : tokens[end].start()].strip():
+            end += 1
+        out.append(text[tokens[start].start() : tokens[end - 1].end()])
+    return list(dict.fromkeys(out))
+
+
 def _prose_lines(text: str) -> list[str]:
     """The lines of a passage that are prose, links dropped: not a heading, nor a line in title case ("Memory Pools
     and Allocators"), where every word is capitalised and none is a name for being so."""
