@@ -172,3 +172,10 @@ def built_hash_index_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **notes
 def test_names_the_notes_never_mention_still_turn_a_non_price_question_away(rentals: Engine) -> None:
     answer = rentals.ask("How much memory does the RTX 5090 have?")
     assert not answer.covered and "RTX 5090" in answer.text
+
+
+def test_hardware_with_no_price_is_named_as_asked_and_never_given_another_s_rate(rentals: Engine) -> None:
+    # "4070 ti super", never "4070 ti" (another card); and never 10 h at a quoted line's rate for a P100 ($14.60)
+    answer = rentals.ask("How much would 10 hours on a 4070 ti super cost?")
+    assert "no hourly price for the 4070 ti super;" in answer.text, answer.text
+    assert "10 h × $1.46/hour" not in answer.text and "as the quote below says" not in answer.text, answer.text

@@ -30,7 +30,7 @@ from ..notes.spans import clean_markdown, spans_of
 from ..prices.allin import all_in, asks_all_in
 from ..prices.costs import answer_costs
 from ..prices.counts import people_asked, priced_each, runs_asked
-from ..prices.factmatch import models_unpriced, money_text, other_size, overlap, words_of
+from ..prices.factmatch import holds_name, models_unpriced, money_text, other_size, overlap, sizes_of, words_of
 from ..prices.itemsums import named_total
 from ..prices.passagesums import kits_asked, whole_setup
 from ..prices.quoted import (
@@ -62,6 +62,7 @@ from .notedbudget import noted_budget
 from .pricetool import PriceTool, compose_cost_answer, computable
 from .question import Question, parse_question
 from .quotes import Candidate, introduced, introduced_rows, join_entry, quote, span_idents, whole_list, whole_table
+from .retrieve import as_asked
 from .scorer import Model, features, load_model, span_similarities
 from .superlatives import price_rows, superlative
 
@@ -175,9 +176,11 @@ class BuiltinAnswerer:
             # The facts answered nothing: the sum over the quote that holds its factors, unless the question gives its
             # own time for hardware the calculator prices ("250 GPU-hours on a V100")
             ready = asked is not None and not asked.problems and not asked.unpriced and computable(asked.request)
-            if not (ready and price.table.rows and question.price.hours is not None):
+            # "10 hours on a 4070" where the notes price no 4070: never the quoted rate of another card
+            elsewhere = asked is not None and _priced_elsewhere(asked.unpriced, quoted)
+            if not elsewhere and not (ready and price.table.rows and question.price.hours is not None):
                 worked = work_quoted(question.price, quoted, price.table, confident=sure, context=context)
-            if worked is None and not (ready and price.table.rows) and question.price.budget_usd is None:
+            if worked is None and not elsewhere and not (ready and price.table.rows) and question.price.budget_usd is None:
                 # No sum of a known shape, and nothing the calculator works out: the product whose units cancel
                 worked = solve(question.price.text, quoted, context, difference=difference)
         if worked is not None:
@@ -190,7 +193,8 @@ class BuiltinAnswerer:
         # What the notes hold no price for is said first, never dropped: no prices at all, or none for the hardware named.
         if not price.table.rows:
             return compose_price_gap(render_no_prices(asked.request, asked.unpriced), from_notes)
-        preface = render_unpriced(asked.unpriced, price.table) if asked.unpriced else ""
+        # the hardware the notes price nothing for, as the question writes it ("the 4070 ti super", not "4070 ti")
+        preface = render_unpriced(as_asked(question.text, asked.unpriced), price.table) if asked.unpriced else ""
         if not computable(asked.request):
             # Only hardware without an hourly price was asked about: what the notes say of it comes first, and
             # answers the question unless it asks a price the passages quoted never state.
@@ -428,6 +432,13 @@ def _whole_listed(question: Question, hits: Sequence[Hit]) -> Answer | None:
             listed = "\n".join(f"- {line.lstrip('*+- ')}" for line in lines)
             return Answer(f"{setup.text}\n\n{listed} [1]", [make_citation(1, hit)], covered=True)
     return None
+
+
+def _priced_elsewhere(unpriced: Sequence[str], quoted: Sequence[tuple[str, str]]) -> bool:
+    """Whether the hardware a question names that the price table has no price for is on none of the quoted lines:
+    their rates are other things'."""
+    names = [n for n in unpriced if not sizes_of(n)]  # "8TB" is a size the question gives, not hardware
+    return bool(names) and not any(holds_name(piece.lower(), name.lower()) for piece, _ in quoted for name in names)
 
 
 def _quoted(answer: Answer) -> list[tuple[str, str]]:
