@@ -168,6 +168,13 @@ def test_a_stated_rate_without_the_quantity_it_needs_says_what_is_missing_and_me
             "plans.md",
             "block storage",
         ),
+        (
+            # a whole year of a monthly price is 12 months, never 8,760 h (12.17 months: $97.33)
+            "keeping 100 GB of block storage for a whole year, how much",
+            "100 GB × 12 months × $0.08/GB-month = **$96.00**",
+            "plans.md",
+            "block storage",
+        ),
     ],
 )
 def test_count_times_duration_times_the_rate_noted_for_the_thing_named(

@@ -72,8 +72,13 @@ _OF_US = re.compile(
     rf"\b(?:the\s+)?(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+of\s+us\b|\bwe(?:'re|\s+are)\s+(?P<m>\d{{1,3}}|{COUNT_WORDS})\b"
 )
 _SHORT_TIME = re.compile(rf"(?<![\w.])(?P<n>{_NUM})\s*(?P<u>min|mins|minutes?|secs?|seconds?|s)\b")
-_PERIOD = re.compile(rf"(?<![\w.])(?P<n>{_NUM}|{COUNT_WORDS}|a|an|one)\s*-?\s*(?P<u>years?|yrs?|months?)\b(?!\s*(?:/|per|a)\s)")
-_PER_PERIOD = re.compile(r"\b(?:per|a|each|every|this|next|one|the)\s+(?P<u>month|year)\b|\b(?P<adv>monthly|yearly|annually)\b")
+_WHOLE = r"(?:(?:whole|full|entire|complete)\s+)?"  # "a whole year", "the full month": one of it
+_PERIOD = re.compile(
+    rf"(?<![\w.])(?P<n>{_NUM}|{COUNT_WORDS}|a|an|one)\s*-?\s*{_WHOLE}(?P<u>years?|yrs?|months?)\b(?!\s*(?:/|per|a)\s)"
+)
+_PER_PERIOD = re.compile(
+    rf"\b(?:per|a|each|every|this|next|one|the|all)\s+{_WHOLE}(?P<u>month|year)\b|\b(?P<adv>monthly|yearly|annually)\b"
+)
 _MONEY = r"\$\s?(?P<{}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _USED = re.compile(
     rf"\b(?:used|spent|burn(?:ed|t)|usage\s+(?:was|of|came\s+to))\s+(?:about\s+|~)?{_MONEY.format('n')}|"
