@@ -69,6 +69,10 @@ budget for the scanner box was $500.
 
 Bought the RTX 4060 Ti 16GB for $449 for the kid's PC.
 
+## Tower box
+
+kill-a-watt says ~190W at the wall while training, 40W idle. A full 50 epoch training run takes ~6 hrs on the 2080 Ti.
+
 ## Protein folding run
 
 One node of 4x L40S. On-demand was $1.50/hr per GPU, spot $0.90/hr per GPU but I didn't want restarts.
@@ -121,6 +125,12 @@ def test_energy_is_the_quoted_draw_over_the_question_time_at_the_noted_kwh_price
     answer = ask("what does the pi cluster cost in electricity over a full year")
     assert "**$44.15**" in answer, answer  # 18 W x 8,760 h = 157.68 kWh at $0.28
     assert "$0.28/kWh" in answer
+
+
+def test_energy_of_one_run_is_the_draw_over_the_length_the_quote_gives_a_run(notes: Path) -> None:
+    # the draw's sentence names no card, the next one the card asked about and how long a run takes
+    answer = ask("power cost of one full training run on the 2080 ti?")
+    assert "190 W × 6 h = 1.1 kWh" in answer and "**$0.32**" in answer, answer  # 1.14 kWh at $0.28
 
 
 def test_the_draw_is_the_one_of_the_card_the_question_names(notes: Path) -> None:

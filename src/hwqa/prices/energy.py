@@ -47,6 +47,16 @@ def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str
                 found.append((watts, clause, note))
         if found:
             break  # the best piece with a draw in it
+    if not found and models:
+        # "~260W at the wall while training" beside "… takes ~19 hrs on the 3060": the piece names the card, the draw's
+        # line no card at all
+        for piece, note in pieces:
+            if all(holds_name(piece.lower(), m) for m in models):
+                for line in LINES.split(piece):
+                    if not any(is_model(w) or _GEFORCE.fullmatch(w) for w in re.findall(r"[a-z0-9]+", line.lower())):
+                        found += [(watts, clause_of(line, at, end).strip(), note) for at, end, watts in find_watts(line)]
+            if found:
+                break
     if not found:
         return None
     for asked in (_IDLE, _LOAD):
@@ -112,6 +122,9 @@ def energy_sum(
         elif _TOTAL.search(text) and said.hours is not None and said.hours_per_day is None:
             hours = said.hours
             how = f"{hours:g} h (as the quote says)"
+        elif _ONE_RUN.search(text) and (run := _one_length(whole)) is not None:
+            hours = run  # "one full training run" over "a full 100 epoch run takes ~19 hrs"
+            how = f"{hours:g} h a run (as the quote says)"
     if hours is None:
         return None
     price = _kwh_price(pieces, note, table)
@@ -128,6 +141,18 @@ def energy_sum(
         f"at {price_text(amount, currency)}/kWh that is **{total_text(cost, currency)}** (the kWh price: {where})."
     )
     return CostAnswer(body, ())
+
+
+# "one full training run", "a render", "per retrain": one of a job whose length the quote gives
+_ONE_RUN = re.compile(
+    r"\b(?:one|a|an|each|per|single)\s+(?:[\w-]+\s+){0,3}?(?:run|job|retrain\w*|render|epoch|pass|batch|fine-?tune)s?\b"
+)
+
+
+def _one_length(said: str) -> float | None:
+    """The one length, in hours, the quote gives (each time it says one, the same); None for none or several."""
+    lengths = {read_price_words(m.group(0)).hours for m in _LENGTHS.finditer(said.lower())}
+    return lengths.pop() if len(lengths) == 1 and None not in lengths else None
 
 
 _DAYS_PER = re.compile(r"(?<![\w.$£€])(?P<n>\d{1,3})\s+(?:(?P<what>[a-z]+)\s+)?(?:a|per|each|every)\s+(?P<u>week|month|year)\b")
