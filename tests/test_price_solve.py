@@ -38,7 +38,18 @@ date: 2026-06-01
 * treasurer wants it written off straight line over 3 years.
 """
 
+MICS = """---
+title: Studio mics
+date: 2026-06-01
+---
+
+# Studio mics
+
+* Boreal mesh mics - ~$40 per mic + ~$300 for a base station, the vendor says 1 mic per room.
+"""
+
 radio = cli_over("radio", {"radio.md": RADIO})
+mics = cli_over("mics", {"mics.md": MICS})
 
 
 def test_a_price_per_minute_times_the_minutes_the_note_counts(radio: Path) -> None:
@@ -51,6 +62,12 @@ def test_a_storage_price_per_gb_month_over_the_project_the_note_gives_the_length
     # $0.0069/GB/mo × 180 GB × 4 months = $4.97
     answer = ask("what does the wasabi bucket cost us over the whole archive project?")
     assert "**$4.97**" in answer, answer
+
+
+def test_a_price_for_its_own_thing_beside_a_price_per_unit_is_not_per_that_unit(mics: Path) -> None:
+    # $40 per mic × 1 mic per room × 12 rooms = $480; "$300 for a base station" is never $300 per mic ($3,600)
+    answer = ask("what would the boreal mics cost for all 12 rooms")
+    assert "$40 per mic × 1 mic per room × 12 rooms = **$480**" in answer, answer
 
 
 def test_a_battery_lasts_its_energy_over_the_draw(radio: Path) -> None:

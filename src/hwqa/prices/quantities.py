@@ -166,7 +166,12 @@ def quantities(text: str) -> Iterator[Qty]:
                 q = Qty(q.value, _key(units), q.written, q.start, q.end)
         if before is not None and q.units == (("out", 1),) and not _SENTENCE_END.search(text, before.end, q.start):
             q = Qty(q.value, before.units, q.written, q.start, q.end)  # "~6k tokens in, ~1.5k out": tokens out
-        if before is not None and _per_one_of(before, q) and not _SENTENCE_END.search(text, before.end, q.start):
+        if (
+            before is not None
+            and _per_one_of(before, q)
+            and not _SENTENCE_END.search(text, before.end, q.start)
+            and not _FOR_ITS_OWN.match(text, q.end)  # "$55 per sensor + ~$2,200 for a border gateway": the gateway's
+        ):
             # "one photo is ~1,300 tokens in, the json back is ~200 tokens out": the second is per photo too
             units = dict(q.units)
             _mul(units, {b: p for b, p in before.units if p < 0}, 1)
@@ -185,6 +190,9 @@ def quantities(text: str) -> Iterator[Qty]:
         if one is not None and "USD" not in one[0]:
             units, factor = one
             yield Qty(WORD_NUMBERS[m.group("w")] * factor, _key(units), m.group(0), m.start(), m.end())
+
+
+_FOR_ITS_OWN = re.compile(r"\s*for\s+(?:a|an|the|one|each|every|its|their)\s+[a-z]")
 
 
 def _per_one_of(before: Qty, q: Qty) -> bool:
