@@ -179,3 +179,11 @@ def test_hardware_with_no_price_is_named_as_asked_and_never_given_another_s_rate
     answer = rentals.ask("How much would 10 hours on a 4070 ti super cost?")
     assert "no hourly price for the 4070 ti super;" in answer.text, answer.text
     assert "10 h × $1.46/hour" not in answer.text and "as the quote below says" not in answer.text, answer.text
+
+
+def test_a_price_on_a_provider_the_notes_do_not_price_it_on_says_so(rentals: Engine) -> None:
+    # the V100 is priced on GCP only: never an empty table and "relax it", and never answered as covered
+    answer = rentals.ask("What's the hourly price of a V100 on Lambda?")
+    assert not answer.covered, answer.text
+    assert answer.text.startswith("Your notes give no price for the V100 on Lambda."), answer.text
+    assert "No option fits" not in answer.text, answer.text

@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import PriceTableError, ToolArgumentError
 from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
+from ..prices import HARDWARE_TYPES
 from ..prices.allin import all_in, asks_all_in
 from ..prices.costs import answer_costs
 from ..prices.counts import people_asked, priced_each, runs_asked
@@ -214,6 +215,21 @@ class BuiltinAnswerer:
             text = "\n\n".join(p for p in (preface, f"The price calculator could not answer: {exc}", from_notes.text) if p)
             return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
         call = ToolCall(price.name, arguments, result.to_json())
+        if not result.options and request.budget_usd is None:
+            # Nothing the calculator prices fits ("runpod a100 80gb", "4 of the 48gb cards"): the quote's own sum if it
+            # holds one, else what the notes say, said as no price for what was asked unless they quote one
+            quoted_sum = work_quoted(question.price, quoted, price.table, confident=sure, context=context) if quoted else None
+            if quoted_sum is not None:
+                return Answer(f"{quoted_sum.text}\n\n{quotes.text}", quotes.citations, [call], covered=True)
+            filtered = request.providers or request.min_memory_gb is not None or set(request.types) != set(HARDWARE_TYPES)
+            what = request.hardware or " or ".join(request.compare) or "option"
+            where = f" on {' or '.join(request.providers)}" if request.providers else ""
+            memory = f" with {request.min_memory_gb:g} GB or more" if request.min_memory_gb is not None else ""
+            gap = f"Your notes give no price for {'an' if what == 'option' else 'the'} {what}{where}{memory}." if filtered else ""
+            said = "\n\n".join(p for p in (preface, gap or render_price_result(result).strip()) if p)
+            if from_notes.covered and (not filtered or _quote_prices(from_notes, [request.hardware or "", *request.providers])):
+                return Answer(f"{from_notes.text}\n\n{said}", from_notes.citations, [call], covered=True)
+            return compose_price_gap(said, from_notes)  # "runpod a100 80gb": no price on that provider
         explicit = any(o.row.origin == "price table" for o in result.options) or not result.options
         carried = price.reused(question, history, request)
         answer = compose_price_answer(
@@ -439,6 +455,13 @@ def _priced_elsewhere(unpriced: Sequence[str], quoted: Sequence[tuple[str, str]]
     their rates are other things'."""
     names = [n for n in unpriced if not sizes_of(n)]  # "8TB" is a size the question gives, not hardware
     return bool(names) and not any(holds_name(piece.lower(), name.lower()) for piece, _ in quoted for name in names)
+
+
+def _quote_prices(answer: Answer, names: Sequence[str]) -> bool:
+    """Whether one quoted piece of ``answer`` states a price and names each of ``names`` ("On Lambda an A100 40GB was
+    $1.29 an hour" for the A100 on Lambda): the notes price what the calculator's table left out."""
+    wanted = [n.lower() for n in names if n]
+    return any(_MONEY.search(m.group(1)) and all(n in m.group(1).lower() for n in wanted) for m in _PIECE.finditer(answer.text))
 
 
 def _quoted(answer: Answer) -> list[tuple[str, str]]:
