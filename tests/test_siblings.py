@@ -116,3 +116,10 @@ def test_a_thing_the_notes_never_mention_is_named_as_the_question_writes_it(
     data = ask_json(question)
     assert data["covered"] is False, data["answer"]
     assert f"“{named}”" in data["answer"] and "don't mention" in data["answer"], data["answer"]
+
+
+def test_a_count_of_a_model_the_notes_name_is_not_a_missing_name(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "1x4090": one of the RTX 4090 the note names, never "my notes don't mention 1x4090"
+    point_cli_at_folder(monkeypatch, built)
+    data = ask_json("how fast does the 1x4090 tower serve a completion")
+    assert data["covered"] is True and "180 ms" in data["answer"], data["answer"]

@@ -207,6 +207,7 @@ class NameEvidence:
         return NameEvidence(list(self.kin), self.asked, [], 0, [], list(self.covering), list(self.kin))
 
 
+_COUNTED_MODEL = re.compile(r"\d{1,2}\s*[x×]\s*([a-z]*\d[\w.-]*)", re.I)
 UNHEARD_NAMED = 3  # at most this many of a question's words a not-covered answer names
 
 
@@ -246,6 +247,10 @@ def name_evidence(generation: Generation, q: Question, hits: Sequence[Hit] = ())
             continue
         # "Rivulet Serve 1.8": the notes may say "Rivulet 1.8"; a capitalised word just before the name counts.
         if term.versioned and any(generation.has_near(name, term.parts[1]) for name in (term.parts[0], *term.qualifiers)):
+            continue
+        # "2x3090": a count of a model, held when the model is ("2x used 3090")
+        counted = _COUNTED_MODEL.fullmatch(term.written)
+        if counted and (generation.has_term(fold(counted.group(1)), "idents") or generation.has_phrase(counted.group(1))):
             continue
         missing.append(term.written)
     missing.extend(name for name in names if not generation.has_phrase(name))
