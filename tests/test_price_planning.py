@@ -187,3 +187,9 @@ def test_a_price_on_a_provider_the_notes_do_not_price_it_on_says_so(rentals: Eng
     assert not answer.covered, answer.text
     assert answer.text.startswith("Your notes give no price for the V100 on Lambda."), answer.text
     assert "No option fits" not in answer.text, answer.text
+
+
+def test_a_ballpark_asks_money(rentals: Engine) -> None:
+    # "ballpark for …" asks what it comes to, like "how much": never only a table of jobs
+    answer = rentals.ask("ballpark for 20 hours on the RTX 3090?")
+    assert "**$16.00**" in answer.text, answer.text

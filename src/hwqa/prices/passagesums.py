@@ -40,7 +40,7 @@ __all__ = [
 
 # Money asked of a total: the words of rates.py's asks, and "owe", "run me".
 ASKS = re.compile(
-    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paid|owe|total|spend|spent|come\s+to|came\s+to|run\s+(?:me|us)|"
+    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paid|owe|total|spend|spent|come\s+to|came\s+to|run\s+(?:me|us)|ballpark|budget\s+for|"
     r"set\s+(?:me|us)\s+back)\b|\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower|longer|more\s+time))|"
     r"=\s*\?"  # "copilot for the whole team for a yr = ?"
 )

@@ -33,7 +33,7 @@ _STEPS = 20_000  # products tried at most, per unit asked: a note of many quanti
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?:more\s+)?(?P<w>[a-z][\w-]*)")
 _HOW_LONG = re.compile(r"\bhow\s+long\b")
 _MONEY_ASKED = re.compile(
-    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paying|spend|spent|total|come\s+to|set\s+(?:me|us)\s+back|damage|price|"
+    r"\b(?:cost\w*|bill\w*|charg\w*|pay|paying|spend|spent|total|come\s+to|set\s+(?:me|us)\s+back|damage|price|ballpark|budget\s+for|"
     r"work(?:s|ed)?\s+out\s+(?:to|at))\b|"
     r"\bhow\s+much\b(?!\s+(?:memory|ram|vram|time|power|faster|slower|data|space|storage|disk))|\bwhat(?:'s|s|\s+is)\s+that\b"
 )
