@@ -123,3 +123,12 @@ def test_a_count_of_a_model_the_notes_name_is_not_a_missing_name(built: Path, mo
     point_cli_at_folder(monkeypatch, built)
     data = ask_json("how fast does the 1x4090 tower serve a completion")
     assert data["covered"] is True and "180 ms" in data["answer"], data["answer"]
+
+
+def test_the_name_said_stops_at_a_verb_or_an_adverb() -> None:
+    from hwqa.answer.retrieve import as_asked
+
+    # the run of words naming the thing, never the clause around it
+    assert as_asked("mareks 1060 keeps going OOM on demucs, whats the fix", ["OOM"]) == ["OOM"]
+    assert as_asked("append only metrics log, created_at basically follows insert order", ["created_at"]) == ["created_at"]
+    assert as_asked("tok/s for a 70b on an m4 max macbook?", ["m4"]) == ["m4 max macbook"]

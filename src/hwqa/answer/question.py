@@ -274,11 +274,12 @@ _INFLECTIONS = (
 )
 
 
-def _known(word: str) -> bool:
-    known = _dictionary()
-    if word in known or stem(word) in known:
+def known(word: str) -> bool:
+    """Whether ``word`` (lower case) is a common English word or an inflection of one ("going", "cheapest")."""
+    words = _dictionary()
+    if word in words or stem(word) in words:
         return True
-    return any(word.endswith(suffix) and word[: -len(suffix)] + repl in known for suffix, repl in _INFLECTIONS)
+    return any(word.endswith(suffix) and word[: -len(suffix)] + repl in words for suffix, repl in _INFLECTIONS)
 
 
 def _coined(text: str) -> list[str]:
@@ -290,7 +291,7 @@ def _coined(text: str) -> list[str]:
     out: list[str] = []
     for m in re.finditer(r"(?<![\w.\-/])([a-z]{4,})(?![\w.\-/])", text):
         word = m.group(1)
-        if word not in STOPWORDS and not _known(word):
+        if word not in STOPWORDS and not known(word):
             out.append(word)
     return list(dict.fromkeys(out))
 
@@ -336,7 +337,7 @@ def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
 
 
 def _prose(word: str) -> bool:
-    return word.islower() and _known(word)
+    return word.islower() and known(word)
 
 
 def _distinctive(text: str, asides: list[tuple[int, int]]) -> list[Term]:
@@ -349,7 +350,7 @@ def _distinctive(text: str, asides: list[tuple[int, int]]) -> list[Term]:
     """
     out: list[Term] = []
     for m in _FLAG_VALUE.finditer(text):
-        if m.group(2).lower() in STOPWORDS or _known(m.group(2).lower()):
+        if m.group(2).lower() in STOPWORDS or known(m.group(2).lower()):
             continue  # "-O and -OO", "-I turn on": a flag next to an ordinary word, not a flag with its value
         out.append(Term(f"-{m.group(1)} {m.group(2)}", fold(m.group(1) + m.group(2)), (f"-{m.group(1)}", m.group(2))))
     for m in _EXTENSION.finditer(text):

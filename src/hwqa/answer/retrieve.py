@@ -29,7 +29,7 @@ from ..index.reader import Generation
 from ..notes.keywords import STOPWORDS, fold
 from ..notes.markdown import table_headers
 from .base import Hit
-from .question import Question, content_words, is_kind
+from .question import Question, content_words, is_kind, known
 
 RETRIEVERS = ("dense", "keyword", "hybrid")
 RRF_K = 60  # the constant of reciprocal rank fusion (Cormack et al. 2009)
@@ -298,7 +298,8 @@ _NOT_NAMING = frozenset(
     "how much many what whats which who when where why price prices cost costs fast faster slow slower try tried "
     "trying work works worked run runs running ran use used using need needs get got buy bought worth pull pulls draw "
     "draws compare compared good better best cheap cheaper big bigger long take takes took give gives support supports "
-    "handle handles do does did is are was were be been have has had can could would should will".split()
+    "handle handles do does did is are was were be been have has had can could would should will like ran goes keeps "
+    "keep follows follow basically actually really just still ever even".split()
 )
 _TOKEN_RUN = re.compile(r"[\w.+'-]+")
 
@@ -310,7 +311,10 @@ def as_asked(text: str, names: Sequence[str]) -> list[str]:
     one run are said once; a name the question does not write as words stays as it is."""
     tokens = list(_TOKEN_RUN.finditer(text))
     lowered = [t.group(0).lower().strip(".'") for t in tokens]
-    naming = [w not in STOPWORDS and w not in _NOT_NAMING and not w.endswith("'s") for w in lowered]
+    verb = [w.endswith(("ing", "ed", "ly")) and known(w) for w in lowered]  # "going", "basically": never part of a name
+    naming = [
+        w not in STOPWORDS and w not in _NOT_NAMING and not w.endswith("'s") and not v for w, v in zip(lowered, verb, strict=True)
+    ]
     out: list[str] = []
     for name in names:
         parts = name.lower().split()
