@@ -69,6 +69,10 @@ budget for the scanner box was $500.
 
 Bought the RTX 4060 Ti 16GB for $449 for the kid's PC.
 
+## Texture batch
+
+For the texture batch I rented RTX A4500s on vast.ai, $0.27/hr each.
+
 ## Tower box
 
 kill-a-watt says ~190W at the wall while training, 40W idle. A full 50 epoch training run takes ~6 hrs on the 2080 Ti.
@@ -131,6 +135,12 @@ def test_energy_of_one_run_is_the_draw_over_the_length_the_quote_gives_a_run(not
     # the draw's sentence names no card, the next one the card asked about and how long a run takes
     answer = ask("power cost of one full training run on the 2080 ti?")
     assert "190 W × 6 h = 1.1 kWh" in answer and "**$0.32**" in answer, answer  # 1.14 kWh at $0.28
+
+
+def test_a_count_of_a_card_the_line_names_in_the_plural(notes: Path) -> None:
+    # "4 of those a4500s" over "rented RTX A4500s … $0.27/hr each": 4 × 5 h × $0.27
+    answer = ask("if i rent 4 of those a4500s for 5 hours whats the bill")
+    assert "**$5.40**" in answer, answer
 
 
 def test_the_draw_is_the_one_of_the_card_the_question_names(notes: Path) -> None:

@@ -93,6 +93,9 @@ def priced_each(said: str) -> bool:
     return _EACH.search(said.lower()) is not None
 
 
+_SINGULAR_MODEL = re.compile(r"(?<=\d)s\b")  # "RTX A5000s": the A5000, counted
+
+
 def asked_count(
     text: str, subject: str, said: str, counts: dict[str, float], noted: dict[str, float] | None = None
 ) -> tuple[float, str] | None:
@@ -123,7 +126,7 @@ def asked_count(
         models = [  # a model's name has a digit: "4 of the lambda a100s", never "6 hrs on" the subject
             (n, noun.upper())
             for noun, n in counts.items()
-            if subject and re.search(r"\d", noun) and hardware_matches(noun, subject)
+            if re.search(r"\d", noun) and hardware_matches(noun, _SINGULAR_MODEL.sub("", subject or said))
         ]
         found = next(iter(devices or models), None)
     if found is None and (unit := each_unit(said)) is not None:  # "the 300 trial sweep" over "a trial takes ~6 min"
