@@ -371,6 +371,7 @@ title: Rig
 * 3090 is rated 350W TDP; the box pulls ~780W at the wall.
 * UPS: APC 1500VA / 900W, $230 refurbished.
 * Running a 70B the Mac pulls ~140W vs ~780W for my 3090 box.
+cpu for comparison: i5-6500 w/ Eigen ~19, so dont.
 
 ## Parts
 
@@ -388,6 +389,7 @@ def test_ratings_are_no_draws_and_a_price_in_another_clause_is_not_the_cards(tmp
     assert not any(kind == "power" and amount in (900.0, 1500.0) for _, kind, amount in facts), facts
     assert ("RTX 3090", "power", 140.0) not in facts, facts
     assert not any(subject == "RTX 3090" and kind == "purchase" for subject, kind, _ in facts), facts
+    assert not any(kind == "power" and amount == 6500.0 for _, kind, amount in facts), facts  # "w/" is "with"
 
 
 def test_a_price_asked_of_hardware_the_notes_mention_but_never_price_is_not_covered(

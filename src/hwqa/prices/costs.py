@@ -77,7 +77,7 @@ _PAYBACK = re.compile(
     r"\bhow\s+long\s+(?:until|before|till|to)\b|\bworth\s+buying\b|\bamortis|\bamortiz"
 )
 _MINE = re.compile(r"\b(?:i|we|my|our|me)\b", re.I)
-_WATTS = re.compile(r"(?<![\w.])(\d{1,5}(?:\.\d+)?)\s?(?:w|watts?)\b")
+_WATTS = re.compile(r"(?<![\w.])(\d{1,5}(?:\.\d+)?)\s?(?:w(?!/)|watts?)\b")  # "w/" is "with"
 _KW = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s?kw\b(?!h)")
 _DRAW_ASKED = (
     ("idle", re.compile(r"\bidl\w*")),

@@ -448,7 +448,8 @@ def find_speeds(text: str) -> list[Speed]:
     return out
 
 
-_WATTS = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{1,4}(?:\.\d)?)\s?(?:(?P<k>kw|kilowatts?)|w|watts?)\b", re.IGNORECASE)
+# "w/" is "with" ("i5-6500 w/ Eigen"), never watts
+_WATTS = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{1,4}(?:\.\d)?)\s?(?:(?P<k>kw|kilowatts?)|w(?!/)|watts?)\b", re.IGNORECASE)
 
 
 def find_watts(text: str) -> list[tuple[int, int, float]]:
