@@ -432,3 +432,19 @@ def test_a_purchase_is_never_the_price_of_a_thing_without_the_card_the_question_
     other = ask("what did the 3080s in the mining rig go for")
     assert other["covered"] is False and "1,800" not in other["answer"]
     assert "$1,800.00" in ask("what did the 3070s in the mining rig go for")["answer"]
+
+
+def test_a_rental_log_s_where_column_is_its_provider(tmp_path: Path) -> None:
+    """A rental log's "where" column says where each card was rented: "Lambda" there is the provider, a name the
+    prose reader does not take alone ("a lambda" is a function to Python)."""
+    notes = tmp_path / "notes"
+    write_note(
+        notes,
+        "rentals.md",
+        "---\ntitle: Rentals\n---\n# Rentals\n\n"
+        "| date | where | gpu | $/hr | hrs |\n|---|---|---|---|---|\n"
+        "| 2025-04-11 | RunPod community | RTX 4090 | 0.69 | 6.5 |\n"
+        "| 2025-07-08 | Lambda | H100 PCIe | 2.49 | 2 |\n",
+    )
+    rows = {(r["hardware"], r["provider"]) for r in table(notes)["rows"]}
+    assert rows == {("RTX 4090", "RunPod"), ("H100 PCIe", "Lambda")}, rows

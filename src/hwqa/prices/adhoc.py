@@ -32,7 +32,7 @@ _UNITS = {"hourly": "hour", "hour": "hour", "hr": "hour", "h": "hour", "monthly"
 _UNITS |= {"daily": "day", "day": "day"}
 _ROLES = {
     "memory": re.compile(r"memory|vram|hbm|\bgb\b|gib", re.I),
-    "provider": re.compile(r"provider|cloud|vendor", re.I),
+    "provider": re.compile(r"provider|cloud|vendor|^(?:where|host|platform)$", re.I),  # "where": where it was rented
     "speed": re.compile(r"speed|v100\s*=\s*1", re.I),
     "date": re.compile(r"as[\s_-]*of|date|updated", re.I),
     "pricing": re.compile(r"^pricing$|billing|commitment type", re.I),
