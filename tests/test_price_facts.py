@@ -448,3 +448,16 @@ def test_a_rental_log_s_where_column_is_its_provider(tmp_path: Path) -> None:
     )
     rows = {(r["hardware"], r["provider"]) for r in table(notes)["rows"]}
     assert rows == {("RTX 4090", "RunPod"), ("H100 PCIe", "Lambda")}, rows
+
+
+def test_interruptible_is_spot(tmp_path: Path) -> None:
+    """Vast.ai calls its spot instances "interruptible": a price said so is never an on-demand row."""
+    notes = tmp_path / "notes"
+    write_note(
+        notes,
+        "vast.md",
+        "---\ntitle: Vast\n---\n# Vast\n\n"
+        "* [Vast.ai - rent GPUs](https://vast.ai/pricing) - 3090s go for ~$0.19/hr interruptible, got bumped twice.\n",
+    )
+    rows = {(r["hardware"], r["provider"], r["pricing"]) for r in table(notes)["rows"]}
+    assert rows == {("RTX 3090", "Vast.ai", "spot")}, rows

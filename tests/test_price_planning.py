@@ -193,3 +193,11 @@ def test_a_ballpark_asks_money(rentals: Engine) -> None:
     # "ballpark for …" asks what it comes to, like "how much": never only a table of jobs
     answer = rentals.ask("ballpark for 20 hours on the RTX 3090?")
     assert "**$16.00**" in answer.text, answer.text
+
+
+def test_a_price_noted_only_as_spot_is_counted_and_said_so(tmp_path: Path) -> None:
+    # the only 3090 price is interruptible: the budget's hours at it, never "No option fits … relax it"
+    vast = "---\ntitle: Vast\n---\n# Vast\n\n* Vast.ai - 3090s go for ~$0.19/hr interruptible, got bumped twice.\n"
+    answer = engine_over(tmp_path, vast=vast).ask("how many hrs of a vast 3090 do i get for $20")
+    assert "only as spot or interruptible" in answer.text and "| 105 |" in answer.text, answer.text
+    assert "No option fits" not in answer.text, answer.text

@@ -31,7 +31,7 @@ from ..prices import HARDWARE_TYPES
 from ..prices.allin import all_in, asks_all_in
 from ..prices.costs import answer_costs
 from ..prices.counts import people_asked, priced_each, runs_asked
-from ..prices.factmatch import holds_name, models_unpriced, money_text, other_size, overlap, sizes_of, words_of
+from ..prices.factmatch import models_unpriced, money_text, other_size, overlap, words_of
 from ..prices.itemsums import named_total
 from ..prices.passagesums import kits_asked, whole_setup
 from ..prices.quoted import (
@@ -60,6 +60,7 @@ from .answer import (
 )
 from .base import Hit, Tool, ToolCall
 from .notedbudget import noted_budget
+from .pricegaps import MONEY, PIECE, SPOT, SPOT_ONLY, priced_elsewhere, quote_prices
 from .pricetool import PriceTool, compose_cost_answer, computable
 from .question import Question, parse_question
 from .quotes import Candidate, introduced, introduced_rows, join_entry, quote, span_idents, whole_list, whole_table
@@ -78,7 +79,6 @@ _ADVICE = re.compile(
 _ASKS_PRICE = re.compile(
     r"\b(?:pric(?:e[sd]?|ing)|costs?|charges?|pay|paid|fees?|bills?|dollars?|bucks|go(?:es)?\s+for|sells?\s+for)\b|\$"
 )
-_MONEY = re.compile(r"[$€£]\s?\d|\d\s?(?:usd|dollars?)\b", re.I)
 
 
 class BuiltinAnswerer:
@@ -114,7 +114,7 @@ class BuiltinAnswerer:
             # A sibling of what the notes cover ("raspberry boom" where they write "Raspberry Shake"), turned away by the
             # decision: never answered with the price of the thing they do cover
             return from_notes
-        best = _PIECE.match(from_notes.text) if from_notes.covered else None  # the best span, before its first mark
+        best = PIECE.match(from_notes.text) if from_notes.covered else None  # the best span, before its first mark
         if best is not None and _NOT_KNOWN.search(best.group(1)) and not _YES_NO.match(question.text):
             # "vitpose fps on the 3060?" over "haven't tried ViTPose yet": the notes say they don't know
             return Answer(f"Your notes don't have that yet: {from_notes.text}", from_notes.citations, covered=False)
@@ -178,7 +178,7 @@ class BuiltinAnswerer:
             # own time for hardware the calculator prices ("250 GPU-hours on a V100")
             ready = asked is not None and not asked.problems and not asked.unpriced and computable(asked.request)
             # "10 hours on a 4070" where the notes price no 4070: never the quoted rate of another card
-            elsewhere = asked is not None and _priced_elsewhere(asked.unpriced, quoted)
+            elsewhere = asked is not None and priced_elsewhere(asked.unpriced, quoted)
             if not elsewhere and not (ready and price.table.rows and question.price.hours is not None):
                 worked = work_quoted(question.price, quoted, price.table, confident=sure, context=context)
             if worked is None and not elsewhere and not (ready and price.table.rows) and question.price.budget_usd is None:
@@ -199,7 +199,7 @@ class BuiltinAnswerer:
         if not computable(asked.request):
             # Only hardware without an hourly price was asked about: what the notes say of it comes first, and
             # answers the question unless it asks a price the passages quoted never state.
-            if from_notes.covered and not (_ASKS_PRICE.search(question.price.text) and not _MONEY.search(from_notes.text)):
+            if from_notes.covered and not (_ASKS_PRICE.search(question.price.text) and not MONEY.search(from_notes.text)):
                 return Answer(f"{from_notes.text}\n\n{preface}", from_notes.citations, covered=True)
             if from_notes.covered:
                 return compose_price_gap(preface, from_notes)
@@ -214,6 +214,13 @@ class BuiltinAnswerer:
             call = ToolCall(price.name, arguments, {"error": str(exc)})
             text = "\n\n".join(p for p in (preface, f"The price calculator could not answer: {exc}", from_notes.text) if p)
             return Answer(text, from_notes.citations, [call], covered=from_notes.covered)
+        if not result.options and not request.allow_preemptible and any(e.pricing in SPOT for e in result.excluded):
+            # "how many hrs of a vast 3090 for $20" where the notes price it only interruptible: counted, and said so
+            spot_only = price.compute(replace(request, allow_preemptible=True))
+            if spot_only.options:
+                request, result = spot_only.request, spot_only
+                arguments = request.to_arguments()
+                preface = "\n\n".join(p for p in (preface, SPOT_ONLY) if p)
         call = ToolCall(price.name, arguments, result.to_json())
         if not result.options and request.budget_usd is None:
             # Nothing the calculator prices fits ("runpod a100 80gb", "4 of the 48gb cards"): the quote's own sum if it
@@ -227,7 +234,7 @@ class BuiltinAnswerer:
             memory = f" with {request.min_memory_gb:g} GB or more" if request.min_memory_gb is not None else ""
             gap = f"Your notes give no price for {'an' if what == 'option' else 'the'} {what}{where}{memory}." if filtered else ""
             said = "\n\n".join(p for p in (preface, gap or render_price_result(result).strip()) if p)
-            if from_notes.covered and (not filtered or _quote_prices(from_notes, [request.hardware or "", *request.providers])):
+            if from_notes.covered and (not filtered or quote_prices(from_notes, [request.hardware or "", *request.providers])):
                 return Answer(f"{from_notes.text}\n\n{said}", from_notes.citations, [call], covered=True)
             return compose_price_gap(said, from_notes)  # "runpod a100 80gb": no price on that provider
         explicit = any(o.row.origin == "price table" for o in result.options) or not result.options
@@ -260,7 +267,7 @@ class BuiltinAnswerer:
                 text = clean_markdown(span.text)
                 if span.kind == "sentence" and text.startswith("#"):
                     continue
-                if _ADVICE.search(text) and named.search(text) and not _MONEY.search(text):
+                if _ADVICE.search(text) and named.search(text) and not MONEY.search(text):
                     judged.append((Candidate(hit, rank, span), text))
             found.append(judged)
         chosen: list[tuple[Candidate, str]] = []
@@ -450,25 +457,11 @@ def _whole_listed(question: Question, hits: Sequence[Hit]) -> Answer | None:
     return None
 
 
-def _priced_elsewhere(unpriced: Sequence[str], quoted: Sequence[tuple[str, str]]) -> bool:
-    """Whether the hardware a question names that the price table has no price for is on none of the quoted lines:
-    their rates are other things'."""
-    names = [n for n in unpriced if not sizes_of(n)]  # "8TB" is a size the question gives, not hardware
-    return bool(names) and not any(holds_name(piece.lower(), name.lower()) for piece, _ in quoted for name in names)
-
-
-def _quote_prices(answer: Answer, names: Sequence[str]) -> bool:
-    """Whether one quoted piece of ``answer`` states a price and names each of ``names`` ("On Lambda an A100 40GB was
-    $1.29 an hour" for the A100 on Lambda): the notes price what the calculator's table left out."""
-    wanted = [n.lower() for n in names if n]
-    return any(_MONEY.search(m.group(1)) and all(n in m.group(1).lower() for n in wanted) for m in _PIECE.finditer(answer.text))
-
-
 def _quoted(answer: Answer) -> list[tuple[str, str]]:
     """The quoted pieces of an extractive answer, one per passage cited (its pieces joined), best first, each with the
     note or page it is from; then the first cited passage whole (a factor may sit in a sentence the quote left out)."""
     joined: dict[int, list[str]] = {}
-    for m in _PIECE.finditer(answer.text):
+    for m in PIECE.finditer(answer.text):
         if m.group(1).strip():
             joined.setdefault(int(m.group(2)), []).append(m.group(1).strip())
     by_n = {c.n: c for c in answer.citations}
@@ -488,7 +481,6 @@ _NOT_KNOWN = re.compile(
     re.I,
 )
 _YES_NO = re.compile(r"\s*(?:did|do|does|have|has|is|are|was|were|can|could|should|will)\b", re.I)
-_PIECE = re.compile(r"(.*?)\s*\[(\d+)\]", re.S)
 
 
 def _passages_only(hits: Sequence[Hit]) -> Answer:

@@ -207,7 +207,7 @@ def provider_of_host(host: str) -> str | None:
 # --- pricing kinds ---------------------------------------------------------------------------
 
 _PRICING_RE = re.compile(
-    r"(?<![\w-])(?:(?P<ondemand>on[\s-]?demand)|(?P<spot>spot)|(?P<preemptible>pre-?empt[ia]ble)|"
+    r"(?<![\w-])(?:(?P<ondemand>on[\s-]?demand)|(?P<spot>spot|interruptible)|(?P<preemptible>pre-?empt[ia]ble)|"
     r"(?P<reserved>reserved|committed[\s-]use|\d[\s-]?(?:year|yr)\s+commit\w*|commitment|savings\s+plan)|"
     r"(?P<free>free(?:\s+tier)?))(?![\w-])",
     re.IGNORECASE,
