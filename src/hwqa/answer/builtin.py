@@ -27,7 +27,6 @@ from typing import Any
 from ..errors import PriceTableError, ToolArgumentError
 from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
-from ..prices import HARDWARE_TYPES
 from ..prices.allin import all_in, asks_all_in
 from ..prices.costs import answer_costs
 from ..prices.counts import people_asked, priced_each, runs_asked
@@ -46,7 +45,7 @@ from ..prices.quoted import (
     work_quoted,
 )
 from ..prices.rates import rates_in
-from ..prices.render import render_no_prices, render_price_result, render_unpriced
+from ..prices.render import render_no_prices, render_not_priced, render_price_result, render_unpriced
 from ..prices.solve import asks_product, counts_ignored, solve
 from .answer import (
     Answer,
@@ -228,13 +227,9 @@ class BuiltinAnswerer:
             quoted_sum = work_quoted(question.price, quoted, price.table, confident=sure, context=context) if quoted else None
             if quoted_sum is not None:
                 return Answer(f"{quoted_sum.text}\n\n{quotes.text}", quotes.citations, [call], covered=True)
-            filtered = request.providers or request.min_memory_gb is not None or set(request.types) != set(HARDWARE_TYPES)
-            what = request.hardware or " or ".join(request.compare) or "option"
-            where = f" on {' or '.join(request.providers)}" if request.providers else ""
-            memory = f" with {request.min_memory_gb:g} GB or more" if request.min_memory_gb is not None else ""
-            gap = f"Your notes give no price for {'an' if what == 'option' else 'the'} {what}{where}{memory}." if filtered else ""
+            gap = render_not_priced(request)  # "" when no row filter (types, memory, providers) was set
             said = "\n\n".join(p for p in (preface, gap or render_price_result(result).strip()) if p)
-            if from_notes.covered and (not filtered or quote_prices(from_notes, [request.hardware or "", *request.providers])):
+            if from_notes.covered and (not gap or quote_prices(from_notes, [request.hardware or "", *request.providers])):
                 return Answer(f"{from_notes.text}\n\n{said}", from_notes.citations, [call], covered=True)
             return compose_price_gap(said, from_notes)  # "runpod a100 80gb": no price on that provider
         explicit = any(o.row.origin == "price table" for o in result.options) or not result.options

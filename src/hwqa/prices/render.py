@@ -10,7 +10,14 @@ from .request import CalcRequest
 from .result import CalcResult, PriceOption
 from .table import HARDWARE_TYPES, OTHER_TYPE, PriceFact, PriceRow, PriceTable, round_figures
 
-__all__ = ["render_excluded", "render_no_prices", "render_price_result", "render_price_table", "render_unpriced"]
+__all__ = [
+    "render_excluded",
+    "render_no_prices",
+    "render_not_priced",
+    "render_price_result",
+    "render_price_table",
+    "render_unpriced",
+]
 
 
 def _md_escape(text: str) -> str:
@@ -124,7 +131,15 @@ def _no_fit(result: CalcResult) -> str:
             f"{_md_escape(cheapest.hardware)} ({_md_escape(cheapest.provider)}), costs {cell(cost, as_money=True)} for that; "
             f"{cell(request.budget_usd, as_money=True)} runs it for {lasts:,.0f} h."
         )
-    asked = [
+    asked = _filters(request)
+    if asked:
+        return f"**No option fits** what you asked ({', '.join(asked)}); relax it to see more."
+    return "**No option fits.**"
+
+
+def _filters(request: CalcRequest) -> list[str]:
+    """What a request narrows the options by: types, memory, providers, hardware compared, a budget."""
+    return [
         name
         for name, on in (
             ("types", set(request.types) != set(HARDWARE_TYPES)),
@@ -135,9 +150,17 @@ def _no_fit(result: CalcResult) -> str:
         )
         if on
     ]
-    if asked:
-        return f"**No option fits** what you asked ({', '.join(asked)}); relax it to see more."
-    return "**No option fits.**"
+
+
+def render_not_priced(request: CalcRequest) -> str:
+    """'Your notes give no price for the A100 80GB on RunPod.': what a request whose row filters (types, memory,
+    providers) leave no option asked for; "" for a request without such a filter."""
+    if not {"types", "memory", "providers"} & set(_filters(request)):
+        return ""
+    what = request.hardware or " or ".join(request.compare) or "option"
+    where = f" on {' or '.join(request.providers)}" if request.providers else ""
+    memory = f" with {request.min_memory_gb:g} GB or more" if request.min_memory_gb is not None else ""
+    return f"Your notes give no price for {'an' if what == 'option' else 'the'} {what}{where}{memory}."
 
 
 def _render_problems(result: CalcResult) -> str:
