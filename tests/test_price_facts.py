@@ -313,8 +313,9 @@ def test_with_a_chat_model_a_plan_question_opens_with_the_worked_sum(owner: Path
 
 
 def test_a_plan_is_named_by_the_words_before_its_price_and_a_rate_per_gigabyte_is_no_plan(tmp_path: Path) -> None:
-    """Several plans in one sentence each take the name written just before their price, not the link's
-    title; a storage rate per GB-month is a rate per amount, not the price of a plan."""
+    """Several plans in one sentence each take the name written just before their price, after the site the link's
+    title names ("Pricing - Fernbook": Fernbook, never the page word "Pricing"); a storage rate per GB-month is a rate
+    per amount, not the price of a plan."""
     notes = tmp_path / "notes"
     write_note(
         notes,
@@ -325,7 +326,7 @@ def test_a_plan_is_named_by_the_words_before_its_price_and_a_rate_per_gigabyte_i
         "* [Object storage - Bucketco](https://bucketco.example) - Standard is $0.023/GB-mo; egress is what hurts.\n",
     )
     plans = {(f["subject"], f["amount"]) for f in table(notes)["facts"] if f["kind"] == "plan"}
-    assert plans == {("Starter", 8.0), ("Studio", 39.0), ("PLUS", 9.0)}
+    assert plans == {("Fernbook Starter", 8.0), ("Fernbook Studio", 39.0), ("Modelhub PLUS", 9.0)}
 
 
 def test_a_list_item_ending_in_a_colon_names_the_hardware_of_the_items_nested_under_it(tmp_path: Path) -> None:

@@ -295,3 +295,44 @@ def test_an_amount_of_use_is_no_thing_and_a_thousands_comma_splits_no_name(notes
     subjects = {subject for _, subject, _ in listed(data, "plans.md")}
     assert not any(s.startswith(("000", "3,000")) for s in subjects), subjects
     assert any("$9,600/yr" in line for line in left_out(data, "plans.md").splitlines())
+
+
+def test_a_run_log_prices_rentals_and_earned_money_thresholds_and_bought_credits_are_read_as_written(tmp_path: Path) -> None:
+    """A run log's cost over its hours is the rate rented at (never a price to buy the card); money a channel makes
+    and a bound ("> $50/mo") are no price; "$5/mo for 30k credits" is a plan (the credits are what it buys), named
+    with the site of its link; "$35 month to month" is per month, "$12 per finished minute" per minute, and "$230 incl
+    shipping" what the card cost."""
+    notes = tmp_path / "notes"
+    write_note(
+        notes,
+        "log.md",
+        "---\ntitle: Run log\n---\n# Run log\n\n"
+        "| date | run | where | gpu | hrs | cost |\n|---|---|---|---|---|---|\n"
+        "| 2026-03-14 | v1 | RunPod community | 1x 4090 | 6.5 | $2.21 |\n"
+        "| 2026-08-05 | v4 | Vast.ai | 2x 3090 | 8 | $3.04 |\n",
+    )
+    write_note(
+        notes,
+        "money.md",
+        "---\ntitle: Money\n---\n# Money\n\n"
+        "* keep the 3060, rent RunPod for the back catalogue, revisit when YPP money is > $50/mo\n"
+        "* the studio quoted $12 per finished minute, no way on a channel making ~$31/mo from AdSense\n"
+        "* [ElevenLabs - Pricing](https://elevenlabs.example/pricing) - Starter $5/mo for 30k credits, Creator $22/mo.\n"
+        "* [Descript - Pricing](https://descript.example/pricing) - Creator plan $24/mo if billed yearly, $35 month to month.\n"
+        "* RTX 3060 12GB bought used on eBay in Oct 2025 for $230 incl shipping.\n",
+    )
+    data = table(notes)
+    assert listed(data, "log.md") == {("rental", "RTX 4090", "$2.21"), ("rental", "RTX 3090", "$3.04")}
+    rates = {r["hardware"]: (round(r["usd_per_hour"], 2), r["provider"]) for r in data["rows"] if r["note"] == "log.md"}
+    assert rates == {"RTX 4090": (0.34, "RunPod"), "RTX 3090": (0.19, "Vast.ai")}  # $3.04 / 8 h / 2 cards
+    assert listed(data, "money.md") == {
+        ("plan", "ElevenLabs Starter", "$5/mo"),
+        ("plan", "ElevenLabs Creator", "$22/mo"),
+        ("plan", "Descript Creator plan", "$24/mo"),
+        ("plan", "Descript Creator plan", "$35 month to month"),
+        ("purchase", "RTX 3060", "$230"),
+    }
+    said = [item["reason"] for item in data["left_out"] if item["where"].startswith("money.md")]
+    reasons = {reason.split(" is ")[0]: reason for reason in said}
+    assert "alert or target" in reasons["$50/mo"]
+    assert "came back or in" in reasons["$31/mo"]  # what the channel makes

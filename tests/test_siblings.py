@@ -57,6 +57,17 @@ The Dubbing Studio of the voice service does the Spanish track, on the Creator p
 """
 
 
+VOICES = """---
+title: Voices for the narration
+date: 2025-07-01
+---
+
+# Voices for the narration
+
+* [ElevenLabs - Pricing](https://elevenlabs.io/pricing) - Starter $5/mo for 30k credits, Pro $99/mo for 500k credits.
+"""
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return index_notes_once(tmp_path_factory, "siblings", {"quakes.md": QUAKES, "code.md": CODE, "dubbing.md": DUBBING})
@@ -132,3 +143,18 @@ def test_the_name_said_stops_at_a_verb_or_an_adverb() -> None:
     assert as_asked("mareks 1060 keeps going OOM on demucs, whats the fix", ["OOM"]) == ["OOM"]
     assert as_asked("append only metrics log, created_at basically follows insert order", ["created_at"]) == ["created_at"]
     assert as_asked("tok/s for a 70b on an m4 max macbook?", ["m4"]) == ["m4 max macbook"]
+
+
+def test_a_plan_tier_no_passage_names_is_turned_away_and_the_tiers_priced_answered(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "the elevenlabs scale plan" over notes pricing its Starter and Pro plans (named with the site their link
+    names): not covered, naming what was asked and what the notes price, never the Starter's $5."""
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "tiers", {"voices.md": VOICES}))
+    data = ask_json("what does the elevenlabs scale plan cost a month")
+    assert data["covered"] is False, data["answer"]
+    assert "don't mention “elevenlabs scale plan”" in data["answer"] and "“ElevenLabs Starter”" in data["answer"], data["answer"]
+    assert "$5" not in data["answer"], data["answer"]
+    for other, fact in [("what does the elevenlabs pro plan cost a month", "$99"), ("a year of elevenlabs starter?", "$60")]:
+        data = ask_json(other)
+        assert data["covered"] is True and fact in data["answer"], (other, data["answer"])

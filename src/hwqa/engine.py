@@ -31,6 +31,7 @@ from .index.embed import Embedder, make_embedder
 from .index.status import IndexStatus
 from .prices import HARDWARE_TYPES, Found, PriceTable, price_table_from
 from .prices.costs import answer_costs
+from .prices.factmatch import tiers_asked
 from .prices.table import OTHER_TYPE
 from .settings import Settings, load_settings
 
@@ -275,8 +276,13 @@ class Engine:
         but may be for asking about another thing than the one they price."""
         evidence = name_evidence(gen, q, hits)
         price = next((t for t in tools if isinstance(t, PriceTool)), None)
-        if price is not None and answer_costs(q.price, price.table) is not None:
+        costs = answer_costs(q.price, price.table) if price is not None else None
+        if costs is not None:
+            tiers = tiers_asked(q.price.text, evidence.unheard)  # "the elevenlabs scale plan": a sibling of the ones priced
             evidence = evidence.siblings_only()  # a plan, energy or purchase question the notes' facts answer
+            if tiers:
+                covering = [*evidence.covering, *(f.subject for f in costs.facts)]
+                evidence = replace(evidence, missing=[*evidence.missing, *tiers], kin=[*evidence.kin, *tiers], covering=covering)
         else:
             asked = price.ask(q, history) if price is not None else None
             if price is not None and asked is not None and (not price.table.rows or computable(asked.request) or asked.problems):

@@ -37,6 +37,10 @@ _ROLES = {
     "date": re.compile(r"as[\s_-]*of|date|updated", re.I),
     "pricing": re.compile(r"^pricing$|billing|commitment type", re.I),
     "count": re.compile(r"^(?:#\s*)?(?:gpus|tpus|chips|accelerators|devices|count|gpu count|number of gpus)$", re.I),
+    # how long a row's run took, in hours: its cost is then the run's total, not a price to buy the hardware
+    "hours": re.compile(
+        r"^(?:hrs?|hours?|h|duration|run\s*time|runtime|wall[\s_-]*(?:time|clock))(?:\s*\((?:h|hrs?|hours?)\))?$", re.I
+    ),
 }
 _NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:x|×|gb|gib)?\s*$", re.I)
 _BARE_AMOUNT = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*$")
@@ -127,7 +131,7 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
     roles = _roles(heads)
     if not roles["price"] or not rows:
         return found
-    skip = set(roles["price"]) | {i for role in ("memory", "speed", "date") for i in roles.get(role, [])}
+    skip = set(roles["price"]) | {i for role in ("memory", "speed", "date", "hours") for i in roles.get(role, [])}
     named = []
     for line, raw, cells in rows:
         texts = [clean(cell) for cell in cells]
@@ -175,6 +179,32 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
                     money = Money(
                         money.start, money.end, money.amount, money.stated, money.currency, _UNITS[word], unit.group("qual")
                     )
+            took = _number(cell("hours")) if roles.get("hours") else None
+            if money.unit is None and not timed and took is not None:
+                # a run log ("| gpu | hrs | cost |"): the run's cost over its hours is the rate it was rented at
+                money = Money(money.start, money.end, money.amount / took, money.stated, money.currency, "hour", None)
+                if money.currency != "USD" or rental_unit_problem(money) is not None:
+                    found.left_out.append(LeftOut(where, raw, f"{head} {texts[idx]!r} over {took:g} h is not a rental price"))
+                    continue
+                usd, conversion = per_device_hour(money, count, "", head)
+                run = f"{texts[idx]} for a run of {took:g} h ÷ {took:g} h"
+                found.rows.append(
+                    ctx.row(
+                        mention,
+                        usd,
+                        provider=provider,
+                        pricing=(row_kind[0][2] if row_kind else None) or ctx.pricing() or DEFAULT_PRICING,
+                        line=line,
+                        origin="table",
+                        evidence=raw,
+                        stated=texts[idx],
+                        conversion="; ".join(s for s in (run, conversion) if s),
+                        as_of=find_date(cell("date")),
+                        memory_gb=_number(cell("memory")),
+                        speed=_number(cell("speed")),
+                    )
+                )
+                continue
             if money.unit is None and money.currency == "USD" and 0 < money.amount <= MAX_PRICE_USD and not timed:
                 # a price column with no time unit in its header or any of its cells: what each card costs to buy
                 seller = providers[0][2] if providers else ""

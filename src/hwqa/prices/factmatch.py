@@ -167,6 +167,21 @@ def models_unpriced(text: str, facts: Sequence[PriceFact]) -> list[str]:
     return [m for m in models if said and not any(holds_name(s, m) for s in said)]
 
 
+# The word naming a plan's tier, right before "plan", "tier" … ("the elevenlabs scale plan"), never a determiner or a
+# word of time or price ("the monthly plan", "their cheapest tier").
+_TIER = re.compile(r"\b([a-z][a-z0-9+]*)\s+(?:plan|tier|subscription|membership|edition)\b")
+_NO_TIER = frozenset(
+    "the a an my our your their his her its this that which what whose same current old new paid free monthly yearly "
+    "annual annually cheapest cheaper cheap priciest top basic base lowest highest entry".split()
+)
+
+
+def tiers_asked(text: str, unheard: Sequence[str]) -> list[str]:
+    """The plan tiers a question names that no passage holds (``unheard``): "scale plan" in "what does the elevenlabs
+    scale plan cost" over notes that price its Creator and Pro plans."""
+    return [m.group(0) for m in _TIER.finditer(text) if m.group(1) not in _NO_TIER and m.group(1) in unheard]
+
+
 def purchases_named(words: PriceWords, text: str, bought: Sequence[PriceFact], *, loose: bool = True) -> list[PriceFact]:
     """The purchases a question names: its hardware names, then (``loose``) the facts sharing most of its words,
     never one whose sentence lacks a model the question names ("a used H200" is no other card's price)."""

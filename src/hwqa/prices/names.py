@@ -280,7 +280,7 @@ _MONEY = re.compile(
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(
-    r"\s*(?:(?P<word>hourly|monthly|daily|weekly|yearly|annually)\b|(?:/\s*|\bper\s+|\ban?\s+|\beach\s+)"
+    r"\s*(?:(?P<word>hourly|monthly|daily|weekly|yearly|annually|month[\s-]to[\s-]month)\b|(?:/\s*|\bper\s+|\ban?\s+|\beach\s+)"
     r"(?:(?P<qual>[\w.]+(?:[\s-][\w.]+)?)[\s-])??"
     r"(?P<unit>hours?|hrs?|h|months?|mo|days?|weeks?|years?|yr|minutes?|mins?|seconds?|secs?|s|kwh)\b)",
     re.IGNORECASE,
@@ -370,7 +370,7 @@ def _read_money(text: str) -> list[Money]:
                 amount *= 1000  # per thousand tokens, as per million
         elif unit_m:
             word = (unit_m.group("word") or unit_m.group("unit")).lower()
-            unit = _UNIT_WORDS.get(word)
+            unit = "month" if word.startswith("month") else _UNIT_WORDS.get(word)  # "$35 month to month"
             qual = unit_m.group("qual")
             end = unit_m.end()
         elif (per := _PER_AMOUNT_AFTER.match(text, m.end())) is not None:

@@ -34,6 +34,7 @@ from .facts import (
     per_device_hour,
     rental_unit_problem,
 )
+from .itemnames import item_name
 from .names import (
     Mention,
     Money,
@@ -48,7 +49,7 @@ from .names import (
     is_instance,
     provider_of_host,
 )
-from .prosefacts import clause_start, item_name, make_fact, per_amount_problem, read_fact, read_power, read_usage
+from .prosefacts import clause_start, make_fact, per_amount_problem, read_fact, read_power, read_usage
 from .roles import money_role
 from .table import LeftOut, PriceFact
 
@@ -56,11 +57,11 @@ __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
 PRICES_READER = (
-    14  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
+    15  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
     # 8: "3,000" never split at its comma, an amount of time ("3,000 hr/yr renting") no thing; 9: "1,050W" is a draw;
     # 10: a monthly price is per 720 h (a month of 30 days), a yearly one per 8,760 h; 11: ", plus" starts a clause;
     # 12: "w/" is "with", never watts ("i5-6500 w/ Eigen"); 13: a table's "where" column names the provider;
-    # 14: "interruptible" (Vast.ai's word) is spot
+    # 14: "interruptible" (Vast.ai's word) is spot; 15: a run log's cost over its hours is a rental rate
 )
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a

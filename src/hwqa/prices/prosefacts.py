@@ -20,11 +20,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from .facts import MAX_PRICE_USD, Context, Found, each_after, is_calculation
-from .names import Mention, Money, find_date, find_hardware, find_money, find_providers
+from .itemnames import ITEM_NAME, PLANS_END, own_name, with_own
+from .names import Mention, Money, find_date, find_hardware, find_providers
 from .roles import as_thing, names_a_price, says_draw, thing_heading, watt_role
 from .table import LeftOut, PriceFact
 
-__all__ = ["clause_start", "item_name", "make_fact", "per_amount_problem", "read_fact", "read_power", "read_usage"]
+__all__ = ["clause_start", "make_fact", "per_amount_problem", "read_fact", "read_power", "read_usage"]
 
 # The words of a price that is a plan or a service paid per period, not a rental of the hardware it mentions.
 _PLAN_WORDS = re.compile(
@@ -42,7 +43,6 @@ _MACHINE_WITH = re.compile(
     r"(?:(?:an?|one|two|three|four|eight|\d{1,2})\s*(?:x\s*)?)?(?:nvidia\s+|geforce\s+)*$",
     re.I,
 )
-_ITEM_NAME = re.compile(r"^\s*([^.;:()]{2,60}?)\s+[-–—:]\s")  # "Colab Pro - $9.99/mo": the item's own name
 # The capitalised words right before a price in its clause, with at most a verb or a colon between them ("Pro $8/mo").
 _NAME_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+.-]*(?: [A-Z][\w+.-]*){0,2})\s*(?:is|at|for|costs?|:|=)?\s*~?$")
 # A rate per amount (of data, tokens, requests, seats), not per plan or per hour.
@@ -53,6 +53,10 @@ _NOT_BOUGHT = re.compile(
     r"billed|run|job|jobs|credits?|sav(?:e|es|ed|ing)|cheaper|dearer|more\s+expensive|difference|budget\w*|"
     r"electricity|upgrade\s+cost|shipping|tax|deposit|refund\w*|fees?)\b",
     re.I,
+)
+# "$230 incl shipping", "$1,100 with tax": the price paid, everything included (never a fee of its own).
+_INCLUDED = re.compile(
+    r"\b(?:incl\w*\.?|including|inc\.?|with|w/|plus|after|\+)\s*(?:the\s+)?(?:shipping|tax|fees?|vat|postage|delivery)\b", re.I
 )
 # A one-off charge of a service: a setup fee, an installation.
 _FEE = re.compile(r"\b(?:set-?up|one-?time|one-?off|install\w*|activation|sign-?up\s+fee|joining\s+fee)\b", re.I)
@@ -195,18 +199,6 @@ def _a_name(text: str) -> str:
     return as_thing(text)  # never a verb or filler ("Paid", "more like", "AppleCare+ adds")
 
 
-def _own_name(sentence: str, kind: str) -> str:
-    """A list item's own name, written before " - " or ":" ("Hetzner GEX44" in "Hetzner GEX44 - RTX 4000, €184/month"),
-    when it is not hardware; '' otherwise."""
-    own = _ITEM_NAME.match(sentence) if kind == "list item" else None
-    name = own.group(1).strip() if own else ""
-    return "" if not name or find_hardware(name) or find_money(name) else name
-
-
-def _with_own(name: str, own: str) -> str:
-    return name if not own or own.lower() in name.lower() or name.lower() in own.lower() else f"{own} {name}"
-
-
 def _heading(ctx: Context) -> str:
     """The section heading, when it names a thing ("Colab", "My rig"), not a topic ("Power", "The math")."""
     return ctx.section if thing_heading(ctx.section) else ""
@@ -235,7 +227,7 @@ def read_fact(
         return None  # "2 × $700 = $1,400", "0.5 x 0.15 = $0.075 per hour": a sum worked out, not a price stated
     if item.unit not in (None, "mtok", "month", "year") and (priced or subject is not None or item.unit != "hour"):
         return None  # a rental of the hardware named (most prices): read as a row
-    own = _own_name(sentence, kind)
+    own = own_name(sentence, kind)
     before = _name_before(sentence, clause_of, item, floor)
     if item.unit == "mtok":  # "Llama 3 70B output $0.79 per million tokens", "$0.05/M input"
         name = before or _name_after(sentence, item)
@@ -269,23 +261,24 @@ def read_fact(
             if name and name.lower() not in plan.lower():
                 plan = f"{name} {plan}"
             return make_fact(ctx, plan, "plan", item, line, sentence)
-        own_m = _ITEM_NAME.match(sentence) if kind == "list item" else None
+        own_m = ITEM_NAME.match(sentence) if kind == "list item" else None
         # "Colab Pro - $9.99/mo, usually a T4": a named offering whose cards come after its price is a plan
         if name and own_m and own_m.end() <= item.start and all(m.start > item.end for m in priced):
             if right_before and not find_hardware(right_before.group(1)) and right_before.start() >= own_m.end():
-                name = right_before.group(1)  # "Gradient plans: Pro $8/mo, Growth $39/mo": each price's own name
+                # "Gradient plans: Pro $8/mo, Growth $39/mo": each price's own name, with the item's ("ElevenLabs Creator")
+                name = with_own(right_before.group(1), PLANS_END.sub("", name))
             return make_fact(ctx, name, "plan", item, line, sentence)
         if not priced and subject is None:  # "quarter rack $425/mo", "~$85/mo API bill": a service naming no hardware
             previous = [f.subject for f in facts if f.kind == "plan" and f.evidence == sentence and f.line == line]
             plan = before or _name_after(sentence, item) or (previous[-1] if previous else "") or own or _heading(ctx)
-            return make_fact(ctx, _with_own(plan, own), "plan", item, line, sentence) if plan else None
+            return make_fact(ctx, with_own(plan, own), "plan", item, line, sentence) if plan else None
         after = _name_after(sentence, item)
         if _BILL_END.search(after) and not find_hardware(after):  # "a used 3090 for $700 would replace the $140/mo bill"
             return make_fact(ctx, after, "plan", item, line, sentence)
         if not any(clause_of[m.start] == clause for m in priced):  # "4090 $1,750 vs ~$85/mo API bill": its own name
             plan = before or _name_after(sentence, item)
             if plan and not find_hardware(plan):
-                return make_fact(ctx, _with_own(plan, own), "plan", item, line, sentence)
+                return make_fact(ctx, with_own(plan, own), "plan", item, line, sentence)
             words = _CONNECT_END.sub("", sentence[clause_start(clause_of, item.start) : item.start])
             if subject is None and re.search(r"[A-Za-z]{2}", words):  # "the 3090 box would need ~7A, so more like $250/mo"
                 return f"{item.stated}: its clause names neither hardware nor the thing it is the price of"
@@ -293,7 +286,7 @@ def read_fact(
     if item.unit == "hour":
         # "remote hands $95/hr": a service by the hour, when nothing in it is a machine that could be rented
         if not priced and subject is None and before and not _COMPUTE.search(sentence) and item.currency == "USD":
-            return make_fact(ctx, _with_own(before, own), "plan", item, line, sentence)
+            return make_fact(ctx, with_own(before, own), "plan", item, line, sentence)
         return None
     if item.unit is not None or not math.isfinite(item.amount) or not 0 < item.amount <= MAX_PRICE_USD:
         return None
@@ -306,7 +299,7 @@ def read_fact(
         return None  # "$4.10 per GPU"
     after = _name_after(sentence, item)
     if _FEE.search(before) or _FEE.search(after):  # "one-time setup $199", "plus €79 setup", "Cross connect $250 one-time"
-        return make_fact(ctx, _with_own(before or after, own), "plan", item, line, sentence)
+        return make_fact(ctx, with_own(before or after, own), "plan", item, line, sentence)
     clause = clause_of[item.start]
     start = clause_start(clause_of, item.start)
     end = item.end
@@ -319,7 +312,7 @@ def read_fact(
     what = ahead[-1] if ahead else (same[0] if same else None)
     if what is None and subject is not None and (buying or len(sentence[start : item.start].split()) <= 3):
         what = subject  # "* $700 used" under "## RTX 3090"
-    spent = _NOT_BOUGHT.search(sentence[max(start, item.start - 40) : end])
+    spent = _NOT_BOUGHT.search(_INCLUDED.sub(" ", sentence[max(start, item.start - 40) : end]))
     if spent and spent.group(0).lower().startswith("spen") and what is not None and what.start > item.end:
         spent = None  # "Spent $1,150 on a Threadripper 3960X": what that thing cost
     if spent and not (what is not None and what.count > 1 and _TOTAL.fullmatch(spent.group(0))):
@@ -343,7 +336,7 @@ def read_fact(
             token = counted.group("n").lower()
             count, before = (int(token) if token.isdigit() else _COUNTS[token]), before[counted.end() :]
         if _a_name(before) and (own or not names_a_price(before)):  # "list price was ~$7k": of what?
-            return _purchase(ctx, _with_own(before, own), count, item, line, sentence)
+            return _purchase(ctx, with_own(before, own), count, item, line, sentence)
     item_own = ctx.item_name if kind == "list item" and not priced and subject is None and not own else ""
     if item_own:  # a later sentence of a list item whose own name came first: "list price was ~$7k", "saw a used one for $1,850"
         raw = sentence[max(floor, clause_start(clause_of, item.start)) : item.start]
@@ -352,12 +345,6 @@ def read_fact(
             kind_of = (one.group("adj") or "") if one else before
             return _purchase(ctx, f"{item_own} {kind_of}".strip(), 1, item, line, sentence)
     return None
-
-
-def item_name(sentence: str) -> str:
-    """A list item's own name, written before " - " or ":" at its start ("Alveo U250" in "Alveo U250 - AMD - ..."), when
-    it is not hardware; '' otherwise. Its later sentences' "one" and "list price" are of it."""
-    return _own_name(sentence, "list item")
 
 
 def _purchase(ctx: Context, name: str, count: int, item: Money, line: int, sentence: str) -> PriceFact:

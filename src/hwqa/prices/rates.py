@@ -37,9 +37,8 @@ _TIME_WORDS = {
     "s": "second", "sec": "second", "secs": "second", "second": "second", "seconds": "second",
     "min": "minute", "mins": "minute", "minute": "minute", "minutes": "minute",
     "h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour", "hourly": "hour",
-    "day": "day", "days": "day", "daily": "day",
-    "wk": "week", "week": "week", "weeks": "week", "weekly": "week",
-    "mo": "month", "mon": "month", "month": "month", "months": "month", "monthly": "month",
+    "day": "day", "days": "day", "daily": "day", "wk": "week", "week": "week", "weeks": "week", "weekly": "week",
+    "mo": "month", "mon": "month", "month": "month", "months": "month", "monthly": "month", "month to month": "month",
     "yr": "year", "year": "year", "years": "year", "yearly": "year", "annually": "year", "annual": "year",
 }  # fmt: skip
 # Things a rate may be per that are no count a question gives here: tokens and energy have their own sums.
@@ -54,10 +53,11 @@ _SAME = {
 _CURRENCY = {"$": "USD", "€": "EUR", "£": "GBP"}
 _UNIT_WORD = r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)?"
 _TIMES = r"(?:hours?|hrs?|days?|weeks?|months?|mo|years?|yr|minutes?|mins?|seconds?|secs?)\b"
-_ADVERB = r"(?:hourly|monthly|yearly|daily|weekly)\b"
-# After the amount, its units: "/node-hr", " per 1g slice", "/seat/month", " a month", " monthly".
+_ADVERB = r"(?:hourly|monthly|yearly|daily|weekly|month[\s-]to[\s-]month)\b"
+# After the amount, its units: "/node-hr", " per 1g slice", "/seat/month", " a month", " monthly", " per finished minute".
 _UNIT_PART = re.compile(
-    rf"\s*(?:(?:/|\bper\b)\s*(?:\d+[a-z]{{0,2}}\s+)?(?P<w>{_UNIT_WORD})|\s\ban?\s+(?P<t>{_TIMES})(?!\s+ago\b)|\s(?P<adv>{_ADVERB}))"
+    rf"\s*(?:(?<=\s)(?:an?|per\s+[a-z]+)\s+(?P<t>{_TIMES})(?!\s+ago\b)|"
+    rf"(?:/|\bper\b)\s*(?:\d+[a-z]{{0,2}}\s+)?(?P<w>{_UNIT_WORD})|\s(?P<adv>{_ADVERB}))"
 )
 _AMOUNT = re.compile(r"(?P<cur>[$€£])\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d.,]\d)")
 _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"  # "2,400" as well as "2400"
@@ -150,7 +150,7 @@ def rates_in(text: str) -> list[Rate]:
         end = m.end()
         while (part := _UNIT_PART.match(text, end)) is not None:
             end = part.end()
-            for word in (part.group("w") or part.group("t") or part.group("adv")).split("-"):
+            for word in (part.group("w") or part.group("t") or part.group("adv")).replace("-to-", " to ").split("-"):
                 if word in _TIME_WORDS:
                     time = time or _TIME_WORDS[word]
                 elif word in _NOT_COUNTED or _TOKENS_PER.fullmatch(word):

@@ -53,7 +53,10 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "money that came back or in (a refund, credit, payout or rebate), not a price",
-        re.compile(r"\bmade\s*(?:about\s+|around\s+|~|≈)*$", re.I),
+        # "a channel making ~$31/mo from AdSense", "earns $40/mo": money earned
+        re.compile(
+            r"\b(?:made|making|makes|earns?|earning|revenue|brings?\s+in|bringing\s+in)\s*(?:about\s+|around\s+|~|≈)*$", re.I
+        ),
     ),
     (
         "a total or a bill, not the price of one thing",
@@ -84,6 +87,10 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    (
+        "a limit, budget, alert or target, not a price",  # "revisit when YPP money is > $50/mo": a bound
+        re.compile(r"(?:>|<|≥|≤)=?\s*(?:~|≈|about\s+|around\s+)*$"),
+    ),
 )
 # A word each form of the _ROLE_BEFORE pattern at the same place needs (in lower case): in ASCII text (where ignoring
 # case is lower case) a pattern none of whose words is there cannot match, and is not run.
@@ -96,11 +103,12 @@ _ROLE_WORDS: tuple[tuple[str, ...], ...] = (
         "refund", "reimburs", "rebate", "cash", "credit", "payout", "paid", "earn", "income", "net", "got", "back", "gave",
         "compensat", "voucher", "coupon", "grant",
     ),
-    ("made",),
+    ("made", "mak", "earn", "revenue", "bring"),
     ("total", "all", "altogether", "sum", "came", "come", "add", "spen", "bill", "invoice", "charged", "whole"),
     ("electric", "power", "energy"),
     ("that", "work", "add"),
     ("at",),
+    (">", "<", "≥", "≤"),
 )  # fmt: skip
 _SOLD_WORDS = ("sold", "flipped", "offloaded", "rid", "sell")
 # Words right after an amount that say what it is ("$96 total", "$500 in credits", "$1k more than").
@@ -117,7 +125,8 @@ _ROLE_AFTER: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "money that came back or in (a refund, credit, payout or rebate), not a price",
         re.compile(
-            r"\s*(?:in\s+|of\s+|worth\s+of\s+)?(?:[\w-]+\s+){0,2}?"
+            # never "$5/mo for 30k credits": the credits a plan's price buys
+            r"\s*(?:in\s+|of\s+|worth\s+of\s+)?(?:(?!for\b|\d)[\w-]+\s+){0,2}?"
             r"(?:credits?|refund\w*|rebate|cash\s?back|back(?!\s+(?:in|then|when))|payout)\b",
             re.I,
         ),

@@ -1,0 +1,47 @@
+"""A list item's own name: what its price is of when no hardware is named in its clause.
+
+An owner's list item starts with a link's title, or a name, before " - " or ":" ("Hetzner GEX44 - RTX 4000,
+€184/month", "[ElevenLabs - Pricing](…) - Starter $5/mo"). A part of the title that names a kind of page ("Pricing",
+"Plans & Pricing", "Docs") is skipped for the next one, so a plan written "Pro $9/mo" after "Pricing - Hugging Face"
+is Hugging Face's Pro plan. Hardware and money are never a name.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .names import find_hardware, find_money
+
+__all__ = ["ITEM_NAME", "PLANS_END", "item_name", "own_name", "with_own"]
+
+ITEM_NAME = re.compile(r"^\s*([^.;:()]{2,60}?)\s+[-–—:]\s")  # "Colab Pro - $9.99/mo": the item's own name
+_NEXT_NAME = re.compile(r"\s*([^.;:()]{2,60}?)\s+[-–—:]\s")  # the next part of a link title ("Pricing - Hugging Face - …")
+# A link title's part that names a kind of page, not a thing: "Pricing", "Plans & Pricing", "Cloud Storage Pricing".
+_PAGE_WORDS = re.compile(
+    r"(?:[\w&]+\s+){0,2}?(?:pricing|prices|plans?(?:\s*(?:&|and)\s*pricing)?|docs?|documentation|console|home(?:page)?|"
+    r"overview|billing|faq)",
+    re.I,
+)
+PLANS_END = re.compile(r"\s+(?:plans?|pricing|tiers?)$", re.I)  # "Gradient plans": the offering's own name is "Gradient"
+
+
+def own_name(sentence: str, kind: str) -> str:
+    """A list item's own name, written before " - " or ":" ("Hetzner GEX44" in "Hetzner GEX44 - RTX 4000, €184/month"),
+    when it is not hardware; '' otherwise (and for any ``kind`` but "list item")."""
+    own = ITEM_NAME.match(sentence) if kind == "list item" else None
+    name = own.group(1).strip() if own else ""
+    while own is not None and _PAGE_WORDS.fullmatch(name):  # "Pricing - Hugging Face - Pro $9/mo": the site's name
+        own = _NEXT_NAME.match(sentence, own.end())
+        name = own.group(1).strip() if own else ""
+    return "" if not name or find_hardware(name) or find_money(name) else name
+
+
+def item_name(sentence: str) -> str:
+    """A list item's own name, written before " - " or ":" at its start ("Alveo U250" in "Alveo U250 - AMD - ..."), when
+    it is not hardware; '' otherwise. Its later sentences' "one" and "list price" are of it."""
+    return own_name(sentence, "list item")
+
+
+def with_own(name: str, own: str) -> str:
+    """``name`` with the item's own name before it ("ElevenLabs Creator"), unless one holds the other."""
+    return name if not own or own.lower() in name.lower() or name.lower() in own.lower() else f"{own} {name}"
