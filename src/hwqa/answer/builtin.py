@@ -58,6 +58,7 @@ from .answer import (
     with_caveat,
 )
 from .base import Hit, Tool, ToolCall
+from .jobcosts import job_costs
 from .notedbudget import noted_budget
 from .pricegaps import MONEY, PIECE, SPOT, SPOT_ONLY, priced_elsewhere, quote_prices
 from .pricetool import PriceTool, compose_cost_answer, computable
@@ -234,8 +235,11 @@ class BuiltinAnswerer:
             return compose_price_gap(said, from_notes)  # "runpod a100 80gb": no price on that provider
         explicit = any(o.row.origin == "price table" for o in result.options) or not result.options
         carried = price.reused(question, history, request)
+        rendered = render_price_result(result)
+        if request.hours is None and request.budget_usd is None and request.purchase_usd is None:  # "per finetune"
+            rendered = "\n\n".join(p for p in (job_costs(question.price.text, result.options, hits), rendered) if p)
         answer = compose_price_answer(
-            render_price_result(result),
+            rendered,
             price.sources(result),
             call,
             from_notes,

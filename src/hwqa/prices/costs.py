@@ -46,7 +46,7 @@ __all__ = ["CostAnswer", "answer_costs"]
 
 _ENERGY = re.compile(
     r"\b(?:power\s+bill|electricity|electric\s+bill|energy\s+(?:cost|bill|use)|kwh|power\s+cost|cost\s+in\s+power|"
-    r"power\s+(?:would|will|does)|watts?)\b"
+    r"power\s+(?:would|will|does|money|spend)|watts?)\b"
 )
 _TO_RUN = re.compile(r"\b(?:to\s+run|running|run\s+(?:it|them|the)|keep\s+(?:it|the\s+[\w\s]{1,30}?)\s+(?:on|running))\b|24/7")
 _PLAN = re.compile(r"\b(?:plan|subscription|membership|tier)s?\b")
@@ -369,8 +369,8 @@ def _purchase(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | N
     more = _MORE.search(text) or _BUY_N.search(text) or _N_OF.search(text)
     another = None if more else _ANOTHER.search(text)  # "a third P40": one more
     counted = None if more or another or words.hours is not None else _counted(text, bought, table)
-    if (more is None and another is None and counted is None) or _RENTING.search(text):
-        return None  # buying against renting: the calculator's break-even
+    if (more is None and another is None and counted is None) or _RENTING.search(text) or words.hours is not None:
+        return None  # buying against renting: the calculator's break-even; "a 20 hr job on one of the 3090 boxes": rent
     n = count_word(more.group("n")) if more else (counted or 1.0)
     if not 0 < n <= _MAX_UNITS:
         return None

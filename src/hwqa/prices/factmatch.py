@@ -63,7 +63,7 @@ class CostAnswer:
 
 # A money question about electricity ("what does that cost in electricity", "the power bill"): energy, never a rental
 ENERGY = re.compile(
-    r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
+    r"\b(?:electric\w*|energy|kwh|power\s+(?:cost|bill|money|spend)|in\s+power)\b|\bpower\b[^?]{0,40}\bcost|\bcost\b[^?]{0,40}\bpower\b"
 )
 
 

@@ -1,0 +1,90 @@
+"""A job's cost on each card, at the length the notes give for that job there (issue 33: every money question answered
+by the calculator): "is the a100 cheaper per finetune than the 4090", "5 retrains on the a10 rather than the 4090",
+each card's rate times its own noted length, never a length per month (usage), and the rate for the hours a question
+states, never a price to buy the card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import ask_json, index_notes_once, point_cli_at_folder
+
+FINETUNING = """---
+title: Cloud finetuning for the ball tracker
+date: 2026-05-02
+---
+
+# Cloud finetuning for the ball tracker
+
+## Where
+
+* [Vast.ai](https://vast.ai/) - RTX 4090 at ~$0.42/hr, the one I use most. Full finetune on our frames takes 11 hrs.
+* [RunPod](https://www.runpod.io/) - A100 80G PCIe at $1.64/hr on community cloud. Same finetune ~5.5 hrs.
+* we use ~40 GPU-hrs/mo on the A100 when the season is busy.
+"""
+
+RETRAINS = """---
+title: Retraining the smoke detector
+date: 2025-05-03
+---
+
+# Retraining the smoke detector
+
+## Prices
+
+* [RunPod pricing](https://www.runpod.io/pricing) - RTX 4090 on community cloud $0.34/hr
+* [Lambda GPU Cloud pricing](https://lambdalabs.com/service/gpu-cloud) - A10 (24 GB) $0.75/hr
+
+## Runs
+
+* 4090 on runpod: same 100 epoch run in 5.5 hrs. Lambda A10: ~12 hrs, slower than I expected.
+"""
+
+BOXES = """---
+title: Dual 3090 boxes
+date: 2026-03-10
+---
+
+# Dual 3090 boxes
+
+* [Vast.ai](https://vast.ai/) - 2x 3090 boxes from $0.38/hr for the whole box, host quality is a lottery.
+* bought my own RTX 3090 used for $650 last year.
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return index_notes_once(tmp_path_factory, "jobs", {"finetuning.md": FINETUNING, "retrains.md": RETRAINS, "boxes.md": BOXES})
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        (
+            "is the a100 cheaper per finetune than the 4090 or not",
+            ["11 h × $0.42/h = **$4.62**", "5.5 h × $1.64/h = **$9.02**", "cheaper by **$4.40**"],
+        ),
+        (
+            "doing the 5 retrains on lambda's a10 rather than the runpod 4090, how much extra",
+            ["5 × 5.5 h × $0.34/h = **$9.35**", "5 × 12 h × $0.75/h = **$45.00**", "cheaper by **$35.65**"],
+        ),
+    ],
+)
+def test_a_job_is_costed_on_each_card_at_the_length_the_notes_give_for_it_there(
+    built: Path, monkeypatch: pytest.MonkeyPatch, question: str, said: list[str]
+) -> None:
+    point_cli_at_folder(monkeypatch, built)
+    data = ask_json(question)
+    for part in said:
+        assert part in data["answer"], data["answer"]
+    assert "40 h" not in data["answer"], data["answer"]  # "~40 GPU-hrs/mo" is usage, not a finetune's length
+
+
+def test_hours_of_one_of_a_rented_box_are_rented_never_the_price_to_buy_the_card(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_cli_at_folder(monkeypatch, built)
+    data = ask_json("price for a 20 hr job on one of the vast dual 3090 boxes?")
+    assert "$7.60" in data["answer"] and "$650" not in data["answer"], data["answer"]
