@@ -88,3 +88,35 @@ def test_hours_of_one_of_a_rented_box_are_rented_never_the_price_to_buy_the_card
     point_cli_at_folder(monkeypatch, built)
     data = ask_json("price for a 20 hr job on one of the vast dual 3090 boxes?")
     assert "$7.60" in data["answer"] and "$650" not in data["answer"], data["answer"]
+
+
+RUN_LOG = """---
+title: Fine-tune run log (costs)
+date: 2026-08-05
+---
+
+# Fine-tune run log (costs)
+
+Only the runs that mattered, not every smoke test.
+
+| date | run | where | gpu | hrs | cost |
+|---|---|---|---|---|---|
+| 2026-03-14 | dh-v1 | RunPod community | 1x 4090 | 6.5 | $2.21 |
+| 2026-04-02 | dh-v2 | RunPod secure | 1x A100 80G | 9 | $14.76 |
+| 2026-05-11 | dh-14b | Lambda | 1x H100 | 11 | $27.39 |
+| 2026-06-20 | dh-v3 | our box | 2x 3090 | 14 | power only |
+| 2026-08-05 | dh-v4 | Vast.ai | 2x 3090 | 8 | $3.04 |
+"""
+
+
+def test_what_a_run_log_table_came_to_is_the_sum_of_its_cost_column(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "what did all the runs cost altogether" over a table of runs: every amount of its cost column added (a cell
+    without one said), never a rate times hours; the rates it implies are the calculator's ($14.76 over 9 h)."""
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "runlog", {"runs.md": RUN_LOG}))
+    data = ask_json("what did all our rented fine-tuning runs cost altogether")
+    assert "$2.21 + $14.76 + $27.39 + $3.04 = **$47.40**" in data["answer"], data["answer"]
+    assert "“power only”" in data["answer"], data["answer"]
+    data = ask_json("what does an a100 cost per hour on runpod")
+    assert "$1.64" in data["answer"], data["answer"]

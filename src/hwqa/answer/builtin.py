@@ -47,6 +47,7 @@ from ..prices.quoted import (
 from ..prices.rates import rates_in
 from ..prices.render import render_no_prices, render_not_priced, render_price_result, render_unpriced
 from ..prices.solve import asks_product, counts_ignored, solve
+from ..prices.tablesums import table_total
 from .answer import (
     Answer,
     CitationList,
@@ -449,7 +450,11 @@ def _whole_listed(question: Question, hits: Sequence[Hit]) -> Answer | None:
             own = [clean_markdown(line) for line in chunk.text.splitlines() if line.strip()]
             # a chunk may open with the line the one before it ended on (chunks overlap): that line once
             lines += own[1:] if own and lines and own[0] == lines[-1] else own
-        setup = whole_setup(question.price, [("\n".join(lines), hit.chunk.source)], kits)
+        # "| gpu | hrs | cost |": the sum of its money column, over the chunks the table is split across
+        raw = [c.text for c in sorted([hit.chunk, *hit.table], key=lambda c: c.ordinal)]
+        setup = (table_total(question.price, raw) if whole and not kits else None) or whole_setup(
+            question.price, [("\n".join(lines), hit.chunk.source)], kits
+        )
         if setup is not None:
             listed = "\n".join(f"- {line.lstrip('*+- ')}" for line in lines)
             return Answer(f"{setup.text}\n\n{listed} [1]", [make_citation(1, hit)], covered=True)
