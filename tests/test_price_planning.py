@@ -87,6 +87,7 @@ def rentals(tmp_path: Path) -> Engine:
         ("What does a V100 cost per month?", "hours", 720),
         ("How much is a TPU v3 for 3 days?", "hours", 72),
         ("What can I rent with $120?", "budget_usd", 120),
+        ("how many hours does my 120 buck budget buy?", "budget_usd", 120),  # "buck", as people say it
     ],
 )
 def test_workload_and_budget_words_reach_the_calculator(rentals: Engine, question: str, argument: str, value: float) -> None:
@@ -201,3 +202,16 @@ def test_a_price_noted_only_as_spot_is_counted_and_said_so(tmp_path: Path) -> No
     answer = engine_over(tmp_path, vast=vast).ask("how many hrs of a vast 3090 do i get for $20")
     assert "only as spot or interruptible" in answer.text and "| 105 |" in answer.text, answer.text
     assert "No option fits" not in answer.text, answer.text
+
+
+def test_a_year_of_a_plan_priced_by_the_month_and_by_the_year_gives_both_unless_the_question_says_how_it_is_paid(
+    tmp_path: Path,
+) -> None:
+    notes = (
+        "---\ntitle: Apps\n---\n# Apps\n\n* [SwingVision](https://swing.vision/) - SwingVision Pro is $14.99/mo or $149.99/yr.\n"
+    )
+    engine = engine_over(tmp_path, apps=notes)
+    answer = engine.ask("what would swingvision pro cost per year")
+    assert "**$149.99**" in answer.text and "**$179.88**" in answer.text, answer.text
+    answer = engine.ask("a year of swingvision pro paying month to month?")
+    assert "**$179.88**" in answer.text and "$149.99" not in answer.text, answer.text

@@ -231,6 +231,13 @@ def _period(words: PriceWords, text: str) -> tuple[float, str] | None:
     return None
 
 
+# How the question says a plan is paid: "paying month to month", "billed yearly", "on the annual plan".
+_PAID = re.compile(
+    r"\b(month[\s-]to[\s-]month|monthly|yearly|annual(?:ly)?)\b|\bpa(?:y|ying|id)\s+(?:by\s+the\s+)?(month|year)\b"
+)
+_BILLED = {"mont": "month", "year": "year", "annu": "year"}
+
+
 def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     plans = [f for f in of_kind(table.facts, "plan") if f.unit in ("month", "year")]
     plans += [f for f in of_kind(table.facts, "rental") if f.unit in ("month", "year")]  # "€184/month" for a server
@@ -266,7 +273,11 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
         return None
     chosen = list({(f.subject.lower(), f.amount): f for f in sorted(top, key=lambda f: (f.note, f.line))}.values())
     if len({f.subject.lower() for f in chosen}) == 1:
-        chosen = [newest_of(chosen)]
+        # "$14.99/mo or $149.99/yr": a year of it is either, unless the question says how it is paid
+        paid = _PAID.search(text)
+        billed = [f for f in chosen if paid and f.unit == _BILLED[(paid.group(1) or paid.group(2))[:4]]]
+        both = months % 12 == 0 and {f.unit for f in chosen} == {"month", "year"} and not billed
+        chosen = sorted(chosen, key=lambda f: f.unit != "year")[:2] if both else [newest_of(billed or chosen)]
     fees = [f for f in of_kind(table.facts, "plan") if f.unit == "once"]
     lines: list[str] = []
     used: list[PriceFact] = []
@@ -297,7 +308,10 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     if len(lines) == 1:
         return CostAnswer(lines[0], tuple(used))
     more = f" (and {len(chosen) - _MAX_OPTIONS} more)" if len(chosen) > _MAX_OPTIONS else ""
-    body = f"Your notes price {len(chosen)} options that fit{more}:\n\n" + "\n".join(f"- {line}" for line in lines)
+    head = f"Your notes price {len(chosen)} options that fit{more}"
+    if len({f.subject.lower() for f in chosen}) == 1:  # one plan, billed yearly or monthly
+        head = f"Your notes price the {chosen[0].subject} by the year and by the month"
+    body = f"{head}:\n\n" + "\n".join(f"- {line}" for line in lines)
     return CostAnswer(body, tuple(used))
 
 

@@ -276,7 +276,7 @@ _AMOUNT = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _MONEY = re.compile(
     rf"(?:(?P<pre>US\$|\$|USD\s?|€|£|EUR\s?|GBP\s?)\s?(?P<neg>[-−]\s?)?(?:{_AMOUNT}|(?P<nan>nan|inf(?:inity)?)\b)(?P<k>k\b)?"
     rf"(?:\s?(?:USD|US dollars?|dollars?)\b)?"
-    rf"|(?<![\d,.]){_AMOUNT.replace('num', 'num2')}(?P<k2>k)?\s?(?P<post>USD|US dollars?|dollars?|bucks|EUR|euros?|€)(?!\w))",
+    rf"|(?<![\d,.]){_AMOUNT.replace('num', 'num2')}(?P<k2>k)?\s?(?P<post>USD|US dollars?|dollars?|bucks?|EUR|euros?|€)(?!\w))",
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(
@@ -307,7 +307,7 @@ _PER_AMOUNT_AFTER = re.compile(
     re.IGNORECASE,
 )
 _CURRENCIES = {"€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP"}
-_DOLLARS = frozenset({"$", "us$", "usd", "dollar", "dollars", "us dollar", "us dollars", "bucks"})
+_DOLLARS = frozenset({"$", "us$", "usd", "dollar", "dollars", "us dollar", "us dollars", "bucks", "buck"})
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ _MACHINE_WITH = re.compile(
 )
 # The capitalised words right before a price in its clause, with at most a verb or a colon between them ("Pro $8/mo").
 _NAME_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+.-]*(?: [A-Z][\w+.-]*){0,2})\s*(?:is|at|for|costs?|:|=)?\s*~?$")
+# The same plan's other price right after one: "$14.99/mo or $149.99/yr", "$24/mo, $35 month to month".
+_OR_BEFORE = re.compile(r"(?:mo|month|yr|year|monthly|yearly|annually)\.?\)?\s*(?:,\s*)?(?:or|,)\s*(?:~|about\s+)?$", re.I)
 # A rate per amount (of data, tokens, requests, seats), not per plan or per hour.
 _PER_AMOUNT = re.compile(r"(?:[kmgtp]i?b|bytes?|tokens?|requests?|calls?|users?|seats?|images?|quer(?:y|ies))", re.I)
 # What says an amount next to a hardware name is not what it cost to buy: a total, a rental, a bill, a difference.
@@ -242,6 +244,9 @@ def read_fact(
     if item.unit in ("month", "year"):
         if item.qualifier and _PER_AMOUNT.fullmatch(item.qualifier):
             return None  # "$0.023/GB-mo": a rate per gigabyte stored, not the price of a plan
+        earlier = [f for f in facts if f.kind == "plan" and f.evidence == sentence and f.line == line]
+        if earlier and _OR_BEFORE.search(sentence, max(0, item.start - 16), item.start):
+            return make_fact(ctx, earlier[-1].subject, "plan", item, line, sentence)  # "$14.99/mo or $149.99/yr"
         named = _PLAN_WORDS.search(sentence)
         name = own
         clause = clause_of[item.start]

@@ -76,7 +76,7 @@ _MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "million": 1e
 _MONEY_PATTERNS = [
     re.compile(rf"(?:us\s?)?\$\s?{_NUM}{_MULT}(?:\s?(?:usd|us\s+dollars?|dollars?))?"),
     re.compile(rf"\busd\s?{_NUM}{_MULT}"),
-    re.compile(rf"{LEAD}{_NUM}{_MULT}\s?(?:usd|us\s+dollars?|dollars?|bucks)\b"),
+    re.compile(rf"{LEAD}{_NUM}{_MULT}\s?(?:usd|us\s+dollars?|dollars?|bucks?)\b"),
     re.compile(rf"{LEAD}{_NUM}{_MULT}\s?\$"),
     re.compile(
         rf"\bbudget\s*(?:is|of|:|=|at)?\s*(?:about|around|roughly|approximately|only|just|~)?\s*"
