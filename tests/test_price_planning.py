@@ -215,3 +215,18 @@ def test_a_year_of_a_plan_priced_by_the_month_and_by_the_year_gives_both_unless_
     assert "**$149.99**" in answer.text and "**$179.88**" in answer.text, answer.text
     answer = engine.ask("a year of swingvision pro paying month to month?")
     assert "**$179.88**" in answer.text and "$149.99" not in answer.text, answer.text
+
+
+def test_a_plan_priced_per_seat_is_times_the_seats_asked_or_noted(tmp_path: Path) -> None:
+    notes = (
+        "---\ntitle: Tools\n---\n# Tools\n\n"
+        "* [Pricing - Weights & Biases](https://wandb.ai/site/pricing) - Pro, $50 per seat/mo, 2 seats. Sweeps live here.\n"
+        "* HF Team org is $20/user/mo - nice SSO but no client asked for it.\n"
+    )
+    engine = engine_over(tmp_path, tools=notes)
+    answer = engine.ask("weights & biases pro for a full year at the current seat count?")
+    assert "12 × $50.00/month × 2 seats" in answer.text and "**$1,200.00**" in answer.text, answer.text
+    answer = engine.ask("hf team org for the three of us for a year")
+    assert "**$720.00**" in answer.text, answer.text  # 12 × $20 × 3
+    answer = engine.ask("what's a month of the hf team org per person")
+    assert "**$20.00**" in answer.text and "one seat" in answer.text, answer.text

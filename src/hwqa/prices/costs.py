@@ -36,6 +36,7 @@ from .factmatch import (
     words_of,
 )
 from .rates import answer_rate
+from .seats import seats_for
 from .sums import answer_sum
 from .table import PriceFact, PriceTable, hardware_matches
 from .tokens import answer_tokens
@@ -52,7 +53,8 @@ _TO_RUN = re.compile(r"\b(?:to\s+run|running|run\s+(?:it|them|the)|keep\s+(?:it|
 _PLAN = re.compile(r"\b(?:plan|subscription|membership|tier)s?\b")
 _PERIOD = re.compile(rf"(?<![\w.])(?P<n>\d+(?:\.\d+)?|{'|'.join(WORD_NUMBERS)})\s*-?\s*(?P<unit>years?|months?|yrs?)\b")
 _PER_PERIOD = re.compile(
-    r"\b(?:per|a|an|each|every|first|one|the)\s+(?P<unit>year|month)\b|\b(?P<word>annual(?:ly)?|yearly|monthly)\b"
+    r"\b(?:per|a|an|each|every|first|one|the)\s+(?:(?:full|whole|entire)\s+)?(?P<unit>year|month)\b|"
+    r"\b(?P<word>annual(?:ly)?|yearly|monthly)\b"
 )
 _ONE_OFF = re.compile(
     r"\b(?:set-?up|one-?time|one-?off|incl\w*|with\s+the\s+fee|up\s*front|install\w*|first\s+year|first\s+month)\b"
@@ -286,6 +288,13 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
         rate = f"{money_text(plan.amount, plan.currency)}/{plan.unit}"
         monthly = f"{months:g} × {money_text(per_month, plan.currency)}/month"
         sum_text = monthly if plan.unit == "month" else f"{months / 12:g} × {rate}"
+        if plan.detail == "per seat":  # "$20/user/mo" for "the three of us": times the seats
+            seats, whose = seats_for(text, plan.evidence)
+            if seats is None:
+                continue  # "for all the editors", counted in another sentence: the quote's sum, never one seat
+            total *= seats
+            rate += " per seat"
+            sum_text += f" × {seats:g} seats ({whose} count)" if whose != "one" else " for one seat"
         setup = [f for f in fees if (f.note, f.section, f.currency) == (plan.note, plan.section, plan.currency)]
         setup.sort(key=lambda f: -overlap(asked, words_of(f.subject)))  # "incl setup": the fee called setup first
         shown = plan.provider if plan.provider and plan.provider != "not stated" else ""
@@ -305,10 +314,12 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
             line += f" With the {money_text(fee.amount, fee.currency)} {fee.subject} once: {with_fee}."
             used.append(fee)
         lines.append(line + foreign_note(plan.currency))
+    if not lines:
+        return None
     if len(lines) == 1:
         return CostAnswer(lines[0], tuple(used))
     more = f" (and {len(chosen) - _MAX_OPTIONS} more)" if len(chosen) > _MAX_OPTIONS else ""
-    head = f"Your notes price {len(chosen)} options that fit{more}"
+    head = f"Your notes price {len(lines)} options that fit{more}"
     if len({f.subject.lower() for f in chosen}) == 1:  # one plan, billed yearly or monthly
         head = f"Your notes price the {chosen[0].subject} by the year and by the month"
     body = f"{head}:\n\n" + "\n".join(f"- {line}" for line in lines)

@@ -306,6 +306,7 @@ _PER_AMOUNT_AFTER = re.compile(
     r"\s*(?:/\s*|\bper\s+)(?P<what>[kmgtp]i?b|bytes?|tokens?|requests?|calls?|images?|seats?|users?|queries|query)\b",
     re.IGNORECASE,
 )
+_SEAT_TIME = re.compile(r"\s*(?:/\s*|\bper\s+|\ban?\s+)(mo|months?|yr|years?)\b", re.IGNORECASE)
 _CURRENCIES = {"€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP"}
 _DOLLARS = frozenset({"$", "us$", "usd", "dollar", "dollars", "us dollar", "us dollars", "bucks", "buck"})
 
@@ -375,6 +376,9 @@ def _read_money(text: str) -> list[Money]:
             end = unit_m.end()
         elif (per := _PER_AMOUNT_AFTER.match(text, m.end())) is not None:
             qual, end = per.group("what"), per.end()  # no time unit: a rate per gigabyte, request, seat
+            seat = _SEAT_TIME.match(text, end) if qual.lower().rstrip("s") in ("seat", "user") else None
+            if seat is not None:  # "$20/user/mo", "$50 per seat a month": a plan's price for each seat
+                unit, end = _UNIT_WORDS[seat.group(1).lower()], seat.end()
         out.append(Money(m.start(), end, amount, text[m.start() : end], currency, unit, qual))
     if "kwh" in text.lower():
         for m in _CENTS_PER_KWH.finditer(text):

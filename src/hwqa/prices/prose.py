@@ -51,18 +51,19 @@ from .names import (
 )
 from .prosefacts import clause_start, make_fact, per_amount_problem, read_fact, read_power, read_usage
 from .roles import money_role
+from .seats import per_seat
 from .table import LeftOut, PriceFact
 
 __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
 PRICES_READER = (
-    17  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
+    18  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
     # 8: "3,000" never split at its comma, an amount of time ("3,000 hr/yr renting") no thing; 9: "1,050W" is a draw;
     # 10: a monthly price is per 720 h (a month of 30 days), a yearly one per 8,760 h; 11: ", plus" starts a clause;
     # 12: "w/" is "with", never watts ("i5-6500 w/ Eigen"); 13: a table's "where" column names the provider;
     # 14: "interruptible" (Vast.ai's word) is spot; 15: a run log's cost over its hours is a rental rate; 16: "650 buck";
-    # 17: "$14.99/mo or $149.99/yr" is one plan's two prices
+    # 17: "$14.99/mo or $149.99/yr" is one plan's two prices; 18: "$20/user/mo" is a plan's price per seat
 )
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
@@ -321,6 +322,8 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
             if isinstance(fact, str):
                 found.left_out.append(LeftOut(where, sentence, fact))
             elif fact is not None:
+                if fact.kind == "plan" and per_seat(item, sentence):  # "$20/user/mo": times the seats asked for
+                    fact = replace(fact, detail="per seat")
                 found.facts.append(fact)
                 read.append(fact)
             elif item.unit == "mtok":

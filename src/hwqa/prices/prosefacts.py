@@ -23,9 +23,10 @@ from .facts import MAX_PRICE_USD, Context, Found, each_after, is_calculation
 from .itemnames import ITEM_NAME, PLANS_END, own_name, with_own
 from .names import Mention, Money, find_date, find_hardware, find_providers
 from .roles import as_thing, names_a_price, says_draw, thing_heading, watt_role
+from .seats import per_seat
 from .table import LeftOut, PriceFact
 
-__all__ = ["clause_start", "make_fact", "per_amount_problem", "read_fact", "read_power", "read_usage"]
+__all__ = ["clause_start", "make_fact", "per_amount_problem", "per_seat", "read_fact", "read_power", "read_usage"]
 
 # The words of a price that is a plan or a service paid per period, not a rental of the hardware it mentions.
 _PLAN_WORDS = re.compile(
@@ -134,7 +135,7 @@ _USAGE_SCALE = {"": 1e-6, "k": 1e-3, "thousand": 1e-3, "m": 1.0, "million": 1.0,
 
 def per_amount_problem(item: Money) -> str | None:
     """Why ``item`` is a rate per amount the calculator cannot use ("$0.09/GB", "$6/TB-month"), or None."""
-    if item.unit == "mtok" or not item.qualifier or not _PER_AMOUNT.fullmatch(item.qualifier):
+    if item.unit == "mtok" or not item.qualifier or not _PER_AMOUNT.fullmatch(item.qualifier) or per_seat(item):
         return None
     per = f"{item.qualifier}-{item.unit}" if item.unit else item.qualifier
     return f"{item.stated} is a rate per {per} (of data, requests or seats): the calculator has no amount of it to apply it to"
@@ -242,7 +243,7 @@ def read_fact(
             name = earlier[-1].subject if earlier else (own or _heading(ctx))
         return make_fact(ctx, name, "tokens", item, line, sentence, detail=direction) if name else None
     if item.unit in ("month", "year"):
-        if item.qualifier and _PER_AMOUNT.fullmatch(item.qualifier):
+        if item.qualifier and _PER_AMOUNT.fullmatch(item.qualifier) and not per_seat(item):
             return None  # "$0.023/GB-mo": a rate per gigabyte stored, not the price of a plan
         earlier = [f for f in facts if f.kind == "plan" and f.evidence == sentence and f.line == line]
         if earlier and _OR_BEFORE.search(sentence, max(0, item.start - 16), item.start):
