@@ -143,6 +143,9 @@ def test_the_name_said_stops_at_a_verb_or_an_adverb() -> None:
     assert as_asked("mareks 1060 keeps going OOM on demucs, whats the fix", ["OOM"]) == ["OOM"]
     assert as_asked("append only metrics log, created_at basically follows insert order", ["created_at"]) == ["created_at"]
     assert as_asked("tok/s for a 70b on an m4 max macbook?", ["m4"]) == ["m4 max macbook"]
+    # "how many months before the 3060 pays for itself": the card, never "3060 pays"
+    assert as_asked("how many months before the 3060 pays for itself vs renting", ["3060"]) == ["3060"]
+    assert as_asked("how many gpu hours until the p920 beats renting the a100", ["p920"]) == ["p920"]
 
 
 def test_a_plan_tier_no_passage_names_is_turned_away_and_the_tiers_priced_answered(
