@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from ..prices.factmatch import money_text
 from ..prices.names import find_hardware, find_providers
+from ..prices.rates import _LENGTHS as LENGTHS
 from ..prices.result import PriceOption
 from ..prices.table import hardware_matches
 from ..prices.units import hours_said
@@ -33,10 +34,7 @@ _JOB = (
 )
 _COUNTED = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?:[\w@.-]+\s+){{0,3}}?(?P<job>{_JOB})\b")
 _ASKED = re.compile(rf"\b(?:per|a|an|one|each|every|the|that|this|same)\s+(?:[\w@.-]+\s+){{0,3}}?(?P<job>{_JOB})\b")
-_LENGTH = re.compile(
-    r"(?<![\w.$/])~?(?:\d{1,4}(?:\.\d+)?\s*(?:h|hrs?|hours?)\s*\d{1,2}\s*(?:m|mins?|minutes?)\b|"
-    r"\d{1,4}(?:\.\d+)?\s*-?\s*(?:h|hrs?|hours?|min|mins|minutes?|days?)\b)"
-)
+_SECONDS = re.compile(r"(?:secs?|seconds?)$")  # a length in seconds is of one item, never of a job
 _PER_PERIOD = re.compile(
     r"\s*(?:/\s*|per\s+|an?\s+|each\s+)(?:mo|month|day|week|wk|yr|year|night)\b|\s*(?:monthly|daily|weekly)\b"
 )
@@ -61,7 +59,11 @@ def _lengths(texts: Sequence[str]) -> list[tuple[str, str, float, str]]:
             start = 0
             for end in [m.start() for m in _CLAUSE.finditer(line)] + [len(line)]:
                 clause, start = line[start:end], end + 1
-                spans = [m for m in _LENGTH.finditer(clause) if not _PER_PERIOD.match(clause, m.end())]
+                spans = [
+                    m
+                    for m in LENGTHS.finditer(clause)
+                    if not _PER_PERIOD.match(clause, m.end()) and not _SECONDS.search(m.group(0))
+                ]
                 if len(spans) != 1:
                     continue
                 hours = _hours(spans[0].group(0))
