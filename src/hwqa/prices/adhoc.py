@@ -187,7 +187,7 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
                     found.left_out.append(LeftOut(where, raw, f"{head} {texts[idx]!r} over {took:g} h is not a rental price"))
                     continue
                 usd, conversion = per_device_hour(money, count, "", head)
-                run = f"{texts[idx]} for a run of {took:g} h ÷ {took:g} h"
+                run = f"{texts[idx]} for its {took:g} h run ÷ {took:g} h"
                 found.rows.append(
                     ctx.row(
                         mention,
