@@ -336,3 +336,22 @@ def test_a_run_log_prices_rentals_and_earned_money_thresholds_and_bought_credits
     reasons = {reason.split(" is ")[0]: reason for reason in said}
     assert "alert or target" in reasons["$50/mo"]
     assert "came back or in" in reasons["$31/mo"]  # what the channel makes
+
+
+def test_a_table_mixing_hourly_rentals_and_one_off_prices_reads_each_as_written(tmp_path: Path) -> None:
+    """ "| used RTX 3090 24GB | $700 |" beside "| rent RTX 4090 (runpod) | $0.34/hr |": the card to buy and the card to
+    rent, never the $700 left out for having no time unit."""
+    notes = tmp_path / "notes"
+    write_note(
+        notes,
+        "options.md",
+        "---\ntitle: Options\n---\n# Options\n\n| option | price | note |\n|---|---|---|\n"
+        "| used RTX 3090 24GB | $700 | local listings |\n| RTX 4060 Ti 16GB | $449 | new |\n"
+        "| rent RTX 4090 (runpod) | $0.34/hr | only for sweeps |\n",
+    )
+    data = table(notes)
+    assert listed(data, "options.md") == {
+        ("purchase", "RTX 3090", "$700"),
+        ("purchase", "RTX 4060 Ti", "$449"),
+        ("rental", "RTX 4090", "$0.34/hr"),
+    }

@@ -42,6 +42,7 @@ _ROLES = {
         r"^(?:hrs?|hours?|h|duration|run\s*time|runtime|wall[\s_-]*(?:time|clock))(?:\s*\((?:h|hrs?|hours?)\))?$", re.I
     ),
 }
+_RENTED = re.compile(r"\b(?:rent\w*|hire\w*|leas\w*|cloud|on[\s-]?demand|spot|interruptible)\b", re.I)
 _NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:x|×|gb|gib)?\s*$", re.I)
 _BARE_AMOUNT = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*$")
 _EMPTY = frozenset({"", "-", "–", "—", "n/a", "na", "?", "none", "not available"})
@@ -205,7 +206,10 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
                     )
                 )
                 continue
-            if money.unit is None and money.currency == "USD" and 0 < money.amount <= MAX_PRICE_USD and not timed:
+            # a column of hourly rentals and one-off prices ("| used RTX 3090 | $700 |" beside "| rent 4090 | $0.34/hr |"):
+            # a cell with no time unit, in a row that says no renting, is what the card costs to buy
+            mixed = timed and not _UNIT_IN_HEADER.search(head) and not _RENTED.search(raw)
+            if money.unit is None and money.currency == "USD" and 0 < money.amount <= MAX_PRICE_USD and (not timed or mixed):
                 # a price column with no time unit in its header or any of its cells: what each card costs to buy
                 seller = providers[0][2] if providers else ""
                 found.facts.append(
