@@ -355,3 +355,18 @@ def test_a_table_mixing_hourly_rentals_and_one_off_prices_reads_each_as_written(
         ("purchase", "RTX 4060 Ti", "$449"),
         ("rental", "RTX 4090", "$0.34/hr"),
     }
+
+
+def test_lambda_before_a_card_names_the_cloud(tmp_path: Path) -> None:
+    """ "lambda A10s at $0.75/hr … but I mostly use runpod": Lambda's price, never RunPod's; "lambda" alone (a
+    function) names no provider."""
+    notes = tmp_path / "notes"
+    write_note(
+        notes,
+        "budget.md",
+        "---\ntitle: Budget\n---\n# Budget\n\n"
+        "* idea is lambda A10s at $0.75/hr when the closet box can't cope, but I mostly use runpod so this will stretch.\n"
+        "* a lambda function in the pipeline renames the files; the L4 at $0.80/hr does the rest.\n",
+    )
+    rows = {(r["hardware"], r["provider"]) for r in table(notes)["rows"]}
+    assert rows == {("A10", "Lambda"), ("L4", "not stated")}

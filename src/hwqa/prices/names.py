@@ -188,11 +188,21 @@ def _providers_in(text: str) -> tuple[tuple[int, int, str], ...]:
 
 
 def _read_providers(text: str) -> list[tuple[int, int, str]]:
-    if text.isascii():  # in ASCII, ignoring case is lower case: no alias in the text, no provider (most sentences)
-        low = text.lower()
-        if not any(alias in low for alias in _PROVIDER_OF):
-            return []
-    return [(m.start(), m.end(), _PROVIDER_OF[m.group(1).lower()]) for m in _PROVIDER_RE.finditer(text)]
+    low = text.lower()
+    # "lambda A10s", "on lambda's a100": the cloud, when a card's name follows (alone, "lambda" is a function too)
+    bare = [(m.start(1), m.end(1), "Lambda") for m in _LAMBDA.finditer(low) if _starts_with_hardware(text[m.end() :])]
+    if text.isascii() and not any(alias in low for alias in _PROVIDER_OF):  # in ASCII, ignoring case is lower case
+        return bare  # no alias in the text (most sentences)
+    found = [(m.start(), m.end(), _PROVIDER_OF[m.group(1).lower()]) for m in _PROVIDER_RE.finditer(text)]
+    return sorted(found + [b for b in bare if not any(f[0] <= b[0] < f[1] for f in found)])
+
+
+_LAMBDA = re.compile(r"(?<![\w.-])(lambda(?:'s)?)\s+")
+
+
+def _starts_with_hardware(rest: str) -> bool:
+    named = find_hardware(rest[:24])
+    return bool(named) and named[0].start == 0
 
 
 def provider_of_host(host: str) -> str | None:
