@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from ..prices.factmatch import money_text
 from ..prices.names import find_hardware, find_providers
 from ..prices.rates import _LENGTHS as LENGTHS
+from ..prices.rates import _duration
 from ..prices.result import PriceOption
 from ..prices.table import hardware_matches
 from ..prices.units import hours_said
@@ -42,13 +43,6 @@ _CLAUSE = re.compile(r"(?<!\d)[.;](?!\d)|\n")
 _MOST = 6  # options said, at most
 
 
-def _hours(written: str) -> float | None:
-    minutes = re.fullmatch(r"~?(\d{1,4}(?:\.\d+)?)\s*-?\s*(?:min|mins|minutes?)", written.strip())
-    if minutes is not None:
-        return float(minutes.group(1)) / 60
-    return read_price_words(f"for {written.strip('~ ')}").hours
-
-
 def _lengths(texts: Sequence[str]) -> list[tuple[str, str, float, str]]:
     """(hardware, provider or '', hours, clause) of every clause of ``texts`` that gives one length of a job."""
     found: list[tuple[str, str, float, str]] = []
@@ -66,7 +60,9 @@ def _lengths(texts: Sequence[str]) -> list[tuple[str, str, float, str]]:
                 ]
                 if len(spans) != 1:
                     continue
-                hours = _hours(spans[0].group(0))
+                written = spans[0].group(0)
+                span = _duration(read_price_words(written), written, "hour")  # "11 hrs", "~20 min", "1h 30m"
+                hours = span[0] if span else None
                 own = {m.name for m in find_hardware(clause)}
                 what = own or named
                 providers = {p[2] for p in find_providers(clause)} or (set() if own else line_provider)

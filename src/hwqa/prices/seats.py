@@ -32,7 +32,7 @@ _WHO = (
 )
 _COUNTED = re.compile(rf"(?<![\w.$/])(?P<n>\d{{1,4}}|{COUNT_WORDS})\s+(?:[a-z]+\s+)?{_WHO}\b")
 _ONE = re.compile(r"\b(?:per|a|each|every)\s+(?:person|head|seat|user|member|dev|player|student)\b|\beach\b")
-_NOTED = re.compile(rf"(?<![\w.$/])(?P<n>\d{{1,4}}|{COUNT_WORDS})\s+(?:[a-z]+\s+)?{_WHO}\b|(?<![\w.])x\s?(?P<x>\d{{1,3}})\b")
+_NOTED = re.compile(rf"{_COUNTED.pattern}|(?<![\w.])x\s?(?P<x>\d{{1,3}})\b")  # "2 seats", or "x2" after the price
 
 
 def _count(m: re.Match[str]) -> float:
