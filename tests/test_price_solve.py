@@ -48,7 +48,19 @@ date: 2026-06-01
 * Boreal mesh mics - ~$40 per mic + ~$300 for a base station, the vendor says 1 mic per room.
 """
 
+RENDERS = """---
+title: Render queue
+date: 2026-06-01
+---
+
+# Render queue
+
+* the render farm bills $0.50 per minute of GPU time.
+* one preview render takes twenty minutes on their box, a final one eleven minutes more.
+"""
+
 radio = cli_over("radio", {"radio.md": RADIO})
+renders = cli_over("renders", {"renders.md": RENDERS})
 mics = cli_over("mics", {"mics.md": MICS})
 
 
@@ -260,3 +272,9 @@ def test_a_period_asked_of_a_plan_with_no_money_word_is_its_cost(transcripts: Pa
     # 5 seats × $16/seat/mo (billed yearly) × 12 months = $960
     answer = ask("otter for all the volunteers for a year if we go annual?")
     assert "**$960**" in answer, answer
+
+
+def test_a_count_written_as_a_word_any_sum_reads_is_no_crash(renders: Path) -> None:
+    # "twenty minutes" and "eleven minutes" in the quote: the sum's count words once stopped the whole answer
+    answer = ask("what does one preview render cost on the farm?")
+    assert "twenty minutes" in answer, answer

@@ -43,27 +43,10 @@ MAX_NUMBER_CHARS = 24
 
 TYPE_WORDS = ("gpu", "tpu", "cpu")  # the hardware types of a price table (hwqa.prices.table.HARDWARE_TYPES)
 
-WORD_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "single": 1,
-    "two": 2,
-    "dual": 2,
-    "three": 3,
-    "four": 4,
-    "quad": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "twelve": 12,
-    "sixteen": 16,
-    "thirty-two": 32,
-    "sixty-four": 64,
-}
+_NUMBER_WORDS = "a an one single two dual three four quad five six seven eight nine ten eleven twelve sixteen twenty thirty-two"
+WORD_NUMBERS = dict(
+    zip([*_NUMBER_WORDS.split(), "sixty-four"], [1, 1, 1, 1, 2, 2, 3, 4, 4, *range(5, 13), 16, 20, 32, 64], strict=True)
+)
 # The count words of a regular expression, longest first ("fifteen" before "five"); never "a", "an" or "single":
 # "buy an RTX 4090" counts nothing.
 COUNT_WORDS = "|".join(sorted((w for w in WORD_NUMBERS if w not in ("a", "an", "single")), key=len, reverse=True))
