@@ -153,7 +153,7 @@ class BuiltinAnswerer:
         sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
         if worked is None and price is not None and first:
             worked = work_quoted(question.price, quoted, price.table, confident=sure, context=context)
-        costs = answer_costs(question.price, price.table) if price is not None and worked is None else None
+        costs = answer_costs(question.price, price.table, context) if price is not None and worked is None else None
         if price is not None and costs is not None and counts_ignored(question.price.text, costs.text):
             # The facts' sum leaves out a count the question gives ("2 more parents" over a plan's price for a year): the
             # product of the best spans' quantities that uses it, if there is one

@@ -88,6 +88,9 @@ def break_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: st
             paid = _one([o for o in noted_once if overlap(asked, o[2])], asked, lambda o: o[2]) or paid
     if rate is None or paid is None or rate[0].currency != paid[1]:
         return None
+    to_buy = {re.sub(r"\W+", "", h.word.lower())[:5] for h in words.hardware if words.bought(h.start)}
+    if to_buy and not to_buy & paid[2]:  # "before buying an h100" over the 4090's price: no break-even of the H100's
+        return None
     r, amount = rate[0], paid[0]
     many = seats if r.per == "seat" and seats else 1.0
     n = amount / (r.amount * many)

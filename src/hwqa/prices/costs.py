@@ -35,6 +35,7 @@ from .factmatch import (
     purchases_named,
     words_of,
 )
+from .payback import rent_payback
 from .rates import answer_rate
 from .seats import seats_for
 from .sums import answer_sum
@@ -96,9 +97,10 @@ _MAX_UNITS = 10_000
 _MAX_OPTIONS = 4
 
 
-def answer_costs(words: PriceWords, table: PriceTable) -> CostAnswer | None:
+def answer_costs(words: PriceWords, table: PriceTable, context: str = "") -> CostAnswer | None:
     """The answer to a plan, tokens, payback, energy, rental-in-another-currency or purchase question over
-    ``table``'s facts (see the module doc), or None."""
+    ``table``'s facts (see the module doc), or None. ``context``: the text of the note answering, for a usage it
+    states (:func:`~hwqa.prices.payback.rent_payback`)."""
     stated = answer_rate(words, None)  # a rate the question states: its own quantities, whatever the notes price
     if stated is not None:
         return stated
@@ -106,6 +108,9 @@ def answer_costs(words: PriceWords, table: PriceTable) -> CostAnswer | None:
     noted = answer_rate(words, table)
     if not table.facts:
         return noted
+    renting = rent_payback(words, table, context)
+    if renting is not None:
+        return renting
     for ask in (_payback, answer_tokens, _energy):
         answer = ask(words, text, table)
         if answer is not None:

@@ -43,6 +43,7 @@ from .passagesums import (
     size_asked,
     whole_setup,
 )
+from .payback import rent_payback
 from .percent import asked_percent, percent_of, without_percent
 from .rates import (
     _COUNT,
@@ -105,7 +106,8 @@ def work_quoted(
         rest = read_price_words(without_percent(words.original, asked))
         return percent_of(asked, work_quoted(rest, pieces, table, confident=confident, context=context), pieces)
     if asks_break_even(text) and words.purchase_usd is None:
-        return break_even(words, pieces, context)
+        renting = rent_payback(words, table, context) if table is not None else None
+        return renting or break_even(words, pieces, context)
     if asks_left(text):
         return budget_left(words, pieces)
     if asks_whole(words) and (setup := whole_setup(words, pieces)) is not None:
