@@ -120,3 +120,33 @@ def test_what_a_run_log_table_came_to_is_the_sum_of_its_cost_column(
     assert "“power only”" in data["answer"], data["answer"]
     data = ask_json("what does an a100 cost per hour on runpod")
     assert "$1.64" in data["answer"], data["answer"]
+
+
+SPEND_2025 = """---
+title: Dues and the network fund
+date: 2026-01-09
+---
+
+# Dues and the network fund
+
+## What the network cost us in 2025
+
+| item | 2025 | note |
+|---|---|---|
+| GPU server power | $223.56 | club room sub-meter |
+| cloud bursts | $33.02 | Perseids + Geminids |
+| Backblaze B2 | $129.60 | avg ~1.8 TB stored |
+| SD cards, fans, misc | $64.25 | 2 dead SD cards |
+
+* treasurer wants a line by line for the AGM in March.
+"""
+
+
+def test_a_table_whose_money_column_is_headed_by_a_year_is_added_up(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "| item | 2025 | note |": the column of amounts is the money column though its header names a year."""
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "spend2025", {"fund.md": SPEND_2025}))
+    data = ask_json("what did the network cost altogether for 2025")
+    assert "$223.56 + $33.02 + $129.60 + $64.25 = **$450.43**" in data["answer"], data["answer"]
+    assert "“2025” column" in data["answer"], data["answer"]

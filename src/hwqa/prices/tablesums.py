@@ -2,7 +2,8 @@
 
 A log of runs or purchases is often a small table ("| date | run | where | gpu | hrs | cost |"); "what did all the
 rented runs cost altogether" asks for the sum of its money column. The column is the one whose header names money
-(cost, price, paid, total, spent, amount, $, USD) with an amount in at least two rows; a cell without an amount
+(cost, price, paid, total, spent, amount, $, USD), or whose cells are mostly amounts ("| item | 2025 |"), with an amount
+in at least two rows; a cell without an amount
 ("power only") is left out and said. When the question's words pick some rows out ("the a100 runs" where only two
 rows name an A100), only those are added.
 """
@@ -54,10 +55,18 @@ def _merged(texts: Sequence[str]) -> list[tuple[list[str], list[list[str]]]]:
     return [(list(header), rows) for header, rows in merged.items()]
 
 
+def _money_column(rows: Sequence[list[str]], col: int) -> bool:
+    """Whether a column whose header names no money ("| item | 2025 | note |") holds amounts of money: one in each of
+    at least two rows, and in most of the rows that have a cell there."""
+    cells = [row[col] for row in rows if col < len(row) and row[col].strip()]
+    priced = [c for c in cells if len([m for m in find_money(c) if m.unit is None]) == 1]
+    return len(priced) >= 2 and 2 * len(priced) > len(cells)
+
+
 def table_total(words: PriceWords, texts: Sequence[str]) -> CostAnswer | None:
     """The sum of the money column of the first table in ``texts`` that has one (see the module doc), or None."""
     for header, rows in _merged(texts):
-        columns = [i for i, head in enumerate(header) if _MONEY_HEADER.search(head)]
+        columns = [i for i, head in enumerate(header) if _MONEY_HEADER.search(head) or _money_column(rows, i)]
         for col in columns:
             cells = [(row, row[col]) for row in rows if col < len(row)]
             priced = [(row, m[0]) for row, cell in cells if len(m := [x for x in find_money(cell) if x.unit is None]) == 1]
@@ -74,7 +83,10 @@ def table_total(words: PriceWords, texts: Sequence[str]) -> CostAnswer | None:
             parts = " + ".join(price_text(m.amount, currency) for _, m in kept)
             which = "every" if len(kept) == len(priced) else f"the {len(kept)} rows your question names of the"
             rest = f"; no amount in {', '.join(f'“{c.strip()}”' for c in unpriced)}" if unpriced else ""
-            column = header[col].strip() or "amount"
+            column = header[col].strip()
+            column = (
+                column if column and _MONEY_HEADER.search(column) else f"amount in the “{column}” column" if column else "amount"
+            )
             said = f"{parts} = **{money_text(total, currency)}** ({which} {column} of the table below{rest})."
             return CostAnswer(said, (), total=total)
     return None
