@@ -92,3 +92,28 @@ def test_money_asked_in_shorthand_over_a_price_per_size_and_the_size_noted(stora
     # 6.2 TB × 12 × $6: "what's that" asks the sum as "how much" does
     answer = ask("keeping the scans on b2 for a year, what's that")
     assert "**$446.40**" in answer, answer
+
+
+CVAT = (
+    "[CVAT pricing](https://www.cvat.ai/pricing/cloud) - CVAT Online Solo is $33/mo paid monthly or $23/mo if billed "
+    "yearly. Team plan is $33 per seat per month billed yearly."
+)
+LABELLING = f"""---
+title: Labelling tools
+date: 2026-01-09
+---
+
+# Labelling tools
+
+* {CVAT}
+* for now we self-host CVAT on the GPU server for free.
+"""
+
+labelling = cli_over("labelling", {"labelling.md": LABELLING})
+
+
+def test_a_plan_priced_per_seat_per_month_for_the_people_the_question_counts(labelling: Path) -> None:
+    # "$33 per seat per month" is per seat; "our 4 labellers" counts four of them: 4 × 12 × $33 = $1,584
+    answer = ask("cvat online team for our 4 labellers, what's that per year")
+    assert "**$1,584.00**" in answer, answer
+    assert "4 seats" in answer, answer

@@ -171,7 +171,8 @@ choir = cli_over("choir", {"choir.md": CHOIR})
 def test_a_count_the_plan_sum_left_out_is_multiplied_at_the_billing_asked(choir: Path) -> None:
     # 4 seats × $9/seat/mo (billed yearly) × 12 months = $432
     answer = ask("if 4 more volunteers join scorecloud, on yearly billing what does that add per year?")
-    assert "**$432**" in answer, answer
+    assert "**$432**" in answer or "**$432.00**" in answer, answer
+    assert "$12" not in answer.split("\n\n")[0], answer  # never the price billed monthly
 
 
 MARKET = """---

@@ -36,8 +36,9 @@ from .factmatch import (
     words_of,
 )
 from .payback import rent_payback
+from .plans import billed_as_asked
 from .rates import answer_rate
-from .seats import seats_for
+from .seats import seats_asked, seats_for
 from .sums import answer_sum
 from .table import PriceFact, PriceTable, hardware_matches
 from .tokens import answer_tokens
@@ -245,6 +246,12 @@ _PAID = re.compile(
 _BILLED = {"mont": "month", "year": "year", "annu": "year"}
 
 
+def _billing(fact: PriceFact) -> str:
+    """The clause of a plan's line that its price opens ("$9/seat/mo if you pay yearly"): how that price is billed."""
+    at = fact.evidence.lower().find(fact.stated.lower()) if fact.stated else -1
+    return "" if at < 0 else re.split(r"[;,]|\bor\b", fact.evidence[at + len(fact.stated) :].lower())[0]
+
+
 def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     plans = [f for f in of_kind(table.facts, "plan") if f.unit in ("month", "year")]
     plans += [f for f in of_kind(table.facts, "rental") if f.unit in ("month", "year")]  # "€184/month" for a server
@@ -268,6 +275,10 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
         top = plans
     if not top:
         return None
+    if seats_asked(text) and not any(f.detail == "per seat" for f in top):
+        # "cvat team for our 4 labellers": of the plans it names, the ones priced per seat
+        seated = [f for f in plans if f.detail == "per seat" and fit_score(asked, f)[0] > 0]
+        top = best_fit(asked, seated, where_counts=not named) or top
     if all(fit_score(asked, f)[0] == 0 for f in top):  # only the note's or section's words fit ("the colo")
         others = [f for f in table.facts if f.kind not in ("plan", "electricity")]
         if not (_PLAN.search(text) or _ONE_OFF.search(text) or len(asked) <= 3) or best_fit(asked, others, where_counts=False):
@@ -283,6 +294,8 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
         # "$14.99/mo or $149.99/yr": a year of it is either, unless the question says how it is paid
         paid = _PAID.search(text)
         billed = [f for f in chosen if paid and f.unit == _BILLED[(paid.group(1) or paid.group(2))[:4]]]
+        if paid and not billed and len(chosen) > 1:  # "$12 per seat per month billed monthly, or $9/seat/mo if you pay yearly"
+            billed = [chosen[i] for i in billed_as_asked(text, [_billing(f) for f in chosen])]
         both = months % 12 == 0 and {f.unit for f in chosen} == {"month", "year"} and not billed
         chosen = sorted(chosen, key=lambda f: f.unit != "year")[:2] if both else [newest_of(billed or chosen)]
     fees = [f for f in of_kind(table.facts, "plan") if f.unit == "once"]

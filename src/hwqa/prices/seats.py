@@ -23,7 +23,8 @@ def per_seat(item: Money, sentence: str = "") -> bool:
     """Whether ``item`` is a plan's price for each seat or user ("$20/user/mo", "$149.99/yr per user")."""
     if item.unit not in ("month", "year"):
         return False
-    return (item.qualifier or "").lower().rstrip("s") in ("seat", "user") or _SEAT_AFTER.match(sentence, item.end) is not None
+    per = (item.qualifier or "").lower().split()[:1]  # "seat per" in "$33 per seat per month": the seat
+    return (bool(per) and per[0].rstrip("s") in ("seat", "user")) or _SEAT_AFTER.match(sentence, item.end) is not None
 
 
 _WHO = (
@@ -40,10 +41,20 @@ def _count(m: re.Match[str]) -> float:
     return float(n) if n.isdigit() else float(WORD_NUMBERS[n])
 
 
+# People counted by what they do ("our 4 labellers", "3 annotators", "6 analysts"): a count of seats for a plan priced
+# per seat, though no list of such words can hold them all
+_DOERS = re.compile(rf"(?<![\w.$/])(?P<n>\d{{1,4}}|{COUNT_WORDS})\s+(?:[a-z]+\s+)?[a-z]{{3,}}(?:ers|ors|ists|ants|ees|ians)\b")
+
+
+def seats_asked(text: str) -> bool:
+    """Whether a question counts people ("for the 3 of us", "our 4 labellers"): a plan priced per seat is asked."""
+    return bool(_COUNTED.search(text) or _DOERS.search(text) or PAIR.search(text))
+
+
 def seats_for(text: str, line: str) -> tuple[float | None, str]:
     """The seats a question (``text``) asks for of a plan priced per seat on ``line``: (count, where it is from); None
     when the question leaves the count to the notes ("all the editors") and the line gives none."""
-    asked = _COUNTED.search(text)
+    asked = _COUNTED.search(text) or _DOERS.search(text)
     if asked is not None:
         return _count(asked), "your question's"
     if PAIR.search(text):
