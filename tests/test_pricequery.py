@@ -421,3 +421,12 @@ def test_out_of_bounds_budget_is_refused_in_the_questions_words(table: PriceTabl
     plan = plan_price_question(parse_question("$10000000000 on GPUs"), table)
     assert plan is not None and plan.request.budget_usd is None
     assert plan.problems == ("a budget must be between $0 and $1,000,000,000, not $10000000000",)
+
+
+def test_a_year_after_a_word_is_no_hardware_without_a_price(table: PriceTable) -> None:
+    """ "the A100 rental for geminids 2025": the event's year is no card the notes lack a price for (it once answered
+    "Your notes give no hourly price for a geminids 2025"); a model number is still one ("RTX 5090")."""
+    plan = plan_price_question(parse_question("cost of the A100 rental for geminids 2025?"), table)
+    assert plan is not None and plan.unpriced == (), plan
+    plan = plan_price_question(parse_question("what would 10 hours on an RTX 5090 cost?"), table)
+    assert plan is not None and any("5090" in name for name in plan.unpriced), plan
