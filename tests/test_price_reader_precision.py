@@ -370,3 +370,12 @@ def test_lambda_before_a_card_names_the_cloud(tmp_path: Path) -> None:
     )
     rows = {(r["hardware"], r["provider"]) for r in table(notes)["rows"]}
     assert rows == {("A10", "Lambda"), ("L4", "not stated")}
+
+
+def test_a_geforce_number_before_a_word_starting_with_w_is_the_card() -> None:
+    """ "the 4090 was $0.69/hr", "a 3090 with 24GB": the card, read as a rental (a draw, "350 w", is still no card)."""
+    from hwqa.prices.names import find_hardware
+
+    assert [m.name for m in find_hardware("secure cloud 4090 was $0.69/hr")] == ["RTX 4090"]
+    assert [m.name for m in find_hardware("a 3090 with 24GB went for $700")] == ["RTX 3090"]
+    assert find_hardware("a 1050 w psu") == [] and find_hardware("core at 2080 mhz") == []

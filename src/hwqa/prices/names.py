@@ -42,7 +42,7 @@ _NVIDIA = (
 # A GeForce card is often written by its number alone ("the 4090", "two 3090s"): the numbers GeForce cards have had.
 _RTX = (
     r"(?:(?:rtx|gtx)\s?-?\s?(?:a\d{4}|\d{4}(?:\s?ti)?(?:\s?super)?)|(?-i:[Aa])\d{4}(?!\d)|\d{4}\s?-?(?:rtx|gtx)|titan\s(?:v|x|rtx)"
-    r"|(?<![\d,])(?:[1-5]0[5-9]0|16[56]0)(?:\s?ti)?(?:\s?super)?(?!\d|,\d|\.\d|\s?(?:mb|gb|mhz|w|hz|x\d|p\b)))"
+    r"|(?<![\d,])(?:[1-5]0[5-9]0|16[56]0)(?:\s?ti)?(?:\s?super)?(?!\d|,\d|\.\d|\s?(?:(?:mb|gb|mhz|w|hz)\b|x\d|p\b)))"
 )
 _AMD = r"(?:mi\d{2,3}[a-z]?)"
 _CPU = (
