@@ -379,3 +379,19 @@ def test_a_geforce_number_before_a_word_starting_with_w_is_the_card() -> None:
     assert [m.name for m in find_hardware("secure cloud 4090 was $0.69/hr")] == ["RTX 4090"]
     assert [m.name for m in find_hardware("a 3090 with 24GB went for $700")] == ["RTX 3090"]
     assert find_hardware("a 1050 w psu") == [] and find_hardware("core at 2080 mhz") == []
+
+
+def test_one_got_of_a_list_items_own_thing_is_it_not_the_parts_it_came_with(tmp_path: Path) -> None:
+    """ "Dell Precision 7820 Tower - got one off eBay for $420, dual Xeon Silver 4114": the tower is what cost $420,
+    the Xeon named after the price is what it came with."""
+    folder = tmp_path / "notes"
+    write_note(
+        folder,
+        "server.md",
+        "---\ntitle: Club GPU server\ndate: 2025-11-01\n---\n\n# Club GPU server\n\n"
+        "* [Dell Precision 7820 Tower - Dell](https://www.dell.com/precision-7820) - got one off eBay for $420, dual Xeon "
+        "Silver 4114, 64GB RAM, the stock 950W PSU.\n",
+    )
+    got = listed(table(folder), "server.md")
+    assert ("purchase", "Dell Precision 7820 Tower", "$420") in got, got
+    assert not [item for item in got if item[1].startswith("Xeon")], got
