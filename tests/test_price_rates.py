@@ -236,3 +236,16 @@ def test_a_thing_named_with_no_draw_of_its_own_is_never_worked_out_with_another_
     assert "kWh" not in answer
     energy = ask("what's the power bill for the NUC running 24/7 for a month")["answer"]
     assert "40 W × 720 h = 28.8 kWh" in energy, energy  # the thing the draw is noted for still has its energy sum
+
+
+def test_a_geforce_number_with_an_s_is_cards_never_seconds() -> None:
+    """ "if we'd used secure cloud 4090s for the run": the cards, never 4,090 seconds (1.14 h) of the run; "a 20s clip"
+    is still twenty seconds."""
+    from hwqa.prices.rates import _duration
+    from hwqa.prices.words import read_price_words
+
+    cards = read_price_words("if we'd used secure cloud 4090s for the perseids run what would it have cost")
+    assert _duration(cards, cards.text, "hour") is None
+    clip = read_price_words("what does a 20s clip cost at $0.10/min")
+    minutes = _duration(clip, clip.text, "minute")
+    assert minutes is not None and abs(minutes[0] - 20 / 60) < 1e-9, minutes

@@ -71,7 +71,7 @@ _SIZE = re.compile(rf"(?<![\w.$/-])(?P<n>{_NUM})(?P<u>gb|tb)\b")
 _OF_US = re.compile(
     rf"\b(?:the\s+)?(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+of\s+us\b|\bwe(?:'re|\s+are)\s+(?P<m>\d{{1,3}}|{COUNT_WORDS})\b"
 )
-_SHORT_TIME = re.compile(rf"(?<![\w.])(?P<n>{_NUM})\s*(?P<u>min|mins|minutes?|secs?|seconds?|s)\b")
+_SHORT_TIME = re.compile(rf"(?<![\w.])(?P<n>{_NUM})\s*(?P<u>min|mins|minutes?|secs?|seconds?|(?<![1-5]0[5-9]0)(?<!16[56]0)s)\b")
 _WHOLE = r"(?:(?:whole|full|entire|complete)\s+)?"  # "a whole year", "the full month": one of it
 _PERIOD = re.compile(
     rf"(?<![\w.])(?P<n>{_NUM}|{COUNT_WORDS}|a|an|one)\s*-?\s*{_WHOLE}(?P<u>years?|yrs?|months?)\b(?!\s*(?:/|per|a)\s)"
