@@ -49,7 +49,7 @@ workstation = cli_over("payback-workstation", {"buy-vs-rent.md": WORKSTATION})
 def test_hours_until_a_card_bought_costs_what_renting_it_would_have(rig: Path) -> None:
     # $1,599 / $0.41 an hour = 3,900 hours, however the question says "pays for itself"
     for question in (
-        "how many hrs renting a 4090 on vast before it equals what my 4090 cost",
+        "how many hrs of vast 4090 rental until it matches what my 4090 cost",
         "at what point is buying a 4090 cheaper than renting one on vast",
     ):
         answer = ask(question)
