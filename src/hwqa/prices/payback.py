@@ -100,9 +100,9 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
     if not bought:
         return None
     card = newest_of(bought)
-    rows = [r for r in rows if card.currency == "USD"]
-    if not rows:
+    if card.currency != "USD":  # the rentals are in dollars: a purchase in another currency has no rate to meet
         return None
+    rentals = _distinct(rows)[:_MOST]
     devices = max((d.value for d in words.devices), default=0.0) or _count_before(text, for_rent)
     power, power_said = _power(text, table, card)
     usage = _usage(text, note_text)
@@ -111,7 +111,7 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
     totals: list[float] = []
     asked_period = _period_asked(text)
     converted = False
-    for row in _distinct(rows)[:_MOST]:
+    for row in rentals:
         # a rental priced per day, week or month is worked out in its own unit ("$720 ÷ $15/day = 48 days") unless
         # the question asks hours
         unit = _stated_period(row)
@@ -151,8 +151,8 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
     elif not lines:
         body = f"{head}:"
     else:
-        body = f"{head}, in hours of renting before buying pays for itself:\n" + "\n".join(f"- {line}" for line in lines)
-    used = (card, *(_as_fact(r) for r in _distinct(rows)[:_MOST]))
+        body = f"{head}, against each rental, before buying pays for itself:\n" + "\n".join(f"- {line}" for line in lines)
+    used = (card, *(_as_fact(r) for r in rentals))
     return CostAnswer(f"{body} {' '.join(tail)}", used, total=totals[0] if len(totals) == 1 else None)
 
 
