@@ -97,3 +97,16 @@ def test_no_break_even_without_a_purchase_of_what_is_asked(rig: Path) -> None:
     answer = ask("how many hours of renting an a10 before buying an h100 pays for itself")
     assert "hours of renting before buying pays for itself" not in answer or "H100" in answer, answer
     assert "$1,599 ÷" not in answer and "$700 ÷" not in answer, answer
+
+
+def test_the_quotes_break_even_is_of_the_card_bought_however_its_name_is_written() -> None:
+    """ "before buying an rtx 4090" over "bought the RTX 4090 for $1,599": its price (the name's number is what tells
+    it apart); "before buying an h100" over the same quote: none."""
+    from hwqa.prices.breakeven import break_even
+    from hwqa.prices.words import read_price_words
+
+    pieces = [("bought the RTX 4090 for $1,599 last spring.", "n.md"), ("vast rents a 4090 at $0.41/hr.", "n.md")]
+    for card in ("an rtx 4090", "a 4090"):
+        worked = break_even(read_price_words(f"how many hours of renting before buying {card} pays off"), pieces)
+        assert worked is not None and "**3,900 hours**" in worked.text, (card, worked)
+    assert break_even(read_price_words("how many hours of renting before buying an h100 pays off"), pieces) is None

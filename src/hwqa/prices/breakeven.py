@@ -88,8 +88,9 @@ def break_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: st
             paid = _one([o for o in noted_once if overlap(asked, o[2])], asked, lambda o: o[2]) or paid
     if rate is None or paid is None or rate[0].currency != paid[1]:
         return None
-    to_buy = {re.sub(r"\W+", "", h.word.lower())[:5] for h in words.hardware if words.bought(h.start)}
-    if to_buy and not to_buy & paid[2]:  # "before buying an h100" over the 4090's price: no break-even of the H100's
+    # "before buying an h100" over the 4090's price: no break-even of the H100's ("an rtx 4090" is its number's)
+    to_buy = [_model_words(h.word) for h in words.hardware if words.bought(h.start)]
+    if to_buy and not any(model <= paid[2] for model in to_buy):
         return None
     r, amount = rate[0], paid[0]
     many = seats if r.per == "seat" and seats else 1.0
@@ -106,6 +107,12 @@ def break_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: st
         "before buying pays for itself (as the quote below prices them; power and resale left out)."
     )
     return CostAnswer(body, (), total=n)
+
+
+def _model_words(name: str) -> set[str]:
+    """The words of a hardware name that tell it from others: those with a digit ("4090" of "rtx 4090"), else all."""
+    said = words_of(name)
+    return {w for w in said if any(c.isdigit() for c in w)} or said
 
 
 def _one(items: Sequence[T], asked: set[str], words_of_item: Callable[[T], set[str]]) -> T | None:
