@@ -395,3 +395,25 @@ def test_one_got_of_a_list_items_own_thing_is_it_not_the_parts_it_came_with(tmp_
     got = listed(table(folder), "server.md")
     assert ("purchase", "Dell Precision 7820 Tower", "$420") in got, got
     assert not [item for item in got if item[1].startswith("Xeon")], got
+
+
+def test_prices_in_and_out_are_per_million_tokens_a_grant_is_no_price_and_a_size_is_no_count(tmp_path: Path) -> None:
+    """ "Mistral Small $0.10 in / $0.30 out" prices a model's tokens (never two purchases, nor a division); a grant
+    line in quotes is money in; "50 GB for €12" is a data pack, never 50 of a "GB" at €0.24."""
+    folder = tmp_path / "notes"
+    write_note(
+        folder,
+        "apis.md",
+        "---\ntitle: Transcript summaries\ndate: 2026-02-01\n---\n\n# Transcript summaries\n\n## Models\n\n"
+        "* [Mistral pricing](https://mistral.ai/pricing) - Mistral Small $0.10 in / $0.30 out.\n"
+        "* Command R $0.15 input, $0.60 output.\n\n## Money\n\n"
+        '* Grant line for "travel, tools and compute" is £2,500 for the year.\n'
+        "* prepaid SIM for the field router, 50 GB for €12.\n",
+    )
+    data = table(folder)
+    got = listed(data, "apis.md")
+    assert ("tokens", "Mistral Small", "$0.10 in") in got and ("tokens", "Mistral Small", "$0.30 out") in got, got
+    assert ("tokens", "Command R", "$0.15 input") in got and ("tokens", "Command R", "$0.60 output") in got, got
+    assert not [item for item in got if item[0] == "purchase" and item[2].startswith(("$0.", "£2,500"))], got
+    assert not [item for item in got if "€0.24" in item[2] or item[1] == "GB"], got
+    assert "£2,500 is money that came back or in" in left_out(data, "apis.md"), left_out(data, "apis.md")

@@ -304,6 +304,11 @@ _TOKENS_AFTER = re.compile(
     re.IGNORECASE,
 )
 _TOKEN_WORD = re.compile(r"\btokens?\b", re.IGNORECASE)
+# "$0.40 in / $1.60 out": a model's prices in and out, per million tokens as every API prices them
+_IN_THEN_OUT = re.compile(
+    r"\s+(?:in|input)\b(?=\s*(?:/|,|;|\+|and|&)\s*(?:[$€£]\s?)?\d[\d.,]*\s*(?:[$€£]|usd|eur)?\s*(?:out|output)\b)", re.IGNORECASE
+)
+_OUT = re.compile(r"\s*(?:out|output)\b", re.IGNORECASE)
 _DIRECTION_WORD = {"in": "input", "out": "output"}  # "$0.80/M in, $2.40/M out"
 _DIRECTION_BEFORE = re.compile(r"\b(input|output|prompt|completion)\s*:?\s*$", re.IGNORECASE)
 # Electricity in cents ("24 cents/kWh", "31c per kWh", "¢24/kWh"): read as dollars per kWh.
@@ -379,6 +384,11 @@ def _read_money(text: str) -> list[Money]:
             unit, qual, end = "mtok", direction.lower() or None, tokens.end()
             if tokens.group("scale").lower() in ("k", "thousand"):
                 amount *= 1000  # per thousand tokens, as per million
+        elif (pair := _IN_THEN_OUT.match(text, m.end())) is not None or (
+            out and out[-1].qualifier == "input" and m.start() - out[-1].end < 12 and _OUT.match(text, m.end())
+        ):
+            unit, qual = "mtok", "input" if pair is not None else "output"
+            end = pair.end() if pair is not None else _OUT.match(text, m.end()).end()  # type: ignore[union-attr]
         elif unit_m:
             word = (unit_m.group("word") or unit_m.group("unit")).lower()
             unit = "month" if word.startswith("month") else _UNIT_WORDS.get(word)  # "$35 month to month"

@@ -101,7 +101,8 @@ _PRONOUN_START = frozenset("it this that which they we i you he she there".split
 _MACHINE = re.compile(r"\b(?:workstation|box|rig|pc|computer|server|machine|laptop|desktop|build|system|node)\b", re.I)
 _MACHINE_AFTER = re.compile(r"s?\s+(?:workstation|box|rig|pc|computer|server|machine|build|system|node)\b", re.I)
 _PER_THING = re.compile(r"\s*(?:per|/)\s*(?!card\b|unit\b|piece\b)\w", re.I)
-_COUNT_START = re.compile(r"^(?P<n>\d{1,3}|one|two|three|four|five|six|eight|ten|twelve)\s+(?=\S)", re.I)
+# "four 8TB drives", never a size ("100 GB for €25": a data pack, not 100 of a "GB")
+_COUNT_START = re.compile(r"^(?P<n>\d{1,3}|one|two|three|four|five|six|eight|ten|twelve)\s+(?=\S)(?![kmgt]i?b\b|w\b|kwh\b)", re.I)
 _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
 _DIRECTION_END = re.compile(r"(?:^|\s+)(input|output|prompt|completion)(?:\s+tokens?)?$", re.I)
 #: What a power draw is of, when a subject has several ("idles ~9W, ~28W under load"), as said in its answer.
@@ -227,7 +228,8 @@ def read_fact(
     (a price per month whose clause names nothing it could be of)."""
     if item.unit == "kwh":
         return make_fact(ctx, "electricity", "electricity", item, line, sentence)
-    if is_calculation(sentence[: item.start], sentence[item.end :]):
+    paired = item.unit == "mtok" and item.qualifier in ("input", "output")  # "$0.40 in / $1.60 out": no division
+    if not paired and is_calculation(sentence[: item.start], sentence[item.end :]):
         return None  # "2 × $700 = $1,400", "0.5 x 0.15 = $0.075 per hour": a sum worked out, not a price stated
     if item.unit not in (None, "mtok", "month", "year") and (priced or subject is not None or item.unit != "hour"):
         return None  # a rental of the hardware named (most prices): read as a row

@@ -20,7 +20,7 @@ import re
 
 __all__ = ["as_thing", "is_thing", "money_role", "names_a_price", "says_draw", "thing_heading", "watt_role"]
 
-_W = r"(?:\s+[\w+.&'-]+)"  # a space and one word
+_W = r"(?:\s+[\"“(]?[\w+.&'-]+[,\"”)]?)"  # a space and one word (in quotes or brackets, or before a comma)
 _LETTER = re.compile(r"[A-Za-z]")
 _LOWER = re.compile(r"[a-z]")
 
