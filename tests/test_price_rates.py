@@ -103,6 +103,8 @@ def cited(data: dict[str, Any], note: str, text: str) -> bool:
         ("a LoRA run of ~20 min at $0.000725/sec, what does that cost", "× $0.000725/second = **$0.87**"),
         # under half a cent: its first two digits, never "$0.00"
         ("a 10 second smoke test at $1.20/hr, what does that cost", "10 s × $1.20/hour = **$0.0033**"),
+        # "gpu hours" are hours of one gpu each: never 300 gpus for 300 hours
+        ("300 gpu hours at $0.90/gpu-hour, what's the charge", "1 gpu × 300 h × $0.90/gpu-hour = **$270**"),
     ],
 )
 def test_a_rate_the_question_states_is_used_with_its_quantities_never_taken_for_a_name(

@@ -279,3 +279,45 @@ def test_a_count_written_as_a_word_any_sum_reads_is_no_crash(renders: Path) -> N
     # "twenty minutes" and "eleven minutes" in the quote: the sum's count words once stopped the whole answer
     answer = ask("what does one preview render cost on the farm?")
     assert "twenty minutes" in answer, answer
+
+
+SWEEPS = """---
+title: Sweeps on rented cards
+date: 2026-06-04
+---
+
+# Sweeps on rented cards
+
+## Beam search sweep
+
+* rented 3x A6000 on CloudCo at $0.45/hr each for the beam search sweep, the whole sweep ran 8 hrs.
+* their H100 was $2.20/hr, overkill for this.
+
+## Fine-tunes
+
+* fine-tuned the tagger on CloudCo's L4 at $0.80/hr. did 5 runs, each about 1.5 hrs.
+
+## Rack
+
+* Arctic P12 fans at $8.50 each, bought 4 for the rack.
+"""
+
+sweeps = cli_over("sweeps", {"sweeps.md": SWEEPS})
+
+
+def test_a_rental_price_each_is_of_one_of_the_cards_its_line_counts(sweeps: Path) -> None:
+    # 3 cards × $0.45 an hour each × 8 h = $10.80, not one card's $3.60, nor the H100's $2.20 × 8 h
+    answer = ask("how much was the beam search sweep?")
+    assert "**$10.80**" in answer, answer
+
+
+def test_a_length_each_is_of_one_of_the_runs_counted_before_it(sweeps: Path) -> None:
+    # 5 runs × 1.5 h a run × $0.80 an hour = $6.00
+    answer = ask("what did the tagger fine-tunes come to all together?")
+    assert "**$6.00**" in answer, answer
+
+
+def test_a_price_each_of_the_things_a_verb_counts(sweeps: Path) -> None:
+    # 4 fans bought at $8.50 each = $34.00
+    answer = ask("what did the rack fans cost altogether?")
+    assert "**$34.00**" in answer, answer

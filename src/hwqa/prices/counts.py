@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from .table import hardware_matches
 from .words import COUNT_WORDS, WORD_NUMBERS
 
-__all__ = ["PAIR", "PEOPLE", "asked_count", "each_unit", "people_asked", "priced_each", "runs_asked"]
+__all__ = ["PAIR", "PEOPLE", "asked_count", "each_unit", "people_asked", "priced_each", "runs_asked", "runs_done"]
 
 # The things a price is for one of (after hwqa.prices.rates' _noun: "boxes" and "machines" are "instance").
 _DEVICES = frozenset(
@@ -72,6 +72,21 @@ def each_unit(said: str) -> str | None:
     "roughly 20 min per film"): the thing a rate's time is counted in."""
     m = _ONE_TAKES.search(said.lower()) or _TAKES_PER.search(said.lower())
     return None if m is None else m.group("u")
+
+
+# "did 5 runs, each about 1.5 hrs": how many of what a length is each of the line says were done
+_RUNS_EACH = re.compile(
+    rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?P<w>[a-z]{{3,}}s)\b[^.;!?]{{0,20}}?\beach\s+(?:about\s+|around\s+|~)?{_LENGTH}\b"
+)
+
+
+def runs_done(said: str) -> tuple[float, str] | None:
+    """How many runs a line says were done at the length it gives each ("did 5 runs, each about 1.5 hrs": 5 runs)."""
+    m = _RUNS_EACH.search(said.lower())
+    if m is None:
+        return None
+    n = float(m.group("n")) if m.group("n").isdigit() else float(WORD_NUMBERS[m.group("n")])
+    return (n, f"{m.group('n')} {m.group('w')}") if 1 < n < _MOST else None
 
 
 def runs_asked(text: str, pieces: Sequence[tuple[str, str]]) -> bool:

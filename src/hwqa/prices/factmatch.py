@@ -42,7 +42,10 @@ _HARDWARE_TOKEN = re.compile(r"(?<![\w$])([a-z]{0,6}-?\d{1,4}[a-z]{0,3}?)(?:s)?(
 STOP = frozenset(
     "the a an of for on in at to is my what how much cost costs would will does did do it our we i me us "
     "be by it's what's whats per hour hours year years month months monthly yearly annual first run running "
-    "total and or with incl including price pay paying s more".split()
+    "total and or with incl including price pay paying s more "
+    # function words: "was" in a question and a note's line says nothing about which thing is meant
+    "was were are been being has have had that this these those from as if so than then there their they them you your "
+    "into about can could should just also which who when where why".split()
 )
 # A model's or chip's name: letters and digits together ("h200", "a10g", "v3"), not a quantity ("30h", "1g", "24gb").
 _MODEL = re.compile(

@@ -72,7 +72,7 @@ _ADVERB = re.compile(r"\s*(?P<adv>hourly|daily|weekly|monthly|yearly|annually)\b
 # "one photo is ~1,300 tokens", "each fold takes ~26 h": the quantity is per one of the thing before it
 # "one fold of 3d_fullres takes ~26 h", "one board photo is ~2,000 tokens": per one of the noun before "of" or the verb
 _ONE_OF = re.compile(
-    r"\b(?:one|each|every|per|a\s+single)\s+(?:[a-z][\w-]*\s+){0,2}?(?P<w>[a-z][a-z-]*)(?:\s+of(?:\s+[\w-]+){1,4}?)?\s+"
+    r"\b(?:one|each|every|per|a\s+single)\s+(?:[a-z][\w-]*\s+){0,2}?(?!(?:about|around|roughly|approx)\b)(?P<w>[a-z][a-z-]*)(?:\s+of(?:\s+[\w-]+){1,4}?)?\s+"
     r"(?:(?:is|are|was|takes?|took|uses?|used|needs?|runs?|ran|comes?\s+to|came\s+to|=)\s*|[:,]?\s*)"
     r"(?:about\s+|around\s+|roughly\s+|~\s*)?$"
 )
@@ -141,6 +141,8 @@ def unit_of(word: str) -> tuple[dict[str, int], float] | None:
 def _stem(word: str) -> str:
     """One noun for its singular and plural ("matches", "match"; "batteries", "battery")."""
     word = _noun(word)
+    if word in ("card", "pod"):  # "$0.69/hr per pod" over "4x RTX 4090": per one of the cards
+        return "gpu"
     if word.endswith(("che", "she", "sse", "xe")) and len(word) > 4:
         return word[:-1]
     if word.endswith("ie") and len(word) > 4:
@@ -150,6 +152,11 @@ def _stem(word: str) -> str:
 
 def quantities(text: str) -> Iterator[Qty]:
     """The quantities of ``text`` (lower case), in order (see the module doc)."""
+    found = list(_read(text))
+    yield from _each(text, found)
+
+
+def _read(text: str) -> Iterator[Qty]:
     last = 0
     before: Qty | None = None
     for m in _QTY.finditer(text):
@@ -190,6 +197,61 @@ def quantities(text: str) -> Iterator[Qty]:
         if one is not None and "USD" not in one[0]:
             units, factor = one
             yield Qty(WORD_NUMBERS[m.group("w")] * factor, _key(units), m.group(0), m.start(), m.end())
+
+
+# "$0.34/hr each", "$229 each", "$28 a pop": a price of one of the things its sentence counts
+_EACH_AFTER = re.compile(r"\s*(?:each|apiece|a\s+piece|a\s+pop|ea\.?|per\s+(?:unit|piece|item))(?![\w-])")
+# "4 runs, each about 2.5 hrs": a quantity of one of the things counted just before it
+_EACH_BEFORE = re.compile(r"\beach\s+(?:(?:about|around|roughly|approx\.?|~)\s*)?$")
+_COUNT_WORD = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
+# How many a sentence says were bought or are had when no counted noun says it: "bought 3 for the front intake",
+# "2x WD Red", "x2"
+_COUNT_SAID = re.compile(
+    rf"\b(?:bought|got|have|had|ordered|grabbed|need|needs|picked\s+up)\s+(?P<n>\d{{1,3}}|{_COUNT_WORD})"
+    r"(?=\s*(?:[,.;:()]|$|(?:for|at|off|from|on|in|last|this)\b|of\s+(?:them|those|these)\b))"
+    r"|(?<![\w.,$€£])(?P<x>\d{1,3})\s?x(?=\s+[a-z])(?!\s+(?:faster|slower|the|more|less|cheaper|as|speed|perf)\b)"
+    r"|(?<![\w.])x\s?(?P<y>\d{1,2})(?![\w.])"
+)
+_CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\n")
+
+
+def _counted(q: Qty) -> str | None:
+    """The noun a quantity counts ("4x" cards, "4 runs"), or None for a price, length, size or rate."""
+    if len(q.units) == 1 and q.units[0][1] == 1 and q.units[0][0] not in _BASES:
+        return q.units[0][0]
+    return None
+
+
+def _each(text: str, found: list[Qty]) -> list[Qty]:
+    """``found`` with a quantity "each" of something per one of the thing its sentence counts: "4x RTX 4090 … at
+    $0.34/hr each" is $0.34 per hour per card, "did 4 runs, each about 2.5 hrs" 2.5 hours per run; a count only a verb
+    or a sign says ("bought 3", "2x WD Red") is read as that many pieces when a price is of each of them."""
+    out = list(found)
+    for i, q in enumerate(found):
+        after = q.money is not None and _EACH_AFTER.match(text, q.end) is not None
+        before = q.money is None and _EACH_BEFORE.search(text, max(0, q.start - 20), q.start) is not None
+        if not (after or before) or any(p < 0 and b not in _BASES for b, p in q.units):
+            continue  # no "each", or already per a thing ("$55 per sensor each")
+        start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, q.start)), default=0)
+        end = m.start() if (m := _CLAUSE_END.search(text, q.end)) is not None else len(text)
+        counts = [c for c in found if c is not q and start <= c.start and c.end <= end and _counted(c)]
+        earlier = [c for c in counts if c.end <= q.start]
+        count = earlier[-1] if earlier else (None if before or not counts else counts[0])
+        if count is None and after:
+            said = [m for m in _COUNT_SAID.finditer(text, start, end) if not any(c.start <= m.start() < c.end for c in found)]
+            if len(said) != 1:
+                continue  # nothing counted, or two counts: of which each is not said
+            m = said[0]
+            number = m.group("n") or m.group("x") or m.group("y")
+            n = float(WORD_NUMBERS[number]) if number in WORD_NUMBERS else float(number)
+            count = Qty(n, (("piece", 1),), m.group(0), m.start(), m.end())
+            out.append(count)
+        if count is None:
+            continue
+        units = dict(q.units)
+        _mul(units, {_counted(count) or "piece": 1}, -1)
+        out[i] = Qty(q.value, _key(units), q.written, q.start, q.end)
+    return sorted(out, key=lambda c: c.start)
 
 
 _FOR_ITS_OWN = re.compile(r"\s*for\s+(?:a|an|the|one|each|every|its|their)\s+[a-z]")

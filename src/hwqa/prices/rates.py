@@ -13,9 +13,8 @@ a card, a provider's offer, a nickname the note gives it ("the big box"). Notes 
 names the thing, and in it the rate of the clause that says what the question asks ("spot" or "on demand"), or
 whose counted thing the question counts. A count the question does not give may come from the sentence ("$50 per
 seat, we're 3 people"), and so may the length of what the notes describe when the question asks its total ("what
-did the render come to" over "$0.52/hr, the whole render took about 6.5 hrs"). What no quantity cancels is said plainly,
-never guessed.
-"""
+did the render come to" over "$0.52/hr, the whole render took about 6.5 hrs"; "did 5 runs, each about 1.5 hrs": 5 of
+them). What no quantity cancels is said plainly, never guessed."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .counts import PAIR as _PAIR
-from .counts import asked_count, each_unit
+from .counts import asked_count, each_unit, runs_done
 from .factmatch import ENERGY, CostAnswer, holds_name, is_model, overlap, price_text, total_text, words_of
 from .plans import billed_as_asked, per_thing_noted, runs_in_period, seats_noted
 from .table import PriceFact, PriceTable
@@ -169,16 +168,16 @@ def _count_of(token: str) -> float:
 
 
 def _counts(text: str) -> dict[str, float]:
-    """The counts a text gives, by the thing counted ("4 nodes", "2 mig slices", "4.5 GB", "the 3 of us", "3 seeds x 5
-    folds": 15 folds)."""
+    """The counts a text gives, by the thing counted ("4 nodes", "2 mig slices", "4.5 GB", "3 seeds x 5 folds": 15)."""
     out: dict[str, float] = {}
     for m in PRODUCT.finditer(text):  # "3 seeds x 5 folds": 15 folds in all
         out[_noun(m.group("noun"))] = float(m.group("a")) * float(m.group("b"))
     for m in _COUNT.finditer(PRODUCT.sub(lambda p: " " * len(p.group(0)), text)):
         n = _count_of(m.group("n"))
+        whole = m.group("noun") in _TIME_WORDS  # "2900 gpu hours": gpu-hours, as many hours of one gpu
         for word in (m.group("adj"), m.group("noun")):
             if word and word not in _TIME_WORDS and not word[0].isdigit():
-                out.setdefault(_noun(word), n)
+                out.setdefault(_noun(word), 1.0 if whole else n)
     for m in _SIZE.finditer(text):  # "4.5GB", written together
         out.setdefault(m.group("u"), _count_of(m.group("n")))
     for m in _OF_US.finditer(text):
@@ -270,8 +269,7 @@ def _sentences(table: PriceTable) -> list[_Noted]:
 
 
 def _named(text: str) -> tuple[list[str], set[str]]:
-    """What a question names: the instance types it writes (matched whole), and its other words (not numbers, times
-    or words any price sentence has, such as "gpu" or "cost")."""
+    """What a question names: instance types (matched whole), and its other words (no number, time or word like "cost")."""
     whole = [m.group(0) for m in _INSTANCE.finditer(text)]
     asked = {w for w in words_of(_INSTANCE.sub(" ", text)) - _GENERIC if not w.isdigit() and w not in _TIME_WORDS}
     return whole, asked
@@ -477,6 +475,8 @@ def _worked(
         asks_noted = _TOTAL.search(text) or per_thing_noted(text, said, _TIME_WORDS) or (counted and each_unit(said) is not None)
         if span is None and noted is not None and asks_noted and rate.time in ("second", "minute", "hour", "day"):
             span = _noted_duration(noted.text, rate.time, each_unit(said) or "")
+            if span is not None and (done := runs_done(said)) is not None:  # "did 5 runs, each about 1.5 hrs"
+                span = done[0] * span[0], f"{done[1]} × {span[1]}"
         if span is None:
             missing.append("for how long")
         else:

@@ -168,9 +168,10 @@ def _factors(pieces: Sequence[tuple[str, str]], context: str) -> list[_Factor]:
                     out.append(_Factor(q, cost, line.strip()))
             if _ALL_DAY.search(lower):
                 out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), cost, line.strip()))
-    per = {b for f in out for b, p in f.qty.units if p < 0 and f.qty.money}
     for device in _ONE_DEVICE:
-        if device in per:
+        counted = {f.line for f in out if f.qty.units == ((device, 1),)}
+        if any(f.line not in counted for f in out if f.qty.money and (device, -1) in f.qty.units):
+            # one of a price per device none of its line counts; "4x RTX 4090 … $0.34/hr each" counts its own
             out.append(_Factor(Qty(1.0, ((device, 1),), f"1 {device}", 0, 0), 0.4))
     out.append(_Factor(Qty(24.0, (("day", -1), ("hour", 1)), "24 h a day", 0, 0), 1.5))
     out.append(_Factor(Qty(30.0, (("day", 1), ("month", -1)), "30 days a month", 0, 0), 2.0))
