@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from hwqa.answer.scorer import FEATURES, Model
-from hwqa.eval.fit import run_fit
+from hwqa.eval.fit import recalibrate, run_fit
 from hwqa.eval.fitreport import constants_table, paired, sign_test
 from hwqa.settings import load_settings
 
@@ -71,6 +72,29 @@ def test_the_fit_is_reproducible_and_learns_nothing_from_the_test_part(tmp_path:
     assert "| train |" in report and "| test |" in report and "Each rule switched off" in report
     assert "Features chosen by cross-validation on train" in report
     assert "the question-to-span similarity alone (nothing fitted)" in report  # the gap between the parts, apart from the fit
+
+
+def test_recalibrating_keeps_the_weights_and_sets_the_threshold_from_the_training_part_only(tmp_path: Path) -> None:
+    """After training sets are added, the not-covered threshold is calibrated again over them; which span is quoted
+    (the weights, the margin) does not change, the test part's expectations reach nothing, and the report says it once."""
+    fitted, _ = fit(tmp_path, "a", "16 GB")
+    base = load_settings({"embed_backend": "hash", "fetch_links": False}, env={}, cwd=tmp_path)
+    thresholds = []
+    for name, test_fact in (("b", "16 GB"), ("c", "a fact no passage states")):
+        folder = tmp_path / name
+        out, report = folder / "scorer.json", folder / "fit-report.md"
+        folder.mkdir()
+        out.write_text(json.dumps({**fitted, "threshold": 0.9}), encoding="utf-8")  # a threshold from other sets
+        report.write_text("# Span scorer fit\n", encoding="utf-8")
+        files = [question_set(folder, test_fact)]
+        for _ in range(2):  # run twice: one section, replaced
+            thresholds.append(recalibrate(files, base, cache=folder / "cache", out=out, report=report, progress=lambda m: None))
+        again = json.loads(out.read_text(encoding="utf-8"))
+        assert {k: v for k, v in again.items() if k != "threshold"} == {k: v for k, v in fitted.items() if k != "threshold"}
+        assert again["threshold"] == pytest.approx(thresholds[-1], abs=1e-6) and again["threshold"] != 0.9
+        text = report.read_text(encoding="utf-8")
+        assert text.startswith("# Span scorer fit") and text.count("## Not-covered threshold recalibrated") == 1, text
+    assert len(set(thresholds)) == 1  # the same training part, whatever the test part expects: the same threshold
 
 
 def test_a_constant_changes_only_when_train_prefers_another_beyond_chance() -> None:

@@ -458,6 +458,9 @@ def eval_cmd(
             help="Fit the answer scorer on the training questions; write answer/data/scorer.json and eval/fit-report.md.",
         ),
     ] = False,
+    recalibrate: Annotated[
+        bool, typer.Option("--recalibrate", help="As --fit, but only the not-covered threshold: the fitted weights kept.")
+    ] = False,
 ) -> None:
     """Measure answer quality on question sets, train and test apart: hit@1/5, MRR, fact recall, "not covered", latency."""
     from .eval.evaluate import RETRIEVERS, run_eval
@@ -469,15 +472,15 @@ def eval_cmd(
         files = list(questions or default_question_files())
         if retriever == "all" and settings.llm_backend != "builtin":
             retriever = settings.retriever  # a chat model takes seconds an answer: one retriever unless asked
-        if fit:
+        if fit or recalibrate:
+            from .eval.fit import recalibrate as calibrate_again
             from .eval.fit import run_fit
 
-            repo = Path(__file__).resolve().parents[2]
-            weights, written = (
-                Path(__file__).resolve().parent / "answer" / "data" / "scorer.json",
-                repo / "eval" / "fit-report.md",
+            weights = Path(__file__).resolve().parent / "answer" / "data" / "scorer.json"
+            written = Path(__file__).resolve().parents[2] / "eval" / "fit-report.md"
+            (calibrate_again if recalibrate else run_fit)(
+                files, settings, cache=cache, out=weights, report=written, progress=lambda m: err.print(escape(m))
             )
-            run_fit(files, settings, cache=cache, out=weights, report=written, progress=lambda m: err.print(escape(m)))
             out.print(f"wrote {weights} and {written}")
             return
         modes = list(RETRIEVERS) if retriever == "all" else [r.strip() for r in retriever.split(",") if r.strip()]
