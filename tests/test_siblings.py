@@ -161,3 +161,44 @@ def test_a_plan_tier_no_passage_names_is_turned_away_and_the_tiers_priced_answer
     for other, fact in [("what does the elevenlabs pro plan cost a month", "$99"), ("a year of elevenlabs starter?", "$60")]:
         data = ask_json(other)
         assert data["covered"] is True and fact in data["answer"], (other, data["answer"])
+
+
+STEMS = """---
+title: Stem separation for the band
+date: 2025-07-02
+---
+
+# Stem separation for the band
+
+## Paid apps
+
+* [Moises - AI music app](https://moises.ai) - Premium is $3.99/mo if paid yearly, stems + chord detection.
+* LALAL.AI - pay per minute packs, never bought one.
+"""
+
+
+def test_a_plan_tier_is_weighed_even_when_the_question_names_nothing_else(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "moises pro plan": the question names no other name the decision weighs ("moises" is a word of the notes, in
+    lower case); the tier it asks about is then all it names, and the notes never price it: turned away, saying
+    what they do price, never the Premium plan's $3.99 as its price."""
+    folder = index_notes_once(tmp_path_factory, "stems", {"stems.md": STEMS})
+    point_cli_at_folder(monkeypatch, folder)
+    data = ask_json("moises pro plan cost per month?")
+    assert data["covered"] is False, data["answer"]
+    assert "“moises pro plan”" in data["answer"] and "Premium" in data["answer"], data["answer"]
+    assert "$3.99" not in data["answer"], data["answer"]
+    data = ask_json("moises premium cost per month?")
+    assert data["covered"] is True and "$3.99" in data["answer"], data["answer"]
+    # what the decision weighs: the tier is the one name asked, all of it missing
+    from hwqa.answer.question import parse_question
+    from hwqa.engine import Engine
+    from hwqa.settings import load_settings
+
+    where = {"notes": folder, "index": folder.parent / "index", "embed_backend": "hash", "fetch_links": False}
+    engine = Engine.load(load_settings(where, env={}, cwd=folder.parent))
+    gen = engine.generation()
+    q = parse_question("moises pro plan cost per month?")
+    weighed = engine.name_evidence(gen, q, engine.tools(gen, None, q.text), (), engine.hits(gen, q))
+    assert weighed.missing == ("moises pro plan",) and weighed.missing_share == 1.0, weighed

@@ -282,7 +282,13 @@ class Engine:
             evidence = evidence.siblings_only()  # a plan, energy or purchase question the notes' facts answer
             if tiers:
                 covering = [*evidence.covering, *(f.subject for f in costs.facts)]
-                evidence = replace(evidence, missing=[*evidence.missing, *tiers], kin=[*evidence.kin, *tiers], covering=covering)
+                evidence = replace(
+                    evidence,
+                    missing=[*evidence.missing, *tiers],
+                    asked=evidence.asked + len(tiers),  # a tier is a name asked about: its share weighs
+                    kin=[*evidence.kin, *tiers],
+                    covering=covering,
+                )
         else:
             asked = price.ask(q, history) if price is not None else None
             if price is not None and asked is not None and (not price.table.rows or computable(asked.request) or asked.problems):
