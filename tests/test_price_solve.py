@@ -315,6 +315,9 @@ def test_a_length_each_is_of_one_of_the_runs_counted_before_it(sweeps: Path) -> 
     # 5 runs × 1.5 h a run × $0.80 an hour = $6.00
     answer = ask("what did the tagger fine-tunes come to all together?")
     assert "**$6.00**" in answer, answer
+    # one of them: 1.5 h × $0.80, never all five
+    answer = ask("what did one tagger fine-tune run cost?")
+    assert "**$1.20**" in answer and "$6.00" not in answer, answer
 
 
 def test_a_price_each_of_the_things_a_verb_counts(sweeps: Path) -> None:

@@ -80,10 +80,11 @@ _RUNS_EACH = re.compile(
 )
 
 
-def runs_done(said: str) -> tuple[float, str] | None:
-    """How many runs a line says were done at the length it gives each ("did 5 runs, each about 1.5 hrs": 5 runs)."""
+def runs_done(said: str, asked: str) -> tuple[float, str] | None:
+    """How many runs a line says were done at the length it gives each ("did 5 runs, each about 1.5 hrs": 5 runs), for
+    a question ``asked`` about all of them (none for "what did one run cost", "each fine-tune")."""
     m = _RUNS_EACH.search(said.lower())
-    if m is None:
+    if m is None or re.search(r"\b(?:one|each|per|single)\b", asked.lower()):
         return None
     n = float(m.group("n")) if m.group("n").isdigit() else float(WORD_NUMBERS[m.group("n")])
     return (n, f"{m.group('n')} {m.group('w')}") if 1 < n < _MOST else None

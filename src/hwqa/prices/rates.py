@@ -475,7 +475,7 @@ def _worked(
         asks_noted = _TOTAL.search(text) or per_thing_noted(text, said, _TIME_WORDS) or (counted and each_unit(said) is not None)
         if span is None and noted is not None and asks_noted and rate.time in ("second", "minute", "hour", "day"):
             span = _noted_duration(noted.text, rate.time, each_unit(said) or "")
-            if span is not None and (done := runs_done(said)) is not None:  # "did 5 runs, each about 1.5 hrs"
+            if span is not None and (done := runs_done(said, text)) is not None:  # "did 5 runs, each about 1.5 hrs"
                 span = done[0] * span[0], f"{done[1]} × {span[1]}"
         if span is None:
             missing.append("for how long")
