@@ -300,6 +300,10 @@ date: 2026-06-04
 ## Rack
 
 * Arctic P12 fans at $8.50 each, bought 4 for the rack.
+
+## Upscaling
+
+* CloudCo A40 at $0.90/hr on demand, used it for the 6 hour upscale run in May.
 """
 
 sweeps = cli_over("sweeps", {"sweeps.md": SWEEPS})
@@ -324,3 +328,9 @@ def test_a_price_each_of_the_things_a_verb_counts(sweeps: Path) -> None:
     # 4 fans bought at $8.50 each = $34.00
     answer = ask("what did the rack fans cost altogether?")
     assert "**$34.00**" in answer, answer
+
+
+def test_a_length_before_a_card_is_no_count_of_it(sweeps: Path) -> None:
+    # "the 6 hour a40 run": 6 h × $0.90 = $5.40, never 6 A40s × 6 h = $32.40
+    answer = ask("what did the 6 hour a40 run cost")
+    assert "**$5.40**" in answer and "$32.40" not in answer, answer

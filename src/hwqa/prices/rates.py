@@ -63,8 +63,8 @@ _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"  # "2,400" as well as "
 # A count and what it counts: "4 nodes", "2 of the MIG slices", "8x V100" (never "1g slice": a profile's name).
 _COUNT = re.compile(
     rf"(?<![\w.,$/-])(?P<n>{_NUM}|{COUNT_WORDS})(?:\s+|\s*x\s+)(?:of\s+(?:the|those|these|our|my)\s+)?"
-    r"(?:(?P<adj>[a-z][\w.-]*)\s+)?(?P<noun>[a-z][\w.-]*)"
-)
+    r"(?:(?!(?:hours?|hrs?|h|minutes?|mins?|days?|weeks?)\b)(?P<adj>[a-z][\w.-]*)\s+)?(?P<noun>[a-z][\w.-]*)"
+)  # "the 11 hour a100 run": a length, never 11 A100s
 PRODUCT = re.compile(r"(?<![\w.,$/-])(?P<a>\d{1,4})\s+[a-z][\w-]*\s*[x×]\s*(?P<b>\d{1,4})\s+(?P<noun>[a-z][\w-]*)")
 _SIZE = re.compile(rf"(?<![\w.$/-])(?P<n>{_NUM})(?P<u>gb|tb)\b")
 _OF_US = re.compile(
