@@ -417,3 +417,22 @@ def test_prices_in_and_out_are_per_million_tokens_a_grant_is_no_price_and_a_size
     assert not [item for item in got if item[0] == "purchase" and item[2].startswith(("$0.", "£2,500"))], got
     assert not [item for item in got if "€0.24" in item[2] or item[1] == "GB"], got
     assert "£2,500 is money that came back or in" in left_out(data, "apis.md"), left_out(data, "apis.md")
+
+
+def test_a_minimum_order_money_put_on_an_account_and_a_verb_are_no_price_of_a_thing(tmp_path: Path) -> None:
+    """ "$0.08 per frame, $400 minimum order" prices frames, the minimum is a bound; "put $200 on the account" is
+    money to spend later; "charges us $45/hr" names no thing with "charges us". Each is left out, said why."""
+    folder = tmp_path / "notes"
+    write_note(
+        folder,
+        "labels.md",
+        "---\ntitle: Labelling\ndate: 2026-03-01\n---\n\n# Labelling\n\n"
+        "* KeyFrame Labs - quote was $0.08 per frame, $400 minimum order, 10 day turnaround.\n"
+        "* Sam put $200 on the account in March.\n"
+        "* the physio scores the clips herself and charges us $45/hr for it.\n",
+    )
+    data = table(folder)
+    got = listed(data, "labels.md")
+    assert not [item for item in got if item[2] in ("$400", "$200") or item[1].lower().startswith(("sam put", "charges"))], got
+    said = left_out(data, "labels.md")
+    assert "$400 is a limit, budget, alert or target" in said and "$200 is a limit, budget, alert or target" in said, said

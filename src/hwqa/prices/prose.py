@@ -58,7 +58,7 @@ __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
 PRICES_READER = (
-    26  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
+    27  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
     # 8: "3,000" never split at its comma, an amount of time ("3,000 hr/yr renting") no thing; 9: "1,050W" is a draw;
     # 10: a monthly price is per 720 h (a month of 30 days), a yearly one per 8,760 h; 11: ", plus" starts a clause;
     # 12: "w/" is "with", never watts ("i5-6500 w/ Eigen"); 13: a table's "where" column names the provider;
@@ -67,7 +67,8 @@ PRICES_READER = (
     # 19: a run log's rate said as "$2.21 for its 6.5 h run ÷ 6.5 h"; 20: a table mixing rentals and purchases;
     # 21: "lambda A10s" names the cloud; 22: "eleven" and "twenty" are counts; 23: "$33 per seat per month";
     # 24: "the 4090 was", "a 3090 with": a GeForce number before a word starting with w; 25: "X - got one for $420";
-    # 26: "$0.40 in / $1.60 out" per million tokens, a grant line in quotes, "100 GB for €25" no count of "GB"
+    # 26: "$0.40 in / $1.60 out" per million tokens, a grant line in quotes, "100 GB for €25" no count of "GB";
+    # 27: "$500 minimum order", "$150 on the account" no price; "charges us" no name
 )
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a

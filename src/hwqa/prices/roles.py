@@ -132,6 +132,13 @@ _ROLE_AFTER: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # "$500 minimum order", "$150 on the account": a bound of an order, money put on an account to spend later
+        "a limit, budget, alert or target, not a price",
+        re.compile(
+            r"\s*(?:minimum|min\.?|max(?:imum)?)\b|\s+(?:on|onto|into)\s+(?:the|my|our|his|her)\s+(?:account|balance)\b", re.I
+        ),
+    ),
+    (
         "a difference between two prices, not a price",
         re.compile(
             r"\s*(?:more|less|cheaper|dearer|extra|off|higher|lower|saved|savings?|difference)\b"
@@ -213,7 +220,7 @@ _FILLER = frozenset(
 # Verbs that make words a clause, not a name, wherever they stand in them.
 _VERBS = frozenset(
     "paid pays got gets seen saw sees spent spends adds added came works worked went ran quoted asked sold sells bought buys "
-    "took takes says said gave gives wants wanted needs needed".split()
+    "took takes says said gave gives wants wanted needs needed charges charged put".split()
 )
 # Words that make a name one of an amount that is no price: "budget for rentals", "hard limit", "price alert".
 _NO_THING = frozenset("budget budgets limit limits alert alerts target targets refund refunds payout payouts".split())
@@ -260,11 +267,11 @@ def is_thing(text: str) -> bool:
     words = [w for w in words if w]
     if not words or len(words) > 6 or not _LETTER.search(text) or _AN_AMOUNT_OF_TIME.match(text):
         return False  # "3,000 hr/yr renting on Lambda": a use, not a thing
-    if words[0] in _FUNCTION - _DETERMINERS or words[0] in _FILLER:
-        return False
+    if words[0] in _FUNCTION - _DETERMINERS or words[0] in _FILLER or (words[0] in _VERBS and len(words) > 1):
+        return False  # "charges us $60/hr": a verb, not a name
     if words[-1] in _FUNCTION or words[-1] in _FILLER:
         return False  # "on top of a", "AppleCare+ adds"
-    if any(w in _VERBS or w in ("one", "ones") for w in words[1:]) or any(w in _NO_THING for w in words):
+    if any(w in _VERBS or w in ("one", "ones") for w in words[1:] if w) or any(w in _NO_THING for w in words):
         return False  # "2024: took Section 179", "a used one on ebay", "budget for rentals": no name of a thing
     return any(w not in _FUNCTION and w not in _FILLER and _LOWER.search(w) for w in words)
 
