@@ -470,14 +470,11 @@ def recalibrate(files: Sequence[Path], base: Settings, *, cache: Path, out: Path
     fitted = replace(model, threshold=calibrate(asked, lambda a: model))
     train, test = figures(asked, fitted, "train"), figures(asked, fitted, "test")
     out.write_text(json.dumps(fitted.to_json(), indent=1) + "\n", encoding="utf-8")
-    rows = "\n".join(
-        "| "
-        + " | ".join(
-            [part, *("-" if f[k] is None else f"{f[k]:.3f}" for k in ("fact_recall", "not_covered", "false_not_covered"))]
-        )
-        + " |"
-        for part, f in (("train", train), ("test", test))
-    )
+
+    def cells(f: dict[str, Any]) -> str:
+        return " | ".join("-" if f[k] is None else f"{f[k]:.3f}" for k in ("fact_recall", "not_covered", "false_not_covered"))
+
+    rows = f"| train | {cells(train)} |\n| test | {cells(test)} |"
     section = (
         f"{_RECALIBRATED}\n\n`hwqa eval --recalibrate`: the weights above kept, the threshold calibrated "
         f"again on the training part ({sum(1 for a in asked if a.split == 'train')} questions): {model.threshold:.4f} → "

@@ -384,11 +384,8 @@ def _read_money(text: str) -> list[Money]:
             unit, qual, end = "mtok", direction.lower() or None, tokens.end()
             if tokens.group("scale").lower() in ("k", "thousand"):
                 amount *= 1000  # per thousand tokens, as per million
-        elif (pair := _IN_THEN_OUT.match(text, m.end())) is not None or (
-            out and out[-1].qualifier == "input" and m.start() - out[-1].end < 12 and _OUT.match(text, m.end())
-        ):
-            unit, qual = "mtok", "input" if pair is not None else "output"
-            end = pair.end() if pair is not None else _OUT.match(text, m.end()).end()  # type: ignore[union-attr]
+        elif (pair := _IN_THEN_OUT.match(text, m.end()) or _out_after_in(text, m, out)) is not None:
+            unit, qual, end = "mtok", "input" if pair.re is _IN_THEN_OUT else "output", pair.end()
         elif unit_m:
             word = (unit_m.group("word") or unit_m.group("unit")).lower()
             unit = "month" if word.startswith("month") else _UNIT_WORDS.get(word)  # "$35 month to month"
@@ -406,6 +403,13 @@ def _read_money(text: str) -> list[Money]:
             out.append(Money(m.start(), m.end(), cents / 100, m.group(0), "USD", "kwh", None))
         out.sort(key=lambda money: money.start)
     return out
+
+
+def _out_after_in(text: str, m: re.Match[str], read: list[Money]) -> re.Match[str] | None:
+    """ "out" after the price ``m`` when the price just before it was read "in" ("$0.40 in / $1.60 out")."""
+    if not read or read[-1].qualifier != "input" or m.start() - read[-1].end >= 12:
+        return None
+    return _OUT.match(text, m.end())
 
 
 # --- relative speed --------------------------------------------------------------------------

@@ -54,9 +54,8 @@ _QTY = re.compile(
     r"(?:\s?(?P<mult>k|mm|m|bn|b|thousand|million|billion)(?![a-z]))?"
     rf"(?:\s?(?:{_ADJ}\s+)?(?P<unit>[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)?|€|¢|%))?"
 )
-_WORD_QTY = re.compile(
-    rf"\b(?P<w>two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty)\s+(?:{_ADJ}\s+)?(?P<unit>[a-z][a-z-]*)"
-)
+_COUNT_WORD = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
+_WORD_QTY = re.compile(rf"\b(?P<w>{_COUNT_WORD})\s+(?:{_ADJ}\s+)?(?P<unit>[a-z][a-z-]*)")
 _PER = re.compile(
     rf"\s*(?:/|\bper\b|\ba\b|\ban\b|\bevery\b|\beach\b)\s*(?:(?P<n>{_NUM})\s?(?P<mult>k|m|million|thousand)?\s*)?"
     r"(?:(?:input|output|prompt|completion)\s+)?(?P<unit>[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)?)"
@@ -203,7 +202,6 @@ def _read(text: str) -> Iterator[Qty]:
 _EACH_AFTER = re.compile(r"\s*(?:each|apiece|a\s+piece|a\s+pop|ea\.?|per\s+(?:unit|piece|item))(?![\w-])")
 # "4 runs, each about 2.5 hrs": a quantity of one of the things counted just before it
 _EACH_BEFORE = re.compile(r"\beach\s+(?:(?:about|around|roughly|approx\.?|~)\s*)?$")
-_COUNT_WORD = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
 # How many a sentence says were bought or are had when no counted noun says it: "bought 3 for the front intake",
 # "2x WD Red", "x2"
 _COUNT_SAID = re.compile(
@@ -227,6 +225,7 @@ def _each(text: str, found: list[Qty]) -> list[Qty]:
     $0.34/hr each" is $0.34 per hour per card, "did 4 runs, each about 2.5 hrs" 2.5 hours per run; a count only a verb
     or a sign says ("bought 3", "2x WD Red") is read as that many pieces when a price is of each of them."""
     out = list(found)
+    said_counts: dict[int, Qty] = {}  # a count only a verb or a sign says, once however many prices are each of it
     for i, q in enumerate(found):
         after = q.money is not None and _EACH_AFTER.match(text, q.end) is not None
         before = q.money is None and _EACH_BEFORE.search(text, max(0, q.start - 20), q.start) is not None
@@ -242,16 +241,17 @@ def _each(text: str, found: list[Qty]) -> list[Qty]:
             if len(said) != 1:
                 continue  # nothing counted, or two counts: of which each is not said
             m = said[0]
-            number = m.group("n") or m.group("x") or m.group("y")
-            n = float(WORD_NUMBERS[number]) if number in WORD_NUMBERS else float(number)
-            count = Qty(n, (("piece", 1),), m.group(0), m.start(), m.end())
-            out.append(count)
+            if m.start() not in said_counts:
+                number = m.group("n") or m.group("x") or m.group("y")
+                n = float(WORD_NUMBERS[number]) if number in WORD_NUMBERS else float(number)
+                said_counts[m.start()] = Qty(n, (("piece", 1),), m.group(0), m.start(), m.end())
+            count = said_counts[m.start()]
         if count is None:
             continue
         units = dict(q.units)
         _mul(units, {_counted(count) or "piece": 1}, -1)
         out[i] = Qty(q.value, _key(units), q.written, q.start, q.end)
-    return sorted(out, key=lambda c: c.start)
+    return sorted([*out, *said_counts.values()], key=lambda c: c.start)
 
 
 _FOR_ITS_OWN = re.compile(r"\s*for\s+(?:a|an|the|one|each|every|its|their)\s+[a-z]")

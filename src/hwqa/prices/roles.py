@@ -271,7 +271,7 @@ def is_thing(text: str) -> bool:
         return False  # "charges us $60/hr": a verb, not a name
     if words[-1] in _FUNCTION or words[-1] in _FILLER:
         return False  # "on top of a", "AppleCare+ adds"
-    if any(w in _VERBS or w in ("one", "ones") for w in words[1:] if w) or any(w in _NO_THING for w in words):
+    if any(w in _VERBS or w in ("one", "ones") for w in words[1:]) or any(w in _NO_THING for w in words):
         return False  # "2024: took Section 179", "a used one on ebay", "budget for rentals": no name of a thing
     return any(w not in _FUNCTION and w not in _FILLER and _LOWER.search(w) for w in words)
 
