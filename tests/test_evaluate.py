@@ -442,8 +442,9 @@ def _source_text(qs: object, source: str) -> str:
             return (folder / source).read_text(encoding="utf-8")
     if qs.site is not None:
         page = qs.site / (source + "index.html" if source.endswith("/") else source)
-        if page.is_file():
-            return BeautifulSoup(page.read_bytes(), "lxml").get_text(" ")
+        if page.is_file():  # with a space between elements, and as drawn: inline spans joined ("--nworkers 2")
+            soup = BeautifulSoup(page.read_bytes(), "lxml")
+            return soup.get_text(" ") + "\n" + soup.get_text("")
     raise AssertionError(f"{qs.name}: source {source} is neither a note nor a site page")
 
 
