@@ -202,3 +202,39 @@ def test_a_plan_tier_is_weighed_even_when_the_question_names_nothing_else(
     q = parse_question("moises pro plan cost per month?")
     weighed = engine.name_evidence(gen, q, engine.tools(gen, None, q.text), (), engine.hits(gen, q))
     assert weighed.missing == ("moises pro plan",) and weighed.missing_share == 1.0, weighed
+
+
+PRINTERS = """---
+title: Resin printers
+date: 2025-08-01
+---
+
+# Resin printers
+
+* 3x Elegoo Saturn 3 Ultra on the back shelf, bought them at $379 each in the spring sale.
+* [GoPro HERO12 Black - GoPro](https://gopro.com/) - bought one for $349 to film the prints, rolling shutter is bad.
+* a Hailo module would speed up the print check cam.
+"""
+
+
+def test_a_sibling_named_by_another_number_is_turned_away_and_the_covered_one_answered(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "the saturn 4 ultra" over notes that price the Saturn 3 Ultra, "the gopro hero 13" beside the HERO12: another
+    model of the same line, turned away naming both (and any word no passage holds beside it); a count or a number of
+    hours beside a name is no model ("3 days on the saturn"), and the covered model is still answered."""
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "numbered", {"printers.md": PRINTERS}))
+    for question, asked, covered in [
+        ("how much is the saturn 4 ultra", "saturn 4 ultra", "Saturn 3 Ultra"),
+        ("what did the gopro hero 13 cost", "gopro hero 13", "HERO12"),
+    ]:
+        data = ask_json(question)
+        assert data["covered"] is False, data["answer"]
+        assert f"“{asked}”" in data["answer"] and f"They cover “{covered}”" in data["answer"], data["answer"]
+        assert "$379" not in data["answer"] and "$349" not in data["answer"], data["answer"]
+    data = ask_json("price of the saturn 3 ultra?")
+    assert data["covered"] is True and "$379" in data["answer"], data["answer"]
+    # two things no passage holds, a sibling and a word no dictionary knows: both are named
+    data = ask_json("did anyone price up the kneron chip for a saturn 5?")
+    assert data["covered"] is False, data["answer"]
+    assert "“saturn 5”" in data["answer"] and "kneron" in data["answer"], data["answer"]

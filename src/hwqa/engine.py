@@ -346,7 +346,7 @@ class Engine:
         q = self.name_evidence(gen, q, tools, history, hits)
         if (q.missing or q.unknown) and not isinstance(self.answerer, BuiltinAnswerer):
             # A chat model is not asked about a thing no passage names; the builtin answerer weighs the evidence.
-            answer = not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard, covering=q.covering)
+            answer = not_covered(hits, missing=q.absent, unheard=q.unheard, covering=q.covering)
         else:
             for item in self.answerer.stream(q, hits, history, tools):
                 if isinstance(item, Answer):

@@ -285,15 +285,15 @@ class BuiltinAnswerer:
         """
         relevant, pool = self.candidates(q, hits, price)
         if not relevant:
-            return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard, covering=q.covering)
+            return not_covered(hits, missing=q.absent, unheard=q.unheard, covering=q.covering)
         calibrated = not self.embedder or self.embedder == self.model.embedder
         if decide and not calibrated and (q.missing or q.unknown):
             # Another embedder's similarities have no calibrated decision: a name no passage holds is the evidence left.
-            return not_covered(hits, missing=q.missing or q.unknown, covering=q.covering)
+            return not_covered(hits, missing=q.absent, covering=q.covering)
         if not pool:
             return with_caveat(_passages_only(relevant), q.missing)
         if decide and calibrated and self.model.declines(max(c.score for c in pool), q.missing_share):
-            return not_covered(hits, missing=q.missing or q.unknown, unheard=q.unheard, covering=q.covering)
+            return not_covered(hits, missing=q.absent, unheard=q.unheard, covering=q.covering)
         chosen = superlative(q, pool, self.model.threshold) or _comparison(q, pool) or self._best(q, pool)
         if not chosen:
             return with_caveat(_passages_only(relevant), q.missing)

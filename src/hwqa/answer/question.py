@@ -150,6 +150,13 @@ class Question:
     unheard: tuple[str, ...] = ()
     covering: tuple[str, ...] = ()  # the names the passages write where a missing sibling would be ("Raspberry Shake")
 
+    @property
+    def absent(self) -> tuple[str, ...]:
+        """What a not-covered answer names as missing: the missing names, then the unknown words none of them holds
+        ("pi 5" and "hailo" of "the hailo ai hat for a pi 5")."""
+        named = " ".join(self.missing).lower()
+        return (*self.missing, *(w for w in self.unknown if w.lower() not in named))
+
 
 def parse_question(text: str) -> Question:
     """The one parse of a question: the engine reads it once and hands it to retrieval, the "not

@@ -363,6 +363,9 @@ def siblings(generation: Generation, q: Question, hits: Sequence[Hit]) -> list[S
     is asked ("price"), nor one followed by a function word ("can Rivulet shard a model": a verb); and no passage of
     the index may hold the two in a row. The names the notes write count, not a page's (docs capitalise features).
 
+    A name and a number ("saturn 4 ultra", "hero 13") are a sibling when a note writes the name with another number
+    and never with this one ("Saturn 3 Ultra", "HERO12"; see :func:`_numbered_sibling`).
+
     Evidence, like a missing name: it weighs on the "not covered" decision, and a not-covered answer names both."""
     prose = ["\n".join(_prose_lines(h.chunk.text)) for h in hits if h.chunk.kind == "note"]
     words = [(m.group(0), m.start(), m.end()) for m in _QWORD.finditer(q.text)]
@@ -374,9 +377,14 @@ def siblings(generation: Generation, q: Question, hits: Sequence[Hit]) -> list[S
     for i, ((a, _, a_end), (b, b_start, b_end)) in enumerate(itertools.pairwise(words)):
         if q.text[a_end:b_start].strip(" ") or a.lower() in STOPWORDS or b.lower() in STOPWORDS | _DETERMINERS:
             continue
+        after = words[i + 2][0].lower() if i + 2 < len(words) and not q.text[b_end : words[i + 2][1]].strip(" ") else ""
+        if b.isdigit() and a.isalpha():  # "saturn 4 ultra" where a note writes "Saturn 3 Ultra", "hero 13" beside "HERO12"
+            covered = _numbered_sibling(generation, a, b, after, prose)
+            if covered:
+                out.append(Sibling(f"{a} {b}", covered))
+            continue
         if len(b) < 3 or not b.isalpha() or _ASKING.fullmatch(b.lower()):
             continue
-        after = words[i + 2][0].lower() if i + 2 < len(words) and not q.text[b_end : words[i + 2][1]].strip(" ") else ""
         if (after in STOPWORDS or after in _PREPOSITIONS or after in _DETERMINERS) and after not in _AFTER_NAME:
             continue
         if difflib.get_close_matches(b.lower(), vocabulary, n=1, cutoff=SIMILAR_SPELLING):
@@ -393,6 +401,22 @@ def siblings(generation: Generation, q: Question, hits: Sequence[Hit]) -> list[S
             continue  # a passage retrieval did not bring writes it
         out.append(Sibling(f"{a} {b}", found[0].group(0).strip()))  # the name whole: "Raspberry Shake RS4D"
     return out
+
+
+def _numbered_sibling(generation: Generation, a: str, number: str, after: str, prose: Sequence[str]) -> str | None:
+    """The name a note writes where the question writes ``a`` and ``number`` ("Saturn 3 Ultra" for "saturn 4 ultra",
+    "HERO12" for "hero 13"): the same name with another number, never this one, and the word after the number the same
+    (so "runpod 3 days" is no sibling of "RunPod 4090"). The name must be written capitalised in the notes; no passage
+    may hold the name with this number, spaced or joined."""
+    if generation.has_phrase(f"{a} {number}") or generation.has_term(fold(f"{a}{number}"), "idents"):
+        return None
+    tail = rf"[ \t]+({re.escape(after)})(?![\w-])" if after and after not in STOPWORDS and not _ASKING.fullmatch(after) else ""
+    named = re.compile(rf"(?<![\w-])({re.escape(a)})[ \t-]?(\d+)(?![\w.]){tail}", re.I)
+    for text in prose:
+        for m in named.finditer(text):
+            if m.group(1)[:1].isupper() and m.group(2) != number:
+                return m.group(0).strip()
+    return None
 
 
 def alternatives(written: str) -> tuple[str, ...]:
