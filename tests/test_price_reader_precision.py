@@ -436,3 +436,42 @@ def test_a_minimum_order_money_put_on_an_account_and_a_verb_are_no_price_of_a_th
     assert not [item for item in got if item[2] in ("$400", "$200") or item[1].lower().startswith(("sam put", "charges"))], got
     said = left_out(data, "labels.md")
     assert "$400 is a limit, budget, alert or target" in said and "$200 is a limit, budget, alert or target" in said, said
+
+
+BUY_OR_RENT = """---
+title: Second card
+date: 2025-06-02
+---
+
+# Second card
+
+Right now ~80 hrs/month of GPU work.
+
+| option | upfront | per hour |
+|---|---|---|
+| used 3090 (r/hardwareswap) | $720 | power only |
+| Vast.ai 3090, good host | - | $0.30 |
+
+Ignoring power: a used 3090 will probably still sell for ~$500 in two years.
+"""
+
+
+def test_an_upfront_column_holds_purchase_prices_and_a_resale_value_is_no_price(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A buy-or-rent table's "upfront" column is what each card costs to buy; what the card "will still sell for" later
+    is a resale value, left out with its reason; a break-even then buys at the upfront price."""
+    notes = tmp_path / "notes"
+    write_note(notes, "second.md", BUY_OR_RENT)
+    data = table(notes)
+    assert ("purchase", "RTX 3090", "$720") in listed(data, "second.md"), data["facts"]
+    assert ("rental", "RTX 3090", "$0.30") in listed(data, "second.md"), data["rows"]
+    assert not any(f["stated"] == "~$500" or f["amount"] == 500 for f in data["facts"]), data["facts"]
+    assert "$500 is a resale value" in left_out(data, "second.md"), data["left_out"]
+    from hwqa.cli import app
+
+    point_cli_at_folder(monkeypatch, notes)
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    question = "used 3090 vs just renting the vast 3090 at my usage - how many months till buying pays off"
+    answer = runner.invoke(app, ["ask", question])
+    assert answer.exit_code == 0 and "$720" in answer.stdout and "30 months" in answer.stdout, answer.stdout

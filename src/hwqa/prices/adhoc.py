@@ -22,7 +22,12 @@ from .table import DEFAULT_PRICING, LeftOut, PriceFact
 
 __all__ = ["read_table"]
 
-_PRICE_HEADER = re.compile(r"price|cost|usd|\$|rate\b|hourly|monthly|per[\s_-]*(?:hour|month|h\b)|/\s*h", re.I)
+# A money column: its header names a price, or a one-off payment ("upfront", "purchase", "paid", "MSRP").
+_PRICE_HEADER = re.compile(
+    r"price|cost|usd|\$|rate\b|hourly|monthly|per[\s_-]*(?:hour|month|h\b)|/\s*h|"
+    r"up[\s-]?front|one[\s-]?(?:off|time)|purchase|\bpaid\b|\bbought\b|\bmsrp\b|\bretail\b",
+    re.I,
+)
 _UNIT_IN_HEADER = re.compile(
     r"(?:(?P<word>hourly|monthly|daily)|(?:/\s*|(?<![a-z])per[\s_-]*)(?:(?P<qual>[a-z0-9]+)[\s_-])?"
     r"(?P<unit>hour|hr|h|month|mo|day)s?\b)",
@@ -80,6 +85,19 @@ def _hardware(cells: Sequence[str], header: Sequence[str], skip: set[int]) -> Me
             if named:
                 return named[0]
     return None
+
+
+def _bought_thing(cells: Sequence[str], mention: Mention) -> str:
+    """What a row's one-off price buys: the hardware it names, or, when that name is only the bracketed make-up of
+    another thing ("closet box (7820 + used 3090)"), that thing as the cell writes it."""
+    for text in cells:
+        found = find_hardware(text)
+        if not found or found[0].name != mention.name:
+            continue
+        at = found[0].start
+        inside = next((m for m in re.finditer(r"\(([^()]*)\)", text) if m.start() <= at < m.end()), None)
+        return text.strip() if inside is not None and re.search(r"[A-Za-z]", text[: inside.start()]) else mention.name
+    return mention.name
 
 
 def _money(text: str, header: str) -> Money | None:
@@ -165,7 +183,7 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
         provider = providers[0][2] if providers else (cell("provider") or ctx.provider())
         row_kind = [k for k in find_pricing(cell("pricing") if roles.get("pricing") else others) if k[2] != "free"]
         for idx in roles["price"]:
-            if idx >= len(texts) or texts[idx].lower() in _EMPTY:
+            if idx >= len(texts) or texts[idx].lower() in _EMPTY or re.fullmatch(r"\$?0(?:\.0+)?", texts[idx].strip()):
                 continue
             head = heads[idx]
             timed = idx not in untimed
@@ -212,9 +230,9 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
             if money.unit is None and money.currency == "USD" and 0 < money.amount <= MAX_PRICE_USD and (not timed or mixed):
                 # a price column with no time unit in its header or any of its cells: what each card costs to buy
                 seller = providers[0][2] if providers else ""
-                found.facts.append(
-                    _fact(ctx, mention.name, "purchase", money, "USD", "once", seller, line, raw, texts[idx], cell("date"))
-                )
+                thing = _bought_thing(texts, mention)
+                fact = _fact(ctx, thing, "purchase", money, "USD", "once", seller, line, raw, texts[idx], cell("date"))
+                found.facts.append(fact)
                 continue
             problem = rental_unit_problem(money)
             if money.currency != "USD" and money.unit is not None and rental_unit_problem(replace(money, currency="USD")) is None:

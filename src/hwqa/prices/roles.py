@@ -2,8 +2,9 @@
 
 A price reader must know an amount that is not the price of a thing when it sees one: a total or a bill
 ("came to $76 total", "the bill was $214"), money that came back or in (a refund, credits, a payout, what the
-owner sold a card for), a limit, budget, alert or target ("hard limit set to $120/mo", "if they drop under
-$1,500"), a difference ("about $1k more than the US price") or a figure worked out from others ("that's ~$13/mo").
+owner sold a card for, what it may sell for later), a limit, budget, alert or target ("hard limit set to $120/mo",
+"if they drop under $1,500"), a difference ("about $1k more than the US price") or a figure worked out from others
+("that's ~$13/mo").
 :func:`money_role` says which, from the words of the amount's own clause. A wattage is a draw only when the
 words say so: :func:`watt_role` says when it is a rating (a TDP, a PSU's or UPS's capacity, a power limit or cap,
 "a 1600W Corsair"), :func:`says_draw` when its words are those of a draw ("pulls", "idles", "under load").
@@ -91,6 +92,15 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
         "a limit, budget, alert or target, not a price",  # "revisit when YPP money is > $50/mo": a bound
         re.compile(r"(?:>|<|≥|≤)=?\s*(?:~|≈|about\s+|around\s+)*$"),
     ),
+    (
+        # "a used 3090 will probably still sell for ~$500 in two years", "resale ~$400": what it may fetch later
+        "a resale value (what it may sell for later), not what it costs",
+        re.compile(
+            r"\b(?:resale|resell(?!ers?\b)\w*|re-sell\w*|(?:will|would|could|should|might|[’']ll)\s+(?:\w+\s+){0,2}?(?:sell|fetch)\s+for)"
+            r"\b[^$€£.;]{0,20}?(?:\s|value|price|of|for|at|is|was|about|around|roughly|~|:|≈)*$",
+            re.I,
+        ),
+    ),
 )
 # A word each form of the _ROLE_BEFORE pattern at the same place needs (in lower case): in ASCII text (where ignoring
 # case is lower case) a pattern none of whose words is there cannot match, and is not run.
@@ -109,6 +119,7 @@ _ROLE_WORDS: tuple[tuple[str, ...], ...] = (
     ("that", "work", "add"),
     ("at",),
     (">", "<", "≥", "≤"),
+    ("resal", "resell", "re-sell", "will", "would", "could", "should", "might", "ll"),
 )  # fmt: skip
 _SOLD_WORDS = ("sold", "flipped", "offloaded", "rid", "sell")
 # Words right after an amount that say what it is ("$96 total", "$500 in credits", "$1k more than").
