@@ -334,3 +334,30 @@ def test_a_length_before_a_card_is_no_count_of_it(sweeps: Path) -> None:
     # "the 6 hour a40 run": 6 h × $0.90 = $5.40, never 6 A40s × 6 h = $32.40
     answer = ask("what did the 6 hour a40 run cost")
     assert "**$5.40**" in answer and "$32.40" not in answer, answer
+
+
+RENTAL_LOG = """---
+title: Cloud rentals
+date: 2026-05-19
+---
+
+# Cloud rentals
+
+## RunPod
+
+RTX 4090 community cloud $0.69/hr, A100 80G secure cloud $1.89/hr.
+
+## Log
+
+March: 11 hrs of 4090 on RunPod (splats + LoRA). April: 6 hrs of A100 for the Flux LoRA tries.
+"""
+
+rental_log = cli_over("rental-log", {"rentals.md": RENTAL_LOG})
+
+
+def test_of_two_prices_listed_name_first_the_one_whose_clause_names_the_logged_card(rental_log: Path) -> None:
+    # "RTX 4090 … $0.69/hr, A100 … $1.89/hr": each price's clause names its card; the log's 11 hrs are of the 4090
+    answer = ask("what did the march 4090 time on runpod come to")
+    assert "**$7.59**" in answer and "$20.79" not in answer, answer
+    answer = ask("what did the april a100 time on runpod come to")
+    assert "**$11.34**" in answer, answer

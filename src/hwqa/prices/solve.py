@@ -197,7 +197,10 @@ def _cost(chain: Sequence[tuple[_Factor, int]], asked: set[str], text: str) -> f
 def _told(price: _Factor, context: set[str]) -> float:
     """Of two prices on one line, what the question or the product's other lines say of this one alone ("$0.19/kWh
     peak (noon to 8pm)" for matches "nearly all 5:30-8pm … all peak", not "$0.11/kWh off-peak"): a word of the stretch
-    between it and the next price that no other price's stretch holds (a hyphened word whole: "off-peak")."""
+    between it and the next price, or of its own clause when that holds no other price ("4090" of "RTX 4090 community
+    cloud $0.69/hr, A100 80G secure cloud $1.89/hr"), that no other price's holds (a hyphened word whole: "off-peak").
+    What they say of another price alone, and nothing of this one, counts against it ("March: 11 hrs of 4090" is no
+    product of the A100's $1.89/hr); both, neither."""
     if not price.qty.money or not price.line:
         return 0.0
     lower = price.line.lower()
@@ -205,9 +208,18 @@ def _told(price: _Factor, context: set[str]) -> float:
     if len(starts) < 2:
         return 0.0
     stretches = {a: _compounds(lower[a:b]) for a, b in zip(starts, [*starts[1:], len(lower)], strict=True)}
+    # a list of things each with its price ("RTX 4090 … $0.69/hr, A100 … $1.89/hr"): each price's own clause, when each
+    # clause holds one price and names something before it (not "X: $20/mo billed monthly, or $16/mo yearly")
+    clauses = {a: clause_of(lower, a, a + 1) for a in starts}
+    spans = {a: (lower.find(c), lower.find(c) + len(c)) for a, c in clauses.items()}
+    if all(sum(1 for b in starts if spans[a][0] <= b < spans[a][1]) == 1 for a in starts) and all(
+        _compounds(lower[spans[a][0] : a]) for a in starts
+    ):
+        stretches = {a: _compounds(c) for a, c in clauses.items()}
     own = stretches.get(price.qty.start, set())
     others = set().union(*(w for a, w in stretches.items() if a != price.qty.start))
-    return _TOLD if (own - others) & context else 0.0
+    mine, theirs = bool((own - others) & context), bool((others - own) & context)
+    return _TOLD if mine and not theirs else -_TOLD if theirs and not mine else 0.0
 
 
 def _compounds(text: str) -> set[str]:
