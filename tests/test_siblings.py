@@ -238,3 +238,29 @@ def test_a_sibling_named_by_another_number_is_turned_away_and_the_covered_one_an
     data = ask_json("did anyone price up the kneron chip for a saturn 5?")
     assert data["covered"] is False, data["answer"]
     assert "“saturn 5”" in data["answer"] and "kneron" in data["answer"], data["answer"]
+
+
+KIOSK = """---
+title: Kiosk parts
+date: 2025-09-01
+---
+
+# Kiosk parts
+
+* Jetson Orin Nano Super dev kit - $249
+* the Orin Nano pulls ~11W on average running the detector.
+"""
+
+
+def test_a_list_item_that_prices_what_it_names_is_prose_its_names_have_siblings(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Jetson Orin Nano Super dev kit - $249" is mostly capitalised words but no title: it names and prices a thing,
+    so "the jetson agx orin" is a sibling of it, turned away; "the orin nano actually pull" asks about the Nano itself
+    (an adverb is no name)."""
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "kiosk", {"kiosk.md": KIOSK}))
+    data = ask_json("how much is the jetson agx orin dev kit")
+    assert data["covered"] is False and "They cover “Jetson Orin Nano Super”" in data["answer"], data["answer"]
+    assert "$249" not in data["answer"], data["answer"]
+    data = ask_json("what does the orin nano actually pull on average")
+    assert data["covered"] is True and "11W" in data["answer"], data["answer"]

@@ -278,6 +278,7 @@ class Sibling:
 
 
 _URL = re.compile(r"https?://\S+|\(/[^)\s]*\)")
+_PRICED = re.compile(r"[$€£]\s?\d|\d\s?(?:USD|EUR|GBP|bucks|dollars)\b")
 _QWORD = re.compile(r"[A-Za-z0-9][\w'.+-]*[A-Za-z0-9]|[A-Za-z0-9]")
 NAME_SHARE = 0.8  # the share of a word's occurrences in the notes' prose written capitalised for it to be a name there
 TITLE_SHARE = 0.5  # a line with more of its words capitalised than this is a title, not prose
@@ -333,13 +334,15 @@ def as_asked(text: str, names: Sequence[str]) -> list[str]:
 
 def _prose_lines(text: str) -> list[str]:
     """The lines of a passage that are prose, links dropped: not a heading, nor a line in title case ("Memory Pools
-    and Allocators"), where every word is capitalised and none is a name for being so."""
+    and Allocators"), where every word is capitalised and none is a name for being so. A line that prices what it names
+    ("Jetson Orin Nano Super dev kit - $249") is no title, however many of its words are names."""
     out = []
     for line in _URL.sub(" ", text).splitlines():
         words = re.findall(r"[A-Za-z]+", line)
         if line.lstrip().startswith("#") or not words:
             continue
-        if len(words) >= 2 and sum(1 for w in words if w[:1].isupper()) > TITLE_SHARE * len(words):
+        priced = _PRICED.search(re.sub(r"\[[^\]]*\]", " ", line)) is not None  # a link's title aside
+        if not priced and len(words) >= 2 and sum(1 for w in words if w[:1].isupper()) > TITLE_SHARE * len(words):
             continue
         out.append(line)
     return out
@@ -383,8 +386,10 @@ def siblings(generation: Generation, q: Question, hits: Sequence[Hit]) -> list[S
             if covered:
                 out.append(Sibling(f"{a} {b}", covered))
             continue
-        if len(b) < 3 or not b.isalpha() or _ASKING.fullmatch(b.lower()):
+        if len(b) < 3 or not b.isalpha() or _ASKING.fullmatch(b.lower()) or b.lower() in _NOT_NAMING:
             continue
+        if b.lower().endswith(("ly", "ing", "ed")) and known(b.lower()):
+            continue  # "the orin nano actually pulls", "the nano running": an adverb or a verb, never a name
         if (after in STOPWORDS or after in _PREPOSITIONS or after in _DETERMINERS) and after not in _AFTER_NAME:
             continue
         if difflib.get_close_matches(b.lower(), vocabulary, n=1, cutoff=SIMILAR_SPELLING):
