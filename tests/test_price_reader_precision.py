@@ -475,3 +475,35 @@ def test_an_upfront_column_holds_purchase_prices_and_a_resale_value_is_no_price(
     question = "used 3090 vs just renting the vast 3090 at my usage - how many months till buying pays off"
     answer = runner.invoke(app, ["ask", question])
     assert answer.exit_code == 0 and "$720" in answer.stdout and "30 months" in answer.stdout, answer.stdout
+
+
+CLOUDS = """---
+title: Cloud rentals
+date: 2025-05-19
+---
+
+# Cloud rentals
+
+## RunPod
+
+RTX 4090 community cloud $0.69/hr, A100 80G secure cloud $1.89/hr.
+
+## Lambda
+
+H100 PCIe $2.49/hr, A10 (24GB) $0.75/hr. Usually sold out in the evening.
+"""
+
+
+def test_a_section_headed_lambda_names_the_cloud_of_its_prices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "## Lambda" over "H100 PCIe $2.49/hr": Lambda's price (alone, "lambda" is a function too; a heading is the
+    cloud). Asked the A100 on Lambda, the notes price it only on RunPod: said so, never RunPod's $1.89 as Lambda's."""
+    notes = tmp_path / "notes"
+    write_note(notes, "clouds.md", CLOUDS)
+    rows = {(r["hardware"], r["provider"]) for r in table(notes)["rows"]}
+    assert {("H100 PCIe", "Lambda"), ("A10", "Lambda"), ("A100", "RunPod")} <= rows, rows
+    from hwqa.cli import app
+
+    point_cli_at_folder(monkeypatch, notes)
+    assert runner.invoke(app, ["index"]).exit_code == 0
+    answer = runner.invoke(app, ["ask", "how much is an a100 on lambda per hour"])
+    assert "no price for the A100 on Lambda" in answer.stdout and "$1.89 per hour" not in answer.stdout, answer.stdout

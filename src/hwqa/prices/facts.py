@@ -21,6 +21,9 @@ from .units import HOURS_PER, MAX_BUDGET_USD, money_words
 
 __all__ = ["Doc", "Found", "SpeedFact", "article_doc", "clean", "each_after", "is_calculation", "note_doc", "per_device_hour"]
 
+# A heading "Lambda" (alone, "lambda" is a function too; capitalised in a heading it is the cloud)
+_LAMBDA_HEADING = re.compile(r"(?<![\w.-])Lambda(?![\w-])")
+
 NOT_STATED = "not stated"
 #: The largest amount a price may state: no more than the largest budget the calculator works with.
 MAX_PRICE_USD = MAX_BUDGET_USD
@@ -212,6 +215,7 @@ class Context:
     def provider(self) -> str:
         return (
             one(find_providers(self.section))
+            or ("Lambda" if _LAMBDA_HEADING.search(self.section) else None)  # "## Lambda": the cloud, capitalised
             or self.item_provider
             or self.doc.provider
             or one(find_providers(self.doc.title))
