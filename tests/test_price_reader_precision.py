@@ -507,3 +507,6 @@ def test_a_section_headed_lambda_names_the_cloud_of_its_prices(tmp_path: Path, m
     assert runner.invoke(app, ["index"]).exit_code == 0
     answer = runner.invoke(app, ["ask", "how much is an a100 on lambda per hour"])
     assert "no price for the A100 on Lambda" in answer.stdout and "$1.89 per hour" not in answer.stdout, answer.stdout
+    # "per hr" asks a price like "per hour"; the thing not priced is said as the question writes it
+    answer = runner.invoke(app, ["ask", "lambda a100 per hr"])
+    assert "no price for the Lambda A100" in answer.stdout and "$1.89 per hour" not in answer.stdout, answer.stdout

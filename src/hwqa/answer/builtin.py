@@ -229,7 +229,7 @@ class BuiltinAnswerer:
             quoted_sum = work_quoted(question.price, quoted, price.table, confident=sure, context=context) if quoted else None
             if quoted_sum is not None:
                 return Answer(f"{quoted_sum.text}\n\n{quotes.text}", quotes.citations, [call], covered=True)
-            gap = render_not_priced(request)  # "" when no row filter (types, memory, providers) was set
+            gap = render_not_priced(request, question.text)  # "" when no row filter (types, memory, providers) was set
             said = "\n\n".join(p for p in (preface, gap or render_price_result(result).strip()) if p)
             if from_notes.covered and (not gap or quote_prices(from_notes, [request.hardware or "", *request.providers])):
                 return Answer(f"{from_notes.text}\n\n{said}", from_notes.citations, [call], covered=True)

@@ -152,13 +152,18 @@ def _filters(request: CalcRequest) -> list[str]:
     ]
 
 
-def render_not_priced(request: CalcRequest) -> str:
+def render_not_priced(request: CalcRequest, asked: str = "") -> str:
     """'Your notes give no price for the A100 80GB on RunPod.': what a request whose row filters (types, memory,
-    providers) leave no option asked for; "" for a request without such a filter."""
+    providers) leave no option asked for; "" for a request without such a filter. A question (``asked``) that writes
+    the provider before the hardware ("runpod h100 hourly?") has it said so: "the RunPod H100"."""
     if not {"types", "memory", "providers"} & set(_filters(request)):
         return ""
     what = request.hardware or " or ".join(request.compare) or "option"
     where = f" on {' or '.join(request.providers)}" if request.providers else ""
+    if len(request.providers) == 1 and request.hardware:
+        before = rf"(?<![\w-]){re.escape(request.providers[0])}\s+(?:the\s+|an?\s+)?{re.escape(request.hardware)}(?![\w-])"
+        if re.search(before, asked, re.I):
+            what, where = f"{request.providers[0]} {what}", ""
     memory = f" with {request.min_memory_gb:g} GB or more" if request.min_memory_gb is not None else ""
     return f"Your notes give no price for {'an' if what == 'option' else 'the'} {what}{where}{memory}."
 

@@ -130,7 +130,7 @@ _ON_DEMAND_ONLY = re.compile(r"\bon[\s-]?demand\s+only\b|\bonly\s+on[\s-]?demand
 _TYPE_WORDS = re.compile(r"\b(gpu|tpu|cpu)s?\b")
 _COST_WORDS = re.compile(
     r"\b(?:cost\w*|price\w*|pricing|cheap\w*|expensive|afford\w*|budget\w*|spend\w*|rent\w*|hourly|dollars?|"
-    r"usd|break[\s-]?even|buy(?:ing)?|purchas\w*|worth|money|per\s+hour|value\s+for|best\s+value)\b|\$"
+    r"usd|break[\s-]?even|buy(?:ing)?|purchas\w*|worth|money|per\s+(?:hour|hr)|value\s+for|best\s+value)\b|\$"
     # "how much" asks about money unless a quantity follows ("how much memory does an A100 have?")
     r"|\bhow\s+much\b(?!\s+(?:more\s+|less\s+)?(?:memory|ram|vram|hbm|storage|disk|power|energy|heat|time|data|"
     r"bandwidth|compute|faster|slower|quicker|gb|gib|tb)\b)"
