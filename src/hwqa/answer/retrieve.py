@@ -254,6 +254,7 @@ def name_evidence(generation: Generation, q: Question, hits: Sequence[Hit] = ())
             continue
         missing.append(term.written)
     missing.extend(name for name in names if not generation.has_phrase(name))
+    missing = [m for m in missing if not _spelled_out(m, hits)]  # "OOM" where a passage says "runs out of memory"
     asked = len(terms) + len(names)
     kin = siblings(generation, q, hits)
     if kin:  # a sibling is one name asked about: a name or term of the question that is one of its words is part of it
@@ -267,6 +268,24 @@ def name_evidence(generation: Generation, q: Question, hits: Sequence[Hit] = ())
     # ("can lstopo show the temperature?") tell the reader of a not-covered answer what the notes lack.
     unheard = [] if missing or unknown else [w for w in content_words(q.text) if not generation.has_term(w)][:UNHEARD_NAMED]
     return NameEvidence(missing, asked, unknown, len(coined), unheard, [sib.covered for sib in kin], [sib.asked for sib in kin])
+
+
+def _spelled_out(name: str, hits: Sequence[Hit]) -> bool:
+    """Whether ``name`` is an acronym ("OOM", "PSUs") a retrieved passage writes out: words in a row whose initials
+    spell it ("out of memory", "power supply units"); of two letters, words that are no function words ("access
+    point", never "and power")."""
+    acronym = re.fullmatch(r"([A-Z]{2,5})s?", name)
+    if acronym is None:
+        return False
+    letters = acronym.group(1).lower()
+    spelled = r"\W+".join(rf"{c}[a-z]*" for c in letters)
+    pattern = re.compile(rf"(?<![\w-]){spelled}(?![\w-])", re.I)
+    for hit in hits:
+        for m in pattern.finditer(hit.chunk.text):
+            words = re.findall(r"\w+", m.group(0).lower())
+            if len(letters) > 2 or not any(w in STOPWORDS for w in words):
+                return True
+    return False
 
 
 @dataclass(frozen=True)
