@@ -510,3 +510,23 @@ def test_a_section_headed_lambda_names_the_cloud_of_its_prices(tmp_path: Path, m
     # "per hr" asks a price like "per hour"; the thing not priced is said as the question writes it
     answer = runner.invoke(app, ["ask", "lambda a100 per hr"])
     assert "no price for the Lambda A100" in answer.stdout and "$1.89 per hour" not in answer.stdout, answer.stdout
+
+
+WASH = """---
+title: Printer farm
+date: 2025-05-01
+---
+
+# Printer farm
+
+* [Mercury Plus 2.0 wash and cure - Elegoo](https://www.elegoo.com/products/mercury-plus-2-0) - $99, one shared by all four.
+"""
+
+
+def test_a_list_items_own_name_keeps_its_version_dot(tmp_path: Path) -> None:
+    """ "Mercury Plus 2.0 wash and cure - Elegoo - $99": the item's own name runs to the " - " (a version's dot is no
+    sentence end), so the $99 is the wash station's, never the maker's ("Elegoo: $99")."""
+    notes = tmp_path / "notes"
+    write_note(notes, "farm.md", WASH)
+    subjects = {f["subject"] for f in table(notes)["facts"] if f["stated"] == "$99"}
+    assert len(subjects) == 1 and next(iter(subjects)).startswith("Mercury Plus 2.0 wash and cure"), subjects

@@ -14,8 +14,11 @@ from .names import find_hardware, find_money
 
 __all__ = ["ITEM_NAME", "PLANS_END", "item_name", "own_name", "with_own"]
 
-ITEM_NAME = re.compile(r"^\s*([^.;:()]{2,60}?)\s+[-–—:]\s")  # "Colab Pro - $9.99/mo": the item's own name
-_NEXT_NAME = re.compile(r"\s*([^.;:()]{2,60}?)\s+[-–—:]\s")  # the next part of a link title ("Pricing - Hugging Face - …")
+# A name's characters: no sentence or clause mark, but a version's dot ("Mercury Plus 2.0 wash and cure")
+_NAME_CHARS = r"(?:[^.;:()]|(?<=\d)\.(?=\d))"
+ITEM_NAME = re.compile(rf"^\s*({_NAME_CHARS}{{2,60}}?)\s+[-–—:]\s")  # "Colab Pro - $9.99/mo": the item's own name
+# the next part of a link title ("Pricing - Hugging Face - …")
+_NEXT_NAME = re.compile(rf"\s*({_NAME_CHARS}{{2,60}}?)\s+[-–—:]\s")
 # A link title's part that names a kind of page, not a thing: "Pricing", "Plans & Pricing", "Cloud Storage Pricing".
 _PAGE_WORDS = re.compile(
     r"(?:[\w&]+\s+){0,2}?(?:pricing|prices|plans?(?:\s*(?:&|and)\s*pricing)?|docs?|documentation|console|home(?:page)?|"
