@@ -530,3 +530,25 @@ def test_a_list_items_own_name_keeps_its_version_dot(tmp_path: Path) -> None:
     write_note(notes, "farm.md", WASH)
     subjects = {f["subject"] for f in table(notes)["facts"] if f["stated"] == "$99"}
     assert len(subjects) == 1 and next(iter(subjects)).startswith("Mercury Plus 2.0 wash and cure"), subjects
+
+
+SHELF = """---
+title: Printer farm
+date: 2025-05-01
+---
+
+# Printer farm
+
+Back shelf: 4x Elegoo Saturn 3 Ultra for the shop's terrain. Bought them at $379 each in the spring sale.
+
+Also got both for $500 last winter, no idea what.
+"""
+
+
+def test_a_price_of_them_is_of_what_the_sentence_before_counted(tmp_path: Path) -> None:
+    """ "4x Elegoo Saturn 3 Ultra … Bought them at $379 each": the printers' price, one each; a "both" whose sentence
+    before counts nothing is no one's price."""
+    notes = tmp_path / "notes"
+    write_note(notes, "farm.md", SHELF)
+    bought = {(f["subject"], f["amount"]) for f in table(notes)["facts"] if f["kind"] == "purchase"}
+    assert bought == {("Elegoo Saturn 3 Ultra", 379.0)}, bought

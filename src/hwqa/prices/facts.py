@@ -200,6 +200,7 @@ class Context:
     item_provider: str | None = None  # the provider a list item's leading link points to ("[Lambda](https://lambdalabs.com)")
     item_name: str = ""  # a list item's own name ("Alveo U250" in "Alveo U250 - AMD - ..."), for its later sentences
     draw_subject: str = ""  # what the last power draw of this section was of ("Idles at 11W": the same thing's)
+    counted: tuple[str, int] | None = None  # what the section's last sentence counted ("4x Elegoo Saturn 3 Ultra")
 
     def subject(self, kind: str) -> Mention | None:
         """What a statement naming no hardware is about: the one hardware named by the list's lead-in (for a

@@ -4,6 +4,10 @@ An owner's list item starts with a link's title, or a name, before " - " or ":" 
 €184/month", "[ElevenLabs - Pricing](…) - Starter $5/mo"). A part of the title that names a kind of page ("Pricing",
 "Plans & Pricing", "Docs") is skipped for the next one, so a plan written "Pro $9/mo" after "Pricing - Hugging Face"
 is Hugging Face's Pro plan. Hardware and money are never a name.
+
+A sentence that prices what the one before it counted ("Back shelf: 4x Elegoo Saturn 3 Ultra … Bought them at $379
+each") names it by a pronoun: :func:`counted_thing` reads the thing a sentence counts, :func:`refers_back` whether a
+price's clause buys "them", "both" or "all four" of it.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import re
 
 from .names import find_hardware, find_money
 
-__all__ = ["ITEM_NAME", "PLANS_END", "item_name", "own_name", "with_own"]
+__all__ = ["ITEM_NAME", "PLANS_END", "counted_thing", "item_name", "own_name", "refers_back", "with_own"]
 
 # A name's characters: no sentence or clause mark, but a version's dot ("Mercury Plus 2.0 wash and cure")
 _NAME_CHARS = r"(?:[^.;:()]|(?<=\d)\.(?=\d))"
@@ -48,3 +52,26 @@ def item_name(sentence: str) -> str:
 def with_own(name: str, own: str) -> str:
     """``name`` with the item's own name before it ("ElevenLabs Creator"), unless one holds the other."""
     return name if not own or own.lower() in name.lower() or name.lower() in own.lower() else f"{own} {name}"
+
+
+# "4x Elegoo Saturn 3 Ultra", "3 Reolink RLC-810A": a count, then a capitalised name of up to six words
+_COUNTED_THING = re.compile(r"(?<![\w.$€£/-])(\d{1,3})\s*[x×]?\s+([A-Z][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,5})")
+# "Bought them at $379 each", "got both for $500", "they were $45 each": what the sentence before counted
+_REFERS_BACK = re.compile(
+    r"\b(?:bought|got|paid|picked\s+up|grabbed|ordered|snagged)\s+(?:them|both|those|these|all\s+(?:of\s+them|\w+))\b"
+    r"|\b(?:they|those|these|both)\s+(?:were|cost|went\s+for|set\s+(?:me|us)\s+back)\b",
+    re.I,
+)
+
+
+def counted_thing(sentence: str) -> tuple[str, int] | None:
+    """The thing a sentence counts and names ("4x Elegoo Saturn 3 Ultra": 4 of "Elegoo Saturn 3 Ultra"), or None."""
+    m = _COUNTED_THING.search(sentence)
+    if m is None or find_money(m.group(0)) or not 1 < int(m.group(1)) <= 100:
+        return None
+    return m.group(2).strip(" .,"), int(m.group(1))
+
+
+def refers_back(before: str) -> bool:
+    """Whether a price's clause, up to the price (``before``), buys what the sentence before counted."""
+    return _REFERS_BACK.search(before) is not None

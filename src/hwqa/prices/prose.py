@@ -34,7 +34,7 @@ from .facts import (
     per_device_hour,
     rental_unit_problem,
 )
-from .itemnames import item_name
+from .itemnames import counted_thing, item_name, refers_back
 from .names import (
     Mention,
     Money,
@@ -49,7 +49,7 @@ from .names import (
     is_instance,
     provider_of_host,
 )
-from .prosefacts import clause_start, make_fact, per_amount_problem, read_fact, read_power, read_usage
+from .prosefacts import _purchase, clause_start, make_fact, per_amount_problem, read_fact, read_power, read_usage
 from .roles import money_role
 from .seats import per_seat
 from .table import LeftOut, PriceFact
@@ -58,7 +58,7 @@ __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
 PRICES_READER = (
-    30  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
+    31  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
     # 8: "3,000" never split at its comma, an amount of time ("3,000 hr/yr renting") no thing; 9: "1,050W" is a draw;
     # 10: a monthly price is per 720 h (a month of 30 days), a yearly one per 8,760 h; 11: ", plus" starts a clause;
     # 12: "w/" is "with", never watts ("i5-6500 w/ Eigen"); 13: a table's "where" column names the provider;
@@ -70,7 +70,8 @@ PRICES_READER = (
     # 26: "$0.40 in / $1.60 out" per million tokens, a grant line in quotes, "100 GB for €25" no count of "GB";
     # 27: "$500 minimum order", "$150 on the account" no price; "charges us" no name; 28: "will still sell for ~$500"
     # is a resale value, a table's "upfront" (purchase, paid, MSRP) column holds one-off prices; 29: "## Lambda" names
-    # the provider of its section's prices; 30: a list item's own name may hold a version's dot ("Mercury Plus 2.0")
+    # the provider of its section's prices; 30: a list item's own name may hold a version's dot ("Mercury Plus 2.0");
+    # 31: "Bought them at $379 each" prices what the sentence before counted ("4x Elegoo Saturn 3 Ultra")
 )
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a
@@ -235,6 +236,9 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
         begin = end
 
 
+_EACH = re.compile(r"\s*(?:each|apiece|a\s+piece|ea\b\.?)", re.I)
+
+
 def _room(found: Found, ctx: Context, line: int) -> bool:
     """Whether ``found`` may take more statements (see :data:`MAX_STATEMENTS`); the first time not, says so."""
     if _statements(found) < MAX_STATEMENTS:
@@ -280,6 +284,7 @@ def _clauses(sentence: str) -> tuple[list[int], dict[int, tuple[int, int]]]:
 
 def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Found) -> None:
     where = ctx.where(line)
+    earlier, ctx.counted = ctx.counted, counted_thing(sentence)  # what the sentence before counted: "them" of this one
     mentions = find_hardware(sentence)
     if "v" in sentence and _TPU_WORD.search(" ".join((sentence, ctx.lead if kind == "list item" else "", ctx.section))):
         mentions = sorted([*mentions, *find_tpu_versions(sentence, mentions)], key=lambda m: m.start)  # "v5e" under "## TPU"
@@ -326,6 +331,9 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
             found.left_out.append(LeftOut(where, sentence, f"{item.stated} is {role}"))
         else:
             fact = read_fact(item, sentence, priced, clause_of, subject, line, kind, ctx, read, floor)
+            if fact is None and item.unit is None and earlier and not priced and refers_back(sentence[begins : item.start]):
+                each = _EACH.match(sentence, item.end) is not None  # "Bought them at $379 each": one of them
+                fact = _purchase(ctx, earlier[0], 1 if each else earlier[1], item, line, sentence)
             if isinstance(fact, str):
                 found.left_out.append(LeftOut(where, sentence, fact))
             elif fact is not None:
