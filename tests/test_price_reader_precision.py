@@ -552,3 +552,25 @@ def test_a_price_of_them_is_of_what_the_sentence_before_counted(tmp_path: Path) 
     write_note(notes, "farm.md", SHELF)
     bought = {(f["subject"], f["amount"]) for f in table(notes)["facts"] if f["kind"] == "purchase"}
     assert bought == {("Elegoo Saturn 3 Ultra", 379.0)}, bought
+
+
+KIT = """---
+title: Truck kit
+date: 2026-04-02
+---
+
+# Truck kit
+
+* [Raspberry Pi AI Kit - Raspberry Pi](https://www.raspberrypi.com/products/ai-kit/) - Hailo-8L M.2, $70. Pi 5 8GB is another $80.
+* [APC Back-UPS Pro 1500VA - APC](https://www.apc.com/) - $219, ~10 min runtime for the box at training load.
+"""
+
+
+def test_another_names_no_thing_and_an_items_own_name_beats_its_makers(tmp_path: Path) -> None:
+    """ "Pi 5 8GB is another $80": the Pi's price, never a thing called "another"; "APC Back-UPS Pro 1500VA - APC -
+    $219": the UPS the item names, not "APC", the maker its link title ends with."""
+    notes = tmp_path / "notes"
+    write_note(notes, "kit.md", KIT)
+    bought = {(f["subject"], f["stated"]) for f in table(notes)["facts"] if f["kind"] == "purchase"}
+    assert ("APC Back-UPS Pro 1500VA", "$219") in bought, bought
+    assert not any(subject.lower() in ("another", "apc") for subject, _ in bought), bought

@@ -50,8 +50,11 @@ def item_name(sentence: str) -> str:
 
 
 def with_own(name: str, own: str) -> str:
-    """``name`` with the item's own name before it ("ElevenLabs Creator"), unless one holds the other."""
-    return name if not own or own.lower() in name.lower() or name.lower() in own.lower() else f"{own} {name}"
+    """``name`` with the item's own name before it ("ElevenLabs Creator"); when one holds the other, the one that holds
+    it ("APC Back-UPS Pro 1500VA" for "APC", the maker its link title ends with)."""
+    if not own or own.lower() in name.lower():
+        return name
+    return own if name.lower() in own.lower() else f"{own} {name}"
 
 
 # "4x Elegoo Saturn 3 Ultra", "3 Reolink RLC-810A": a count, then a capitalised name of up to six words

@@ -213,11 +213,12 @@ def money_role(sentence: str, start: int, end: int, clause_start: int, floor: in
 _FUNCTION = frozenset(
     "a an the of to in on at by for from with without into onto over under about around near like than as so then "
     "and or but also too just only still even more less very quite really maybe probably perhaps here there "
-    "one ones now today currently already again once up down out off back all any some each every both either this that "
+    "one ones another now today currently already again once up down out off back all any some each every both either "
+    "this that "
     "these those it its they them their my our your his her we i you he she which who what when where how if "
     "whether while though although because since until".split()
 )
-_DETERMINERS = frozenset("a an the my our your their his her this these both each every one".split())
+_DETERMINERS = frozenset("a an the my our your their his her this these both each every one another".split())
 # Verbs and filler that a price sentence puts next to its amount but that name nothing.
 _FILLER = frozenset(
     "paid pay pays paying got get gets getting seen saw see sees well net spend spent spends adds add added comes "
