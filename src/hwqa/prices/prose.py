@@ -30,6 +30,7 @@ from .facts import (
     Found,
     SpeedFact,
     clean,
+    each_after,
     one,
     per_device_hour,
     rental_unit_problem,
@@ -236,9 +237,6 @@ def _read_block(block: Sequence[tuple[int, str]], kind: str, ctx: Context, found
         begin = end
 
 
-_EACH = re.compile(r"\s*(?:each|apiece|a\s+piece|ea\b\.?)", re.I)
-
-
 def _room(found: Found, ctx: Context, line: int) -> bool:
     """Whether ``found`` may take more statements (see :data:`MAX_STATEMENTS`); the first time not, says so."""
     if _statements(found) < MAX_STATEMENTS:
@@ -332,7 +330,7 @@ def _read_sentence(sentence: str, line: int, kind: str, ctx: Context, found: Fou
         else:
             fact = read_fact(item, sentence, priced, clause_of, subject, line, kind, ctx, read, floor)
             if fact is None and item.unit is None and earlier and not priced and refers_back(sentence[begins : item.start]):
-                each = _EACH.match(sentence, item.end) is not None  # "Bought them at $379 each": one of them
+                each = each_after(sentence[item.end :])  # "Bought them at $379 each": one of them
                 fact = _purchase(ctx, earlier[0], 1 if each else earlier[1], item, line, sentence)
             if isinstance(fact, str):
                 found.left_out.append(LeftOut(where, sentence, fact))
