@@ -256,14 +256,17 @@ def test_a_list_item_that_prices_what_it_names_is_prose_its_names_have_siblings(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ "Jetson Orin Nano Super dev kit - $249" is mostly capitalised words but no title: it names and prices a thing,
-    so "the jetson agx orin" is a sibling of it, turned away; "the orin nano actually pull" asks about the Nano itself
-    (an adverb is no name)."""
+    so "the jetson agx orin" and "the jetson orin nx" are siblings of it, turned away; "the orin nano actually pull" asks
+    about the Nano itself (an adverb is no name)."""
     point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "kiosk", {"kiosk.md": KIOSK}))
     data = ask_json("how much is the jetson agx orin dev kit")
     assert data["covered"] is False and "They cover “Jetson Orin Nano Super”" in data["answer"], data["answer"]
     assert "$249" not in data["answer"], data["answer"]
     data = ask_json("what does the orin nano actually pull on average")
     assert data["covered"] is True and "11W" in data["answer"], data["answer"]
+    # a variant named by two letters ("orin nx") is a sibling too
+    data = ask_json("price of the jetson orin nx")
+    assert data["covered"] is False and "“jetson orin nx”" in data["answer"] and "$249" not in data["answer"], data["answer"]
 
 
 STEMS_BOX = """---
