@@ -405,8 +405,8 @@ def siblings(generation: Generation, q: Question, hits: Sequence[Hit]) -> list[S
             if covered:
                 out.append(Sibling(f"{a} {b}", covered))
             continue
-        short = len(b) == 2 and not known(b.lower())  # "orin nx": a model's two letters, never a word ("go", "ok")
-        if (len(b) < 3 and not short) or not b.isalpha() or _ASKING.fullmatch(b.lower()) or b.lower() in _NOT_NAMING:
+        # two letters or more ("orin nx": a model's two letters; the stopwords above keep out "is", "on", "to")
+        if len(b) < 2 or not b.isalpha() or _ASKING.fullmatch(b.lower()) or b.lower() in _NOT_NAMING:
             continue
         if b.lower().endswith(("ly", "ing", "ed")) and known(b.lower()):
             continue  # "the orin nano actually pulls", "the nano running": an adverb or a verb, never a name
