@@ -61,6 +61,7 @@ from .answer import (
 from .base import Hit, Tool, ToolCall
 from .jobcosts import job_costs
 from .notedbudget import noted_budget
+from .notedcount import counted_again
 from .pricegaps import MONEY, PIECE, SPOT, SPOT_ONLY, priced_elsewhere, quote_prices
 from .pricetool import PriceTool, compose_cost_answer, computable
 from .question import Question, parse_question
@@ -97,7 +98,10 @@ class BuiltinAnswerer:
         self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]], tools: Sequence[Tool] = ()
     ) -> Iterator[str | Answer]:
         """The answer from the passages; for a price question, the calculator's table first (see :mod:`hwqa.answer.pricetool`)."""
-        yield self.answer(question, hits, history, tools)
+        answer = self.answer(question, hits, history, tools)
+        if any(isinstance(t, PriceTool) for t in tools):  # "ups for every hut": asked again with the notes' count in it
+            answer = counted_again(question, hits, answer, lambda text: self.answer(parse_question(text), hits, history, tools))
+        yield answer
 
     def answer(
         self, question: Question, hits: Sequence[Hit], history: Sequence[Mapping[str, Any]] = (), tools: Sequence[Tool] = ()

@@ -53,6 +53,9 @@ _BARE_AMOUNT = re.compile(r"^\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*$
 _EMPTY = frozenset({"", "-", "–", "—", "n/a", "na", "?", "none", "not available"})
 
 
+_WORKED = re.compile(r"\d\s*[a-z/-]*\s*[x×*]\s*[~≈]?\s*[$€£]\s*\d|[$€£]\s*\d[\d.,]*\s*[a-z/]*\s*[x×*]\s*~?\d", re.I)
+
+
 def _roles(header: Sequence[str]) -> dict[str, list[int]]:
     roles: dict[str, list[int]] = {"price": []}
     for idx, text in enumerate(header):
@@ -187,6 +190,9 @@ def read_table(ctx: Context, header_line: int, header: Sequence[str], rows: Sequ
                 continue
             head = heads[idx]
             timed = idx not in untimed
+            if _WORKED.search(texts[idx]):  # "~150 hrs x $0.44": a sum worked out in the cell, not a price stated
+                found.left_out.append(LeftOut(where, raw, f"{head} {texts[idx]!r} is a sum worked out, not a price"))
+                continue
             money = _money(texts[idx], head)
             if money is None:
                 found.left_out.append(LeftOut(where, raw, f"{head} {texts[idx]!r} is not a price in US dollars"))

@@ -96,6 +96,18 @@ _ASKS_MEMORY = re.compile(r"\b(?:memory|vram|ram|gb|gigs?|hbm)\b")
 _GB = re.compile(r"(?<![\w.])(\d{1,4})\s?(?:gb|gib)\b", re.I)
 _MAX_UNITS = 10_000
 _MAX_OPTIONS = 4
+# Words after a count that count no thing: a time, a size, money
+_NOT_GROUPS = rf"(?:{_NOT_DEVICES}|gb|tb|more|of|dollars?|bucks|euros?|pounds?|quid|usd|eur|gbp|k\b)"
+# "a ups for 7 huts", "one cam on each of 7 lifts": one of the thing for each of a group the question counts
+_FOR_EACH_OF = re.compile(
+    rf"\b(?:for|on|in|at|across|to)\s+(?:each\s+of\s+|all\s+)?(?:the\s+|our\s+|my\s+)?(?P<n>\d{{1,4}}|{_COUNTS})\s+"
+    rf"(?:[a-z][\w-]*\s+)?(?!{_NOT_GROUPS})(?P<what>[a-z][\w-]*)\b"
+)
+_CARD_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "4090": a card's number
+# "7 reolink maze cams", "5 lift boxes": a count before words that name a thing the notes price
+_N_THINGS = re.compile(
+    rf"(?<![\w.$-])(?P<n>\d{{1,4}}|{_COUNTS})\s+(?!{_NOT_GROUPS})(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})"
+)
 
 
 def answer_costs(words: PriceWords, table: PriceTable, context: str = "") -> CostAnswer | None:
@@ -389,6 +401,27 @@ def _counted(text: str, bought: Sequence[PriceFact], table: PriceTable) -> float
     return None
 
 
+def _group_of(words: PriceWords, text: str, bought: Sequence[PriceFact]) -> tuple[float, str] | None:
+    """ "a ups for 7 huts", "7 reolink maze cams": the count of a group the question gives one priced thing for
+    each of, or of the priced thing itself; and the question without the count, to name the thing by. None when no
+    count, or nothing the notes bought is named without it."""
+    for pattern in (_FOR_EACH_OF, _N_THINGS):
+        for m in pattern.finditer(text):
+            n = count_word(m.group("n"))
+            if not 1 < n <= _MAX_UNITS or _CARD_NUMBER.fullmatch(m.group("n")):
+                continue  # "4090 rtx" is a card, never 4,090 of them
+            if pattern is _FOR_EACH_OF:  # the thing is named by the rest of the question, never by the group
+                rest = f"{text[: m.start()]} {text[m.end() :]}"
+                if purchases_named(words, rest, bought):
+                    return n, rest
+            elif overlap(
+                words_of(m.group("what")) - GENERIC,
+                words_of(" ".join(f.subject for f in purchases_named(words, m.group("what"), bought))),
+            ):
+                return n, text[: m.start()] + " " + text[m.start("what") :]
+    return None
+
+
 def _foreign_price(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     """ "How much is the L4 on Scaleway?": a rental noted in another currency, when no other fact answers."""
     return _foreign_rental(words, text, table, lookup=True) if words.hours is None else None
@@ -412,6 +445,10 @@ def _purchase(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | N
     more = _MORE.search(text) or _BUY_N.search(text) or _N_OF.search(text)
     another = None if more else _ANOTHER.search(text)  # "a third P40": one more
     counted = None if more or another or words.hours is not None else _counted(text, bought, table)
+    plain = not (more or another or counted) and words.hours is None and words.budget_usd is None and not words.money
+    group = _group_of(words, text, bought) if plain else None
+    if counted is None and group is not None:
+        counted, text = group[0], group[1]
     if (more is None and another is None and counted is None) or _RENTING.search(text) or words.hours is not None:
         return None  # buying against renting: the calculator's break-even; "a 20 hr job on one of the 3090 boxes": rent
     n = count_word(more.group("n")) if more else (counted or 1.0)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from .factmatch import CostAnswer, count_word, price_text, total_text, words_of
 from .names import Money, find_money
-from .passagesums import ASKS, EACH, LINES
+from .passagesums import ASKS, EACH, LINES, own_count
 from .words import COUNT_WORDS, PriceWords
 
 __all__ = ["asks_items", "named_total"]
@@ -39,7 +39,6 @@ _ASKING = frozenset(
 _YEAR = re.compile(r"\b(?:per|a|an|each|every|one)\s+year\b|\b(?:yearly|annual(?:ly)?|/\s*yr)\b")
 _MONTH = re.compile(r"\b(?:per|a|each|every|one)\s+month\b|\bmonthly\b")
 _COUNT = rf"(?P<n>\d{{1,3}}|{COUNT_WORDS}|both|pair\s+of)"
-_OWN_COUNT = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s+them\b|pcs\b|(?=\s+[a-z]))")
 _MOST_LINES = 6
 # One more of each thing, not the count the notes bought ("adding a 3rd panel and a second battery").
 _ONE_MORE = re.compile(r"\b(?:add(?:ing)?|another|more|extra|a\s+(?:\d+(?:st|nd|rd|th)|second|third|fourth|fifth))\b")
@@ -91,7 +90,7 @@ def _line_count(line: str, money: Money) -> float:
     if not EACH.match(line, money.end):
         return 1.0
     lower = line.lower()
-    many = _OWN_COUNT.search(lower[: money.start] + " " * (money.end - money.start) + lower[money.end :])
+    many = own_count(lower[: money.start] + " " * (money.end - money.start) + lower[money.end :])
     return _count(many.group("n")) if many is not None else 1.0
 
 

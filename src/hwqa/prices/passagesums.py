@@ -33,6 +33,7 @@ __all__ = [
     "clause_words",
     "head_words",
     "kits_asked",
+    "own_count",
     "per_size",
     "size_asked",
     "whole_setup",
@@ -82,7 +83,18 @@ _WHOLE_ASKED = re.compile(
 )
 _NOT_BOUGHT = re.compile(r"\b(?:budget|total|spent|saved|credits?|allowance|sponsor\w*|refund\w*|sold|quote[ds]?)\b")
 _ONE_PER = re.compile(r"\bone\s+(?:per|for\s+each|each\s+for)\s+(?P<what>[a-z]+)")
-_N_OF = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s+them\b|pcs\b|units?\b|(?=\s+[a-z]))")
+_N_SAID = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s*(?:x\b|×|of\s+them\b|pcs\b|units?\b)")
+# "3 cams": a count before a word, never a size or a rating ("5 MP", "200 Watt 12 Volt", "8 port")
+_N_BARE = re.compile(
+    rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})(?=\s+[a-z])(?!\s+(?:mp|megapixels?|w|watts?|v|volts?|ah|mah|mm|cm|m|gb|tb|mb|"
+    r"hz|ghz|mhz|fps|k|bits?|ports?|bays?|inch|in|ft|lbs?|kg|g|tops|nm|cores?|amps?|a|kwh|wh|ch|channels?|gigs?)\b)"
+)
+
+
+def own_count(line: str) -> re.Match[str] | None:
+    """The count a line of one price each gives ("4x 32GB SD cards", "2 of them", "3 cams"), the line's price blanked:
+    a count said as one ("x", "of them", "pcs") before a bare one, never a size or a rating ("5 MP", "200 Watt")."""
+    return _N_SAID.search(line) or _N_BARE.search(line)
 
 
 def asks_whole(words: PriceWords) -> bool:
@@ -126,7 +138,7 @@ def whole_setup(words: PriceWords, pieces: Sequence[tuple[str, str]], kits: tupl
         n = 1.0
         if EACH.match(line, m.end):
             per = _ONE_PER.search(lower)
-            many = _N_OF.search(_strip_money(lower, m))
+            many = own_count(_strip_money(lower, m))
             if per is not None:
                 n = next((v for k, v in counts.items() if k.startswith(per.group("what")[:4])), 0.0)
             elif many is not None:

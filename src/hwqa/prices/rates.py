@@ -45,7 +45,7 @@ _NOT_COUNTED = frozenset({"m", "mtok", "million", "1m", "kwh", "k", "the", "a", 
 # Words for the same counted thing.
 _SAME = {
     "gig": "gb", "gigs": "gb", "gigabyte": "gb", "gigabytes": "gb", "gib": "gb",
-    "terabyte": "tb", "terabytes": "tb", "tib": "tb",
+    "terabyte": "tb", "terabytes": "tb", "tib": "tb", "cam": "camera", "cams": "camera", "img": "image", "imgs": "image",
     "user": "seat", "users": "seat", "people": "seat", "person": "seat", "member": "seat", "members": "seat", "us": "seat",
     "machine": "instance", "machines": "instance", "box": "instance", "boxes": "instance", "vm": "instance", "vms": "instance",
 }  # fmt: skip

@@ -146,7 +146,9 @@ _ROLE_AFTER: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "$500 minimum order", "$150 on the account": a bound of an order, money put on an account to spend later
         "a limit, budget, alert or target, not a price",
         re.compile(
-            r"\s*(?:minimum|min\.?|max(?:imum)?)\b|\s+(?:on|onto|into)\s+(?:the|my|our|his|her)\s+(?:account|balance)\b", re.I
+            r"\s*(?:minimum|min\.?|max(?:imum)?)\b|\s+(?:on|onto|into)\s+(?:the|my|our|his|her)\s+(?:account|balance)\b|"
+            r"\s*(?:(?:monthly|hard|soft|spending|self-imposed)\s+)?(?:cap|budget|limit|ceiling|allowance)\b",  # "a $120 cap for"
+            re.I,
         ),
     ),
     (

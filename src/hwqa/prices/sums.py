@@ -83,13 +83,13 @@ def _line_total(asked: set[str], bought: Sequence[PriceFact]) -> CostAnswer | No
         (
             (overlap(asked, words_of(f"{facts[0].evidence} {facts[0].section} {facts[0].note_title}")), key, facts)
             for key, facts in lines.items()
-            if len(facts) >= 2
         ),
         key=lambda s: (-s[0], s[1]),
     )
-    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-        return None
-    facts = scored[0][2]
+    best = [facts for score, _, facts in scored if score == scored[0][0] and len(facts) >= 2] if scored else []
+    if not scored or scored[0][0] == 0 or len(best) != 1:
+        return None  # the lines that fit best price one thing each, or two lines fit: no line's total is asked
+    facts = best[0]
     if len({f.currency for f in facts}) != 1:
         return None
     total = sum(f.amount for f in facts)
