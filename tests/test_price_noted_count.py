@@ -26,6 +26,8 @@ date: 2026-10-01
 
 * [APC Back-UPS Pro 1500 - APC](https://www.apc.com/) - $269, rides through the generator switchover.
 * [reComputer J4012 - Seeed](https://www.seeedstudio.com/) - Orin NX box, $899 new.
+* So ~60W per hut normal, ~120W on cold days with the heater.
+* Day rate $0.24/kWh (7am-9pm), night rate $0.11/kWh (9pm-7am).
 """
 
 RACK = """---
@@ -100,6 +102,21 @@ def test_a_cap_and_a_sum_worked_out_in_a_table_cell_are_no_prices(notes: Path) -
     data = prices_table(notes)
     rows = [(r["hardware"], round(r["usd_per_hour"], 2)) for r in data["rows"]]
     assert rows == [("RTX 4090", 0.44)], rows
-    assert not [f for f in data["facts"] if f["amount"] == 120], data["facts"]
+    assert not [f for f in data["facts"] if f["amount"] == 120 and f["kind"] == "purchase"], data["facts"]
     reasons = " ".join(item["reason"] for item in data["left_out"])
     assert "a sum worked out" in reasons and "a limit, budget, alert or target" in reasons, reasons
+
+
+def test_energy_for_every_hut_over_the_hours_of_a_rate_at_that_rate(notes: Path) -> None:
+    day = ask("power bill for all huts over the day-rate hours on a normal day")
+    assert "Counting 7 huts" in day and "7 huts × 60 W × 14 h" in day and "at $0.24/kWh that is **$1.41**" in day, day
+    night = ask("cold night with the heaters on, all huts from 9pm to 7am - electricity cost?")
+    assert "7 huts × 120 W × 10 h" in night and "at $0.11/kWh that is **$0.92**" in night, night
+    assert "at $0.11/kWh" in ask("power cost for one hut on a cold day with the heater, 10 hours overnight"), (
+        "the night rate, asked"
+    )
+
+
+def test_a_time_of_day_is_no_hardware_without_a_price(notes: Path) -> None:
+    answer = ask("what does renting the runpod 4090 from 9pm to 7am cost")
+    assert "9pm" not in answer.split("\n\n")[0] or "10 h" in answer, answer

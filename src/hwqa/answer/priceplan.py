@@ -38,6 +38,7 @@ _PAIR_AFTER = re.compile(r"s?\s+pair\b")
 _RENT_TOO = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|break[\s-]?even|cloud)\b")
 _PLURAL_MODEL = re.compile(r"[A-Za-z]{1,3}\d{2,4}s")
 _YEAR = re.compile(r"(?:199\d|20[0-3]\d)")  # "geminids 2025": ends in a year, never a card (an RTX 2080 is past it)
+_CLOCK = re.compile(r"\d{1,2}(?::\d\d)?\s?(?:am|pm)", re.I)
 _MULTIPLE = re.compile(r"\d+(?:\.\d+)?\s?[x×]", re.IGNORECASE)
 _NOISE = frozenset({"nvidia", "tesla", "google", "cloud", "geforce"})
 
@@ -113,8 +114,8 @@ def _unpriced(question: Question, named_at: tuple[tuple[int, int], ...], table: 
             continue
         if is_kind(term.written) or "." in term.written or "_" in term.written:
             continue  # a number format or memory type, a version, a code name: not hardware with a price
-        if _MULTIPLE.fullmatch(term.written) or _YEAR.fullmatch(term.written.split()[-1]):
-            continue  # "5x the price": how many times; "geminids 2025": a year; not hardware
+        if _MULTIPLE.fullmatch(term.written) or _YEAR.fullmatch(term.written.split()[-1]) or _CLOCK.fullmatch(term.written):
+            continue  # "5x the price": how many times; "geminids 2025": a year; "9pm": a time; not hardware
         at = words.text.find(term.written.lower())
         if at < 0 or not words.rest[at : at + len(term.written)].strip():
             continue

@@ -15,7 +15,7 @@ from .counts import asked_count
 from .factmatch import CostAnswer, holds_name, is_model, of_kind, overlap, price_text, total_text, words_of
 from .names import find_money, find_watts
 from .passagesums import LINES, clause_of
-from .rates import _ALL_DAY, _LENGTHS, _TIME_WORDS, _TOTAL, _counts
+from .rates import _ALL_DAY, _LENGTHS, _TIME_WORDS, _TOTAL, _counts, _noun
 from .table import PriceTable
 from .units import HOURS_PER
 from .words import PriceWords, nights_only, read_price_words
@@ -69,12 +69,43 @@ def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str
     return max(fitting, key=lambda f: overlap(asked_words, words_of(f[1])))
 
 
-def _kwh_price(pieces: Sequence[tuple[str, str]], note: str, table: PriceTable | None) -> tuple[float, str, str] | None:
-    """The price of a kWh: (amount, currency, where): the quote's, else the notes' (the draw's note first)."""
+# The two sides of a two-rate tariff, as a question or a price's clause names them ("a day" is a length, no rate)
+_NIGHT_RATE = re.compile(r"\b(?:night\w*|overnight|off[\s-]?peak|economy|cheap(?:er)?\s+rate|low\s+rate)\b")
+_DAY_RATE = re.compile(r"\b(?:day[\s-]?(?:time|rate|tariff)|daytime|peak|during\s+the\s+day|standard\s+rate)\b")
+# "7am-9pm", "9pm to 7am": the hours of a clock range
+_CLOCK = r"(?P<{0}>\d{{1,2}})(?::\d\d)?\s*(?P<{0}m>am|pm)"
+_RANGE = re.compile(rf"{_CLOCK.format('a')}\s*(?:-|–|to|till|until)\s*{_CLOCK.format('b')}", re.I)
+
+
+def _side(text: str) -> str | None:
+    """Which rate of a two-rate tariff ``text`` names: "night" (off-peak, overnight, economy), "day", or None."""
+    night, day = _NIGHT_RATE.search(text) is not None, _DAY_RATE.search(_NIGHT_RATE.sub(" ", text)) is not None
+    return "night" if night and not day else "day" if day and not night else None
+
+
+def clock_hours(text: str) -> tuple[float, str] | None:
+    """The hours of the first clock range ``text`` writes ("9pm to 7am": 10 h) and the range as written."""
+    m = _RANGE.search(text)
+    if m is None:
+        return None
+    start, end = (int(m.group(k)) % 12 + (12 if m.group(f"{k}m").lower() == "pm" else 0) for k in ("a", "b"))
+    hours = (end - start) % 24
+    return (float(hours), m.group(0)) if hours else None
+
+
+def _kwh_price(
+    pieces: Sequence[tuple[str, str]], note: str, table: PriceTable | None, asked: str = ""
+) -> tuple[float, str, str] | None:
+    """The price of a kWh: (amount, currency, where): the quote's (of two, the one whose clause names the rate the
+    question asks: "overnight" the night rate), else the notes' (the draw's note first)."""
+    side = _side(asked)
     for piece, _ in pieces:
-        for m in find_money(piece):
-            if m.unit == "kwh" and m.amount > 0:
-                return m.amount, m.currency, "the quote below"
+        kwh = [m for m in find_money(piece) if m.unit == "kwh" and m.amount > 0]
+        sides = [_side(clause_of(piece.lower(), m.start, m.end)) for m in kwh]
+        named = [m for m, s in zip(kwh, sides, strict=True) if side and s == side]
+        if kwh:
+            m = named[0] if len(named) == 1 else kwh[0]
+            return m.amount, m.currency, "the quote below"
         cents = _CENTS_KWH.search(piece)
         if cents is not None:  # "24.5p/kWh": pence, a British tariff
             return float(cents.group(1)) / 100, "GBP" if cents.group("u").lower() in ("p", "pence") else "USD", "the quote below"
@@ -107,6 +138,9 @@ def energy_sum(
     if (hours is None or bare) and (cycle := _duty_cycle(text, f"{whole}\n{context}")) is not None:
         # "overnight each month" over the quote or the rest of its note: "10.5 h a night … 22 nights a month"
         hours, how = cycle
+    ranged = clock_hours(text) or _rate_hours(text, pieces)  # "from 9pm to 7am", "over the day-rate hours"
+    if ranged is not None and (words.hours is None or words.hours == 24):  # within "a day", never beside "for 3 days"
+        hours, how = ranged[0], f"{ranged[1]}, as {'you say' if clock_hours(text) else 'the tariff says'}"
     if per_day is None and hours is None and nights_only(words):
         return None  # "overnight each month": how long a night is, neither the question nor the quote says
     if not how and hours is not None and words.hours_per_day is None and per_day is not None and per_day < 24 and hours >= 24:
@@ -127,11 +161,16 @@ def energy_sum(
             how = f"{hours:g} h a run (as the quote says)"
     if hours is None:
         return None
-    price = _kwh_price(pieces, note, table)
+    price = _kwh_price(pieces, note, table, text)
     if price is None:
         return None
     amount, currency, where = price
     many = asked_count(text, "", clause, _counts(text))  # "the 9 gpu desktops" over "each desktop pulls ~220W"
+    # "~60W per hut normal, ~120W on cold days": the draws of a line are each per the thing it names
+    line = next((ln for piece, _ in pieces for ln in LINES.split(piece) if clause in ln), clause)
+    per = _PER_THING.search(clause.lower()) or _PER_THING.search(line.lower())
+    if many is None and per is not None and (n := _counts(text).get(_noun(per.group("w")), 0)) > 1:
+        many = (n, per.group("w"))  # "~60W per hut" for "7 huts"
     draws = f"{many[0]:g} {many[1]}s × {watts:g} W" if many else f"{watts:g} W"
     kwh = watts * hours / 1000 * (many[0] if many else 1)
     cost = kwh * amount
@@ -141,6 +180,23 @@ def energy_sum(
         f"at {price_text(amount, currency)}/kWh that is **{total_text(cost, currency)}** (the kWh price: {where})."
     )
     return CostAnswer(body, ())
+
+
+_PER_THING = re.compile(r"\b(?:per|each|every)\s+(?P<w>(?!(?:hour|day|night|week|month|year|run|job)s?\b)[a-z]{3,})\b")
+_RATE_HOURS = re.compile(r"\b(?:day|night|peak|off[\s-]?peak|cheap|economy)[\s-]?rate\s+(?:hours|window|period)\b")
+
+
+def _rate_hours(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str] | None:
+    """ "over the day-rate hours": the clock range the quote writes beside the kWh price of that rate."""
+    side = _side(text)
+    if side is None or not _RATE_HOURS.search(text):
+        return None
+    for piece, _ in pieces:
+        for m in find_money(piece):
+            clause = clause_of(piece.lower(), m.start, m.end)
+            if m.unit == "kwh" and _side(clause) == side and (hours := clock_hours(piece[m.end : m.end + 30])) is not None:
+                return hours
+    return None
 
 
 # "one full training run", "a render", "per retrain": one of a job whose length the quote gives

@@ -49,7 +49,7 @@ STOP = frozenset(
 )
 # A model's or chip's name: letters and digits together ("h200", "a10g", "v3"), not a quantity ("30h", "1g", "24gb").
 _MODEL = re.compile(
-    r"(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)(?![\d.]+(?:h|hrs?|mins?|s|gb|tb|mb|g|k|m|x|w|kw|d|st|nd|rd|th)$)[a-z0-9]+"
+    r"(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)(?![\d.]+(?:h|hrs?|mins?|s|gb|tb|mb|g|k|m|x|w|kw|d|st|nd|rd|th|am|pm)$)[a-z0-9]+"
 )
 GENERIC = frozenset({"plan", "plans", "pro", "cloud", "gpu", "gpus", "card", "power", "the"})
 
