@@ -110,3 +110,13 @@ def test_the_quotes_break_even_is_of_the_card_bought_however_its_name_is_written
         worked = break_even(read_price_words(f"how many hours of renting before buying {card} pays off"), pieces)
         assert worked is not None and "**3,900 hours**" in worked.text, (card, worked)
     assert break_even(read_price_words("how many hours of renting before buying an h100 pays off"), pieces) is None
+
+
+def test_months_till_and_how_long_at_the_usage_the_note_gives_and_plural_cards_rented(workstation: Path) -> None:
+    # "months till …" asks months as "how many months" does; "how long" at a noted usage is in that usage's period
+    for question in (
+        "months till the p920 pays for itself vs renting a100s on runpod",
+        "how long till buying the p920 beats renting the runpod a100",
+    ):
+        answer = ask(question)
+        assert "**1,882 hours**" in answer and "**12.5 months**" in answer, (question, answer)

@@ -118,6 +118,8 @@ def noted_count(text: str, hits: Sequence[Hit], depth: int = 5) -> NotedCount | 
     no such group, or no passage counts it."""
     lower = text.lower() if len(text.lower()) == len(text) else text
     for m in (*_EVERY.finditer(lower), *_REST.finditer(lower)):
+        if m.group("adj") and re.fullmatch(_NUMBER, m.group("adj")):
+            continue  # "the other three troughs": the question counts them itself
         for noun, adj, end in ((m.group("noun"), m.group("adj"), m.end()), (m.group("adj"), None, m.end("adj"))):
             if not noun or noun in _NOT_GROUPS or re.fullmatch(_NUMBER, noun):
                 continue

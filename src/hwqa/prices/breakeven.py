@@ -43,10 +43,13 @@ def asks_break_even(text: str) -> bool:
 
 _BREAK_EVEN = re.compile(
     r"\bbreak[\s-]?even|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off)\b|\badd(?:ed|s)?\s+up\s+to\b|"
-    r"\bcheaper\s+than\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b|\bpa(?:y|ys|id)\s+for\s+(?:a|an|the|my|our)\s|"
+    r"\bcheaper\s+than\s+rent\w*|\bbeats?\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b|\bpa(?:y|ys|id)\s+for\s+(?:a|an|the|my|our)\s|"
     r"\bmatch(?:es)?\s+what\b[^?]*\b(?:cost|paid|spent)\b"  # "months of the plan to match what the 3090 cost"
 )
-_HOW_MANY = re.compile(r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b")
+_HOW_MANY = re.compile(
+    r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b|"
+    r"\b(?:months?|weeks?|years?|days?|hours?|hrs?)\s+(?:till|until|til|before)\b"  # "months till it pays for itself"
+)
 _NOT_PURCHASE = re.compile(r"\b(?:budget|total|spent|saved|credits?|cap|allowance|sponsor\w*|per|each)\b")
 
 

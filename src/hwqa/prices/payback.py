@@ -32,7 +32,8 @@ from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, Reading
 __all__ = ["rent_payback", "usage_in"]
 
 _ASKS_LENGTH = re.compile(
-    r"\bhow\s+(?:many|long)\b|\bafter\s+how\s+many\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|will|is|do)\b"
+    r"\bhow\s+(?:many|long)\b|\bafter\s+how\s+many\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|will|is|do)\b|"
+    r"\b(?:months?|weeks?|years?|days?|hours?|hrs?)\s+(?:till|until|til|before)\b"  # "months till the box pays for itself"
 )
 _PAYS = re.compile(
     r"\bbreak[\s-]?even\b|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off|back)\b|\bpaid\s+back\b|"
@@ -50,7 +51,8 @@ _NO_POWER = re.compile(
     r"(?:the\s+)?(?:power|electricity|energy|running)\b"
 )
 _PERIOD_ASKED = re.compile(
-    r"\bhow\s+many\s+(?:more\s+)?(months?|weeks?|days?|years?)\b|\bin\s+(?:hours\s+and\s+)?(months|weeks|days|years)\b"
+    r"\bhow\s+many\s+(?:more\s+)?(months?|weeks?|days?|years?)\b|\bin\s+(?:hours\s+and\s+)?(months|weeks|days|years)\b|"
+    r"\b(months?|weeks?|days?|years?)\s+(?:till|until|til|before)\b"
 )
 # "~40 gpu hrs a month", "150 GPU-hrs/month", "about 10 hours per week"
 _USAGE = re.compile(
@@ -59,6 +61,7 @@ _USAGE = re.compile(
 )
 _UNIT = {"mo": "month", "wk": "week", "yr": "year"}
 _MOST = 4
+_ONE_OF = re.compile(r"(?<=\d)s$")  # "a100s": several A100s
 _PER_YEAR = {"day": 365.0, "week": 52.0, "month": 12.0, "year": 1.0}  # a usage's periods in a year, as people count them
 
 
@@ -88,7 +91,7 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
         for_rent = [h for h in names if _rented(text, h.start, h.end)] or [
             h for h in names if not any(hardware_matches(h.word, f.subject) for f in bought_facts)
         ]
-    rows = [r for r in table.rows if any(r.named(h.word) for h in for_rent)]
+    rows = [r for r in table.rows if any(r.named(h.word) or r.named(_ONE_OF.sub("", h.word)) for h in for_rent)]  # "a100s"
     if not rows or not (_RENT.search(text) or len(names) > 1):
         return None
     rows = _narrowed(text, rows)
@@ -110,6 +113,8 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
     never: list[str] = []
     totals: list[float] = []
     asked_period = _period_asked(text)
+    if asked_period is None and usage is not None and not _ASKS_HOURS.search(text):
+        asked_period = usage[1]  # "how long to break even", at "~50 hrs/mo": months
     converted = False
     for row in rentals:
         # a rental priced per day, week or month is worked out in its own unit ("$720 ÷ $15/day = 48 days") unless
@@ -255,7 +260,7 @@ def _period_asked(text: str) -> str | None:
     m = _PERIOD_ASKED.search(text)
     if m is None:
         return None
-    word = (m.group(1) or m.group(2)).rstrip("s")
+    word = (m.group(1) or m.group(2) or m.group(3)).rstrip("s")
     return word if word in HOURS_PER else None
 
 
