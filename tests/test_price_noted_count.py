@@ -56,9 +56,22 @@ date: 2026-10-02
 """
 
 
+BOUGHT = """---
+title: Club kit
+date: 2026-10-03
+---
+
+# Club kit
+
+* [Dell Precision 7820 Tower - eBay](https://www.ebay.co.uk/itm/7820)
+  Got it used for $640, 2x Xeon Silver 4114, 64 gigs ECC RAM, no GPU.
+* [Google One plans - Google](https://one.google.com/about/plans) - 2 TB plan is $9.99/mo or $99.99/yr paid yearly.
+"""
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return index_notes_once(tmp_path_factory, "noted-count", {"huts.md": HUTS, "rack.md": RACK})
+    return index_notes_once(tmp_path_factory, "noted-count", {"huts.md": HUTS, "rack.md": RACK, "kit.md": BOUGHT})
 
 
 @pytest.fixture
@@ -120,3 +133,10 @@ def test_energy_for_every_hut_over_the_hours_of_a_rate_at_that_rate(notes: Path)
 def test_a_time_of_day_is_no_hardware_without_a_price(notes: Path) -> None:
     answer = ask("what does renting the runpod 4090 from 9pm to 7am cost")
     assert "9pm" not in answer.split("\n\n")[0] or "10 h" in answer, answer
+
+
+def test_got_it_below_a_link_is_the_linked_things_price_and_a_plan_keeps_its_size(notes: Path) -> None:
+    facts = {(f["subject"], f["amount"]) for f in prices_table(notes)["facts"] if f["note"] == "kit.md"}
+    assert ("Dell Precision 7820 Tower", 640.0) in facts, facts  # never half of it for each of its 2 Xeons
+    plans = {amount for subject, amount in facts if subject.endswith("2 TB plan")}
+    assert plans == {9.99, 99.99}, facts  # never "TB plan", its size lost

@@ -32,7 +32,7 @@ __all__ = ["clause_start", "make_fact", "per_amount_problem", "per_seat", "read_
 _PLAN_WORDS = re.compile(
     r"\b(?:plan|subscription|membership|tier|colocat\w*|colo|hosting|rack\s+space|storage|support\s+contract)\b", re.I
 )
-_PLAN_NAME = re.compile(r"((?:[A-Z][\w+.-]*\s+){1,3}(?:plan|subscription|membership|tier))\b")
+_PLAN_NAME = re.compile(r"((?:\d+(?:\.\d+)?\s?(?=[TGM]B\b))?(?:[A-Z][\w+.-]*\s+){1,3}(?:plan|subscription|membership|tier))\b")
 # The words of a purchase: a price with no time unit is what the hardware cost to buy.
 _BUY_WORDS = re.compile(
     r"\b(?:bought|buy(?:ing)?|paid|pay|purchas\w*|sells?\s+for|sold\s+for|second-?hand|refurb\w*|msrp|retail)\b"
@@ -78,7 +78,7 @@ _LEAD_NOISE = re.compile(r"^(?:(?:and|plus|or|then|but|also|with|the|a|an|my|our
 _TIME_AFTER_NAME = re.compile(r"\s+(?:(?:last|this|next|per|a|each)\s+(?:month|year|week)|these\s+days|right\s+now|today)$", re.I)
 _NAME_AFTER = re.compile(r"\s*([A-Za-z][\w+&.-]*(?:\s+[A-Za-z][\w+&.-]*){0,2})")
 _ON_NAME = re.compile(r"\s+(?:on|for)\s+(?:(?:the|a|an|my|our)\s+)?((?:[A-Z][\w+&.-]*)(?:\s+[A-Z0-9][\w+&.-]*){0,3})")
-_GOT_ONE = re.compile(r"\b(?:got|bought|grabbed|ordered|picked|snagged|found)\s+one\b(?!\s+of\b)", re.I)
+_GOT_ONE = re.compile(r"\b(?:got|bought|grabbed|ordered|picked|snagged|found)\s+(?:one\b(?!\s+of\b)|it\b)", re.I)
 _ONE = re.compile(
     r"\b(?:a|an|another|the)\s+(?:(?P<adj>used|new|refurb\w*|second[\s-]?hand|spare|broken)\s+)?one\b(?!\s+of\b)[^,;]{0,30}$",
     re.I,
@@ -319,10 +319,10 @@ def read_fact(
     # the nearest name of its clause, before it ("Sold the 1080 Ti for $190 and the 2070 Super for $260"), else after it
     ahead = [m for m in same if m.end <= item.start]
     what = ahead[-1] if ahead else (same[0] if same else None)
-    if not ahead and own and _GOT_ONE.search(sentence, start, item.start):
-        # "Dell Precision 7820 Tower - got one off eBay for $420, dual Xeon Silver 4114": the item's own thing; the
-        # names after its price are what it came with
-        return _purchase(ctx, own, 1, item, line, sentence)
+    mine = own or (ctx.item_name if kind == "list item" else "")  # "Got it used for £640" on the line below it too
+    if not ahead and mine and _GOT_ONE.search(sentence, start, item.start):
+        # "Dell Precision 7820 Tower - got one off eBay for $420, dual Xeon Silver 4114": the item's own (not its parts)
+        return _purchase(ctx, mine, 1, item, line, sentence)
     if what is None and subject is not None and (buying or len(sentence[start : item.start].split()) <= 3):
         what = subject  # "* $700 used" under "## RTX 3090"
     spent = _NOT_BOUGHT.search(_INCLUDED.sub(" ", sentence[max(start, item.start - 40) : end]))
