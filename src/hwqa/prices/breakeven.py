@@ -20,7 +20,7 @@ from .passagesums import clause_words, head_words
 from .rates import Rate, _counts, rates_in
 from .words import PriceWords
 
-__all__ = ["asks_break_even", "break_even", "breaks_even"]
+__all__ = ["UNTIL_ASKED", "asks_break_even", "break_even", "breaks_even"]
 
 T = TypeVar("T")
 
@@ -46,9 +46,10 @@ _BREAK_EVEN = re.compile(
     r"\bcheaper\s+than\s+rent\w*|\bbeats?\s+rent\w*|\bbefore\s+buying\b|\bworth\s+buying\b|\bpa(?:y|ys|id)\s+for\s+(?:a|an|the|my|our)\s|"
     r"\bmatch(?:es)?\s+what\b[^?]*\b(?:cost|paid|spent)\b"  # "months of the plan to match what the 3090 cost"
 )
+# "months till it pays for itself": a length asked with no "how many" (payback's buy-against-rent asks it too)
+UNTIL_ASKED = r"\b(?:months?|weeks?|years?|days?|hours?|hrs?)\s+(?:till|until|til|before)\b"
 _HOW_MANY = re.compile(
-    r"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b|"
-    r"\b(?:months?|weeks?|years?|days?|hours?|hrs?)\s+(?:till|until|til|before)\b"  # "months till it pays for itself"
+    rf"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b|{UNTIL_ASKED}"
 )
 _NOT_PURCHASE = re.compile(r"\b(?:budget|total|spent|saved|credits?|cap|allowance|sponsor\w*|per|each)\b")
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 
 from .allin import asks_all_in
+from .counts import MODEL_NUMBER
 from .factmatch import (
     GENERIC,
     CostAnswer,
@@ -103,7 +104,6 @@ _FOR_EACH_OF = re.compile(
     rf"\b(?:for|on|in|at|across|to)\s+(?:each\s+of\s+|all\s+)?(?:the\s+|our\s+|my\s+)?(?P<n>\d{{1,4}}|{_COUNTS})\s+"
     rf"(?:[a-z][\w-]*\s+)?(?!{_NOT_GROUPS})(?P<what>[a-z][\w-]*)\b"
 )
-_CARD_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "4090": a card's number
 # "7 reolink maze cams", "5 lift boxes": a count before words that name a thing the notes price
 _N_THINGS = re.compile(
     rf"(?<![\w.$-])(?P<n>\d{{1,4}}|{_COUNTS})\s+(?!{_NOT_GROUPS})(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})"
@@ -408,7 +408,7 @@ def _group_of(words: PriceWords, text: str, bought: Sequence[PriceFact]) -> tupl
     for pattern in (_FOR_EACH_OF, _N_THINGS):
         for m in pattern.finditer(text):
             n = count_word(m.group("n"))
-            if not 1 < n <= _MAX_UNITS or _CARD_NUMBER.fullmatch(m.group("n")):
+            if not 1 < n <= _MAX_UNITS or MODEL_NUMBER.fullmatch(m.group("n")):
                 continue  # "4090 rtx" is a card, never 4,090 of them
             if pattern is _FOR_EACH_OF:  # the thing is named by the rest of the question, never by the group
                 rest = f"{text[: m.start()]} {text[m.end() :]}"
@@ -447,8 +447,8 @@ def _purchase(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | N
     counted = None if more or another or words.hours is not None else _counted(text, bought, table)
     plain = not (more or another or counted) and words.hours is None and words.budget_usd is None and not words.money
     group = _group_of(words, text, bought) if plain else None
-    if counted is None and group is not None:
-        counted, text = group[0], group[1]
+    if group is not None:
+        counted, text = group
     if (more is None and another is None and counted is None) or _RENTING.search(text) or words.hours is not None:
         return None  # buying against renting: the calculator's break-even; "a 20 hr job on one of the 3090 boxes": rent
     n = count_word(more.group("n")) if more else (counted or 1.0)

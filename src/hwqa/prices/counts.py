@@ -25,7 +25,18 @@ from collections.abc import Sequence
 from .table import hardware_matches
 from .words import COUNT_WORDS, WORD_NUMBERS
 
-__all__ = ["PAIR", "PEOPLE", "asked_count", "each_unit", "people_asked", "priced_each", "runs_asked", "runs_done"]
+__all__ = [
+    "MODEL_NUMBER",
+    "PAIR",
+    "PEOPLE",
+    "SINGULAR_MODEL",
+    "asked_count",
+    "each_unit",
+    "people_asked",
+    "priced_each",
+    "runs_asked",
+    "runs_done",
+]
 
 # The things a price is for one of (after hwqa.prices.rates' _noun: "boxes" and "machines" are "instance").
 _DEVICES = frozenset(
@@ -43,7 +54,7 @@ PEOPLE = frozenset(
 # A price of one per person: "one ... each", "$35/seat/mo", "per head".
 _EACH = re.compile(r"\beach\b|\bapiece\b|(?:\bper\b|\ba\b|/)\s*(?:person|head|seat|user|student|attendee|participant|member)\b")
 PAIR = re.compile(r"\b(?:both\s+of\s+us|the\s+two\s+of\s+us|me\s+(?:and|\+|&)\s+[a-z]+|[a-z]+\s+(?:and|\+|&)\s+me)\b")
-_MODEL_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "the 4090 box", "3060 desktops": a card's number, not a count
+MODEL_NUMBER = re.compile(r"[1-9]0[5-9]0")  # "the 4090 box", "3060 desktops": a card's number, not a count
 _MOST = 10_000  # more of one thing than anyone rents or buys at once: a year, an id or a typo, not a count
 _LENGTH = r"\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)"  # "1.5 hrs", "20 min", "~6 min"
 _ONE_TAKES = re.compile(
@@ -109,7 +120,7 @@ def priced_each(said: str) -> bool:
     return _EACH.search(said.lower()) is not None
 
 
-_SINGULAR_MODEL = re.compile(r"(?<=\d)s\b")  # "RTX A5000s": the A5000, counted
+SINGULAR_MODEL = re.compile(r"(?<=\d)s\b")  # "RTX A5000s": the A5000, counted
 
 
 def asked_count(
@@ -136,13 +147,13 @@ def asked_count(
     if found is None:
         # the device the line names first ("9 gpu desktops" over "each desktop pulls ~220W")
         devices = sorted(
-            ((n, noun) for noun, n in counts.items() if noun in _DEVICES and not _MODEL_NUMBER.fullmatch(f"{n:g}")),
+            ((n, noun) for noun, n in counts.items() if noun in _DEVICES and not MODEL_NUMBER.fullmatch(f"{n:g}")),
             key=lambda d: d[1] not in said,
         )
         models = [  # a model's name has a digit: "4 of the lambda a100s", never "6 hrs on" the subject
             (n, noun.upper())
             for noun, n in counts.items()
-            if re.search(r"\d", noun) and hardware_matches(noun, _SINGULAR_MODEL.sub("", subject or said))
+            if re.search(r"\d", noun) and hardware_matches(noun, SINGULAR_MODEL.sub("", subject or said))
         ]
         found = next(iter(devices or models), None)
     if found is None and (unit := each_unit(said)) is not None:  # "the 300 trial sweep" over "a trial takes ~6 min"
@@ -161,6 +172,6 @@ def asked_count(
         elif group is not None and not _ONE_ASKED.search(text):  # "renting 2x RTX 4090 … $0.38/hr each": the pair's
             n = float(group.group("n"))
             return (n, group.group("what").upper()) if 1 < n <= _MOST else None  # each of the group: never "whole"
-    if found is None or not 1 < found[0] <= _MOST or _whole_group(said, found[0]) or _MODEL_NUMBER.fullmatch(f"{found[0]:g}"):
+    if found is None or not 1 < found[0] <= _MOST or _whole_group(said, found[0]) or MODEL_NUMBER.fullmatch(f"{found[0]:g}"):
         return None
     return found

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .breakeven import UNTIL_ASKED
+from .counts import SINGULAR_MODEL
 from .factmatch import CostAnswer, money_text, newest_of, of_kind, price_text, purchases_named
 from .names import find_providers
 from .table import PriceFact, PriceRow, PriceTable, hardware_matches
@@ -32,8 +34,7 @@ from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords, Reading
 __all__ = ["rent_payback", "usage_in"]
 
 _ASKS_LENGTH = re.compile(
-    r"\bhow\s+(?:many|long)\b|\bafter\s+how\s+many\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|will|is|do)\b|"
-    r"\b(?:months?|weeks?|years?|days?|hours?|hrs?)\s+(?:till|until|til|before)\b"  # "months till the box pays for itself"
+    rf"\bhow\s+(?:many|long)\b|\bafter\s+how\s+many\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|will|is|do)\b|{UNTIL_ASKED}"
 )
 _PAYS = re.compile(
     r"\bbreak[\s-]?even\b|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off|back)\b|\bpaid\s+back\b|"
@@ -61,7 +62,6 @@ _USAGE = re.compile(
 )
 _UNIT = {"mo": "month", "wk": "week", "yr": "year"}
 _MOST = 4
-_ONE_OF = re.compile(r"(?<=\d)s$")  # "a100s": several A100s
 _PER_YEAR = {"day": 365.0, "week": 52.0, "month": 12.0, "year": 1.0}  # a usage's periods in a year, as people count them
 
 
@@ -91,7 +91,7 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
         for_rent = [h for h in names if _rented(text, h.start, h.end)] or [
             h for h in names if not any(hardware_matches(h.word, f.subject) for f in bought_facts)
         ]
-    rows = [r for r in table.rows if any(r.named(h.word) or r.named(_ONE_OF.sub("", h.word)) for h in for_rent)]  # "a100s"
+    rows = [r for r in table.rows if any(r.named(h.word) or r.named(SINGULAR_MODEL.sub("", h.word)) for h in for_rent)]  # "a100s"
     if not rows or not (_RENT.search(text) or len(names) > 1):
         return None
     rows = _narrowed(text, rows)

@@ -86,7 +86,7 @@ def _line_total(asked: set[str], bought: Sequence[PriceFact]) -> CostAnswer | No
         ),
         key=lambda s: (-s[0], s[1]),
     )
-    best = [facts for score, _, facts in scored if score == scored[0][0] and len(facts) >= 2] if scored else []
+    best = [facts for score, _, facts in scored if score == scored[0][0] and len(facts) >= 2]
     if not scored or scored[0][0] == 0 or len(best) != 1:
         return None  # the lines that fit best price one thing each, or two lines fit: no line's total is asked
     facts = best[0]
