@@ -117,3 +117,45 @@ def test_a_plan_priced_per_seat_per_month_for_the_people_the_question_counts(lab
     answer = ask("cvat online team for our 4 labellers, what's that per year")
     assert "**$1,584.00**" in answer, answer
     assert "4 seats" in answer, answer
+
+
+SUBSCRIPTIONS = """---
+title: Subscriptions for the drone survey
+date: 2026-06-02
+---
+
+# Subscriptions for the drone survey
+
+## Mapping
+
+* [Pricing - Pix4D](https://www.pix4d.com/pricing) - Mapper is $65/mo, or $650/yr if paid annually. We only need it in summer.
+* [Sketchfab plans](https://sketchfab.com/plans) - Pro $15/mo, or $144/yr.
+
+## Labelling
+
+* [Pricing - Labelbox](https://labelbox.com/pricing) - Starter $40/seat/mo billed monthly, or $30/seat/mo billed annually ($360/seat/yr).
+* 3 labellers on the team this season.
+"""
+
+subscriptions = cli_over("plan-savings", {"subscriptions.md": SUBSCRIPTIONS})
+
+
+def test_what_paying_yearly_saves_over_paying_monthly(subscriptions: Path) -> None:
+    # 12 × $65 = $780 paid monthly against $650 for the year: $130, asked without "how much"
+    answer = ask("pix4d mapper - saving from paying annually?")
+    assert "**$130.00**" in answer and "$780.00" in answer, answer
+    # the plan the question names, never the other "Pro"-like plan of the same note: 12 × $15 − $144 = $36
+    answer = ask("sketchfab pro, what do we save going yearly")
+    assert "**$36.00**" in answer, answer
+    # over the period asked: 2 years of it, 24 × $65 − 2 × $650 = $260
+    answer = ask("how much would paying pix4d yearly save over 2 years vs month to month")
+    assert "**$260.00**" in answer, answer
+
+
+def test_a_saving_per_seat_for_the_seats_asked_and_one_billing_written_two_ways(subscriptions: Path) -> None:
+    # "$30/seat/mo billed annually ($360/seat/yr)" is one billing: (12 × $40 − 12 × $30) per seat = $120
+    answer = ask("labelbox starter per seat, how much cheaper is annual billing over a year")
+    assert "**$120.00**" in answer and "one seat" in answer, answer
+    # for the 3 seats the question counts: $360
+    answer = ask("how much do we save a year on labelbox for 3 seats paying annually instead of monthly")
+    assert "**$360.00**" in answer, answer

@@ -37,7 +37,7 @@ from .factmatch import (
     words_of,
 )
 from .payback import rent_payback
-from .plans import billed_as_asked
+from .plansaving import asks_saving, billed_as_paid, plan_saving
 from .rates import answer_rate
 from .seats import seats_asked, seats_for
 from .sums import answer_sum
@@ -135,6 +135,13 @@ def answer_costs(words: PriceWords, table: PriceTable, context: str = "") -> Cos
         if answer is not None:
             return answer
     return noted
+
+
+def plan_saved(words: PriceWords, table: PriceTable) -> CostAnswer | None:
+    """What paying a plan the question names one way saves over the other, when the notes price it both ways
+    (:mod:`hwqa.prices.plansaving`); None for any other question."""
+    answer = _plan(words, words.text, table) if asks_saving(words.text) else None
+    return answer if answer is not None and answer.saving else None
 
 
 def _payback(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
@@ -251,19 +258,6 @@ def _period(words: PriceWords, text: str) -> tuple[float, str] | None:
     return None
 
 
-# How the question says a plan is paid: "paying month to month", "billed yearly", "on the annual plan".
-_PAID = re.compile(
-    r"\b(month[\s-]to[\s-]month|monthly|yearly|annual(?:ly)?)\b|\bpa(?:y|ying|id)\s+(?:by\s+the\s+)?(month|year)\b"
-)
-_BILLED = {"mont": "month", "year": "year", "annu": "year"}
-
-
-def _billing(fact: PriceFact) -> str:
-    """The clause of a plan's line that its price opens ("$9/seat/mo if you pay yearly"): how that price is billed."""
-    at = fact.evidence.lower().find(fact.stated.lower()) if fact.stated else -1
-    return "" if at < 0 else re.split(r"[;,]|\bor\b", fact.evidence[at + len(fact.stated) :].lower())[0]
-
-
 def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
     plans = [f for f in of_kind(table.facts, "plan") if f.unit in ("month", "year")]
     plans += [f for f in of_kind(table.facts, "rental") if f.unit in ("month", "year")]  # "€184/month" for a server
@@ -295,19 +289,19 @@ def _plan(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:
         others = [f for f in table.facts if f.kind not in ("plan", "electricity")]
         if not (_PLAN.search(text) or _ONE_OFF.search(text) or len(asked) <= 3) or best_fit(asked, others, where_counts=False):
             return None  # a question about something else ("the Proxmox host", which has a draw of its own)
-    period = _period(words, text)
+    saving = asks_saving(text)  # "save paying yearly vs monthly": the billings are not the period, a year is
+    period = (12.0, "a year") if saving and not _PERIOD.search(text) else _period(words, text)
     if period is None:
         return None
     months, said = period
     if not 0 < months <= 12 * 100:
         return None
     chosen = list({(f.subject.lower(), f.amount): f for f in sorted(top, key=lambda f: (f.note, f.line))}.values())
+    if saving and (saved := plan_saving(text, chosen, plans, months, said)) is not None:
+        return CostAnswer(saved[0] + foreign_note(saved[1][0].currency), saved[1], saving=True)
     if len({f.subject.lower() for f in chosen}) == 1:
         # "$14.99/mo or $149.99/yr": a year of it is either, unless the question says how it is paid
-        paid = _PAID.search(text)
-        billed = [f for f in chosen if paid and f.unit == _BILLED[(paid.group(1) or paid.group(2))[:4]]]
-        if paid and not billed and len(chosen) > 1:  # "$12 per seat per month billed monthly, or $9/seat/mo if you pay yearly"
-            billed = [chosen[i] for i in billed_as_asked(text, [_billing(f) for f in chosen])]
+        billed = billed_as_paid(text, chosen)
         both = months % 12 == 0 and {f.unit for f in chosen} == {"month", "year"} and not billed
         chosen = sorted(chosen, key=lambda f: f.unit != "year")[:2] if both else [newest_of(billed or chosen)]
     fees = [f for f in of_kind(table.facts, "plan") if f.unit == "once"]

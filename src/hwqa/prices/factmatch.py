@@ -62,6 +62,7 @@ class CostAnswer:
     facts: tuple[PriceFact, ...]
     counted: bool = False  # the sum counts things the rate is per ("4 nodes", "2 slices"), not only time
     total: float | None = None  # the sum itself, when the answer is one sum
+    saving: bool = False  # what one billing of a plan saves over the other (hwqa.prices.plansaving)
 
 
 # A money question about electricity ("what does that cost in electricity", "the power bill"): energy, never a rental
