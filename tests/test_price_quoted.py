@@ -305,3 +305,33 @@ def test_a_count_written_as_a_product_counts_all_of_them() -> None:
     )
     worked = work_quoted(words, [(quote, "kaggle.md"), (quote, "kaggle.md")], None, context=quote)
     assert worked is not None and "the difference is **$8.40**" in worked.text, worked
+
+
+SHED = """---
+title: Shed server
+date: 2026-06-01
+---
+
+# Shed server
+
+## Storage
+
+* [IronWolf Pro 12TB - Seagate](https://www.seagate.com/products/nas-drives/ironwolf-pro-hard-drive/) - $219 each, need 4 for the RAID 10.
+* [Noctua NF-A12x25 - Noctua](https://noctua.at/en/nf-a12x25-pwm) - $32.95 each, bought three for the front of the case.
+"""
+
+
+@pytest.fixture
+def shed(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    built = index_notes_once(tmp_path_factory, "quoted-shed", {"shed.md": SHED})
+    point_cli_at_folder(monkeypatch, built)
+    return built
+
+
+def test_a_total_of_what_a_line_prices_each_is_that_line_s_count_times_the_price(shed: Path) -> None:
+    # the question counts nothing: "need 4" in the priced line is how many, 4 × $219
+    answer = ask("what do the drives for the raid 10 come to")
+    assert "**$876.00**" in answer, answer
+    answer = ask("what did the case fans cost us")  # "bought three": 3 × $32.95
+    assert "**$98.85**" in answer, answer
+

@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from .breakeven import asks_break_even, break_even, breaks_even
 from .counts import asked_count, people_asked, priced_each
 from .energy import energy_sum
-from .factmatch import ENERGY, CostAnswer, money_text, overlap, price_text, words_of
+from .factmatch import ENERGY, CostAnswer, count_word, money_text, overlap, price_text, words_of
 from .itemsums import asks_items, named_total
-from .names import find_money
+from .names import Money, find_money
 from .passagesums import (
     ASKS,
     EACH,
@@ -315,11 +315,7 @@ def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | 
     """ "the three dongles" over "$39.95 each": how many the question wants times the price of one."""
     text = words.text
     wanted = [m for m in _WANTED.finditer(text) if m.group("noun") not in _NOT_THINGS]
-    if len(wanted) != 1:
-        return None
-    n_text = wanted[0].group("n")
-    n = float(n_text) if n_text.isdigit() else float(WORD_NUMBERS[n_text])
-    if n < 2:
+    if len(wanted) > 1:
         return None
     piece = pieces[0][0]
     one_off = [m for m in find_money(piece) if m.unit is None and m.qualifier is None and m.amount > 0]
@@ -327,9 +323,40 @@ def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | 
     if len(each) != 1:
         return None
     m = each[0]
-    thing = words_of(" ".join(text[wanted[0].start("noun") :].split()[:3]))
+    thing = words_of(" ".join(text[wanted[0].start("noun") :].split()[:3])) if wanted else set()
     if not overlap(thing, words_of(piece[max(0, m.start - 120) : m.start])):
-        return None  # "26 tops" over "2x Camera Module 3 Wide at $35 each": not a count of what is priced
+        # "26 tops" over "2x Camera Module 3 Wide at $35 each": not a count of what is priced; "what do the drives for
+        # the raid 10 come to" over "$159.99 each, need 4 for the RAID 10": the count the line gives
+        return _each_noted(text, piece, m)
+    n_text = wanted[0].group("n")
+    n = float(n_text) if n_text.isdigit() else float(WORD_NUMBERS[n_text])
+    if n < 2:
+        return None
     total = n * m.amount
     body = f"{n:g} × {price_text(m.amount, m.currency)} each (as the quote below says) = **{money_text(total, m.currency)}**."
     return CostAnswer(body, ())
+
+
+# How many of a thing priced each its own line says are wanted or were got: "need 4", "would need two", "bought 3"
+_NOTED_N = re.compile(
+    rf"\b(?:need(?:s|ed)?|bought|got|have|ordered|ordering|buying|getting|want)\s+(?:at\s+least\s+|another\s+)?"
+    rf"(?P<n>\d{{1,3}}|{COUNT_WORDS})\b(?!\s*(?:%|x\b|hrs?\b|hours?\b|days?\b|weeks?\b|months?\b|years?\b|gb\b|tb\b))"
+)
+_ONE_ASKED = re.compile(r"\b(?:one|a\s+single|each|apiece|per\s+(?:unit|piece|one))\b|\b(?:an?)\s+(?!few\b)\w+\s*\??$")
+
+
+def _each_noted(text: str, piece: str, m: Money) -> CostAnswer | None:
+    """A total asked of a thing its quoted line prices each and counts in the same line, the question giving no count
+    of its own: the line's count × the price ("$189 each, need 4 more before spring": 4 × $189)."""
+    if _ONE_ASKED.search(text) or not ASKS.search(text):
+        return None  # "what's one of the drives": the price of one, as quoted
+    line = next((part for part in LINES.split(piece) if piece.find(part) <= m.start < piece.find(part) + len(part)), "")
+    counts = {count_word(c.group("n")) for c in _NOTED_N.finditer(line.lower())}
+    if len(counts) != 1 or not overlap(words_of(text), words_of(line.replace(m.stated, " "))):
+        return None
+    n = counts.pop()
+    if not 2 <= n <= 999:
+        return None
+    total = n * m.amount
+    said = f"{n:g} × {price_text(m.amount, m.currency)} each (the count and the price the quote below gives)"
+    return CostAnswer(f"{said} = **{money_text(total, m.currency)}**.", ())
