@@ -150,3 +150,34 @@ def test_a_table_whose_money_column_is_headed_by_a_year_is_added_up(
     data = ask_json("what did the network cost altogether for 2025")
     assert "$223.56 + $33.02 + $129.60 + $64.25 = **$450.43**" in data["answer"], data["answer"]
     assert "“2025” column" in data["answer"], data["answer"]
+
+
+HEDGEHOGS = """---
+title: Hedgehog cam training
+date: 2026-07-01
+---
+
+# Hedgehog cam training
+
+## Rentals
+
+* [Vast.ai](https://vast.ai/) - RTX 4090 at $0.40/hr.
+* [RunPod pricing](https://www.runpod.io/pricing) - H100 PCIe $2.39/hr.
+
+## Runs
+
+* Hedgehog detector fine-tune was ~9 hrs, that one went on the 4090.
+* Same run on the H100 took 3 hrs, batch 64.
+"""
+
+
+def test_a_job_named_first_and_each_card_s_own_length(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "hedgehogs", {"hedgehogs.md": HEDGEHOGS}))
+    # shorthand naming the job first, no "a"/"the"/"per" before it: 9 h × $0.40
+    data = ask_json("hedgehog detector fine tune on the 4090, how much was that roughly")
+    assert "9 h × $0.40/h = **$3.60**" in data["answer"], data["answer"]
+    # "run" is written only beside the H100's length: the 4090 keeps its own (the fine-tune's), never none
+    data = ask_json("what did one training run cost on the 4090 vs the h100")
+    assert "9 h × $0.40/h = **$3.60**" in data["answer"] and "3 h × $2.39/h = **$7.17**" in data["answer"], data["answer"]

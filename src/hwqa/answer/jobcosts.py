@@ -4,7 +4,10 @@ A question about a job ("is the a100 cheaper per finetune than the 4090", "the 5
 rather than the runpod 4090") states no hours; the notes do, beside each card ("Full finetune on our frames takes 11
 hrs", "Lambda A10: ~12 hrs"). A clause of the retrieved passages with one length is of the hardware it names, else of
 the one hardware its line names (with the provider the clause names, else then its line's); a length per month, day or
-week is usage, never a job's. When some clause names the job asked ("finetune"), only those count, else any run's.
+week is usage, never a job's. When some clause of an option's hardware names the job asked ("finetune"), only those
+count for it, else its other lengths in a passage that names the job ("… fine-tune took 11 hrs on the 4090. Same run
+on the A100 ~6.5 hrs"), or any run's when none does. The job is asked with a determiner ("per finetune", "one full
+yolo training run") or named first, as shorthand does ("bee counter fine tune on the a100, how much").
 An option's length is the one such clauses give for its hardware and provider; one with none or two is left out.
 
 The job's cost is the option's rate × its devices × the length × the count of jobs the question gives ("5 retrains"),
@@ -34,7 +37,8 @@ _JOB = (
     r"experiments?|trials?|epochs?)"
 )
 _COUNTED = re.compile(rf"(?<![\w.$])(?P<n>\d{{1,3}}|{COUNT_WORDS})\s+(?:[\w@.-]+\s+){{0,3}}?(?P<job>{_JOB})\b")
-_ASKED = re.compile(rf"\b(?:per|a|an|one|each|every|the|that|this|same)\s+(?:[\w@.-]+\s+){{0,3}}?(?P<job>{_JOB})\b")
+# "per finetune", "one full yolo training run", and shorthand naming the job first: "bee counter fine tune on the a100, how much"
+_ASKED = re.compile(rf"(?:\b(?:per|a|an|one|each|every|the|that|this|same)\s+|^\s*)(?:[\w@.-]+\s+){{0,3}}?(?P<job>{_JOB})\b")
 _SECONDS = re.compile(r"(?:secs?|seconds?)$")  # a length in seconds is of one item, never of a job
 _PER_PERIOD = re.compile(
     r"\s*(?:/\s*|per\s+|an?\s+|each\s+)(?:mo|month|day|week|wk|yr|year|night)\b|\s*(?:monthly|daily|weekly)\b"
@@ -82,17 +86,24 @@ def job_costs(text: str, options: Sequence[PriceOption], hits: Sequence[Hit]) ->
     n_text = counted.group("n") if counted else "1"
     count = float(n_text) if n_text.isdigit() else float(WORD_NUMBERS[n_text])
     job = asked.group("job")
-    lengths = _lengths([h.chunk.text for h in hits])
-    if any(job[:4] in clause for *_, clause in lengths):  # the lengths of the job named, if the notes name it
-        lengths = [length for length in lengths if job[:4] in length[3]]
+    texts = [h.chunk.text for h in hits]
+    lengths = _lengths(texts)
+    # the passages that name the job asked: another length of theirs is of the same job ("same run on the a100")
+    jobs_noted = {i for i, text in enumerate(texts) for *_, clause in _lengths([text]) if job[:4] in clause}
+
+    def _note_of(clause: str) -> int:
+        return next((i for i, text in enumerate(texts) if clause in text.lower()), -1)
+
     lines: list[tuple[float, str, str]] = []
     for option in options:
         row = option.row
-        fits = {
-            hours
-            for hardware, provider, hours, _ in lengths
+        own = [
+            (hours, clause)
+            for hardware, provider, hours, clause in lengths
             if hardware_matches(hardware, row.hardware) and (not provider or row.provider in (provider, "not stated"))
-        }
+        ]
+        named = [hours for hours, clause in own if job[:4] in clause]  # of the job named, if the notes name it there
+        fits = set(named or [hours for hours, clause in own if not jobs_noted or _note_of(clause) in jobs_noted])
         if len(fits) != 1:
             continue
         hours = fits.pop()
