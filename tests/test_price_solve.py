@@ -361,3 +361,33 @@ def test_of_two_prices_listed_name_first_the_one_whose_clause_names_the_logged_c
     assert "**$7.59**" in answer and "$20.79" not in answer, answer
     answer = ask("what did the april a100 time on runpod come to")
     assert "**$11.34**" in answer, answer
+
+
+FESTIVAL = """---
+title: Festival sound budget
+date: 2026-07-01
+---
+
+# Festival sound budget
+
+## Split
+
+| line | budget |
+|---|---|
+| speakers | $6,000 |
+| captioning | $1,440 |
+| stage crew | $2,250 |
+
+## Notes
+
+* Stage crew are freelancers at $45/hr.
+* Captioning is outsourced at 8 cents a minute of audio.
+"""
+
+festival = cli_over("solve-festival", {"festival.md": FESTIVAL})
+
+
+def test_a_budget_line_over_a_rate_is_the_line_the_question_names(festival: Path) -> None:
+    # of the table's three amounts, the one whose row names what is asked: $1,440 ÷ $0.08/minute, never $6,000's
+    answer = ask("how many minutes of captioning can we get out of the captioning money")
+    assert "18,000" in answer and "75,000" not in answer, answer

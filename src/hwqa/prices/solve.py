@@ -56,6 +56,7 @@ _LINE = 0.6  # and each line the product draws on
 _BILLING = 1.0  # more for a price billed otherwise than the question asks
 _TOLD = 0.5  # less for one of two prices on a line that the question or the product's other lines speak of
 _RELEVANCE = 0.5  # less, per word of the question the product's lines hold
+_ASIDE = 0.3  # more, per line of the product that holds none of the question's words (another budget line's amount)
 
 
 @dataclass(frozen=True)
@@ -74,20 +75,20 @@ def _mul(units: dict[str, int], other: Units, power: int) -> dict[str, int]:
     return out
 
 
-def _asked(text: str) -> list[tuple[dict[str, int], str]]:
-    """What the question asks for, as base units and the words of its unit: money (each currency, filled in later),
-    hours, months, or a count of something."""
+def _asked(text: str) -> list[tuple[dict[str, int], str, float]]:
+    """What the question asks for, as base units, the words of its unit and how many base units one of it is (a minute
+    is 1/60 of an hour): money (each currency, filled in later), hours, months, or a count of something."""
     many = _HOW_MANY.search(text)
     if many is not None:
         one = unit_of(many.group("w"))
         if one is None:
             return []
         money = [b for b in one[0] if b in _MONEY_BASES]  # "how many euros"
-        return [({money[0]: 1}, money[0])] if money else [(one[0], many.group("w"))]
+        return [({money[0]: 1}, money[0], 1.0)] if money else [(one[0], many.group("w"), one[1])]
     if _HOW_LONG.search(text):
-        return [({"hour": 1}, "hours"), ({"month": 1}, "months"), ({"day": 1}, "days")]
+        return [({"hour": 1}, "hours", 1.0), ({"month": 1}, "months", 1.0), ({"day": 1}, "days", 1.0)]
     if _MONEY_ASKED.search(text) or ENERGY.search(text):
-        return [({base: 1}, base) for base in _MONEY_BASES]
+        return [({base: 1}, base, 1.0) for base in _MONEY_BASES]
     return []
 
 
@@ -191,7 +192,9 @@ def _cost(chain: Sequence[tuple[_Factor, int]], asked: set[str], text: str) -> f
     told = sum(
         _told(f, _compounds(f"{text} " + " ".join(g.line.lower() for g, _ in chain if g.line != f.line))) for f, _ in chain
     )
-    return sum(f.cost for f, _ in chain) + _LINE * len(lines) - _RELEVANCE * min(overlap(asked, said), 6) + billed - told
+    aside = sum(1 for line in lines if not overlap(asked, words_of(line.lower())))
+    relevance = _RELEVANCE * min(overlap(asked, said), 6)
+    return sum(f.cost for f, _ in chain) + _LINE * len(lines) + _ASIDE * aside - relevance + billed - told
 
 
 def _told(price: _Factor, context: set[str]) -> float:
@@ -319,7 +322,7 @@ def solve(
     the price facts answered)."""
     text = text.lower()
     money = money or bool(_ONE_TIME.search(text) or _PERIODIC.search(text))  # "descript for the editors for a year"
-    targets = _asked(text) or ([({base: 1}, base) for base in _MONEY_BASES] if money else [])
+    targets = _asked(text) or ([({base: 1}, base, 1.0) for base in _MONEY_BASES] if money else [])
     if not targets or not pieces:
         return None
     asked = words_of(text)
@@ -332,7 +335,7 @@ def solve(
     names = [m.group(0) for m in _NAME.finditer(text) if not any(a <= m.start() < b for a, b in spans)]
     best: list[tuple[float, float, list[tuple[_Factor, int]], str]] = []
     weak: list[tuple[float, float, list[tuple[_Factor, int]], str]] = []  # products of a price the question never names
-    for units, said in targets:
+    for units, said, scale in targets:
         residual = dict(units)
         for g in given:
             residual = _mul(residual, g.qty.units, -1)
@@ -345,7 +348,7 @@ def solve(
             noted = sum(1 for f, _ in chain if f.line)
             if not noted or not _money_fits(whole, said):
                 continue
-            value = _value(whole)
+            value = _value(whole) / scale  # in the unit asked: "how many minutes" of a product in hours
             if said not in _MONEY_BASES and all(b in _TIME_BASES for f, _ in whole for b, _ in f.qty.units):
                 continue  # "6 days ÷ 26 days a month": a length in other units, nothing worked out
             if value >= (0.01 if said in _MONEY_BASES else 0.1):
