@@ -335,3 +335,25 @@ def test_a_total_of_what_a_line_prices_each_is_that_line_s_count_times_the_price
     answer = ask("what did the case fans cost us")  # "bought three": 3 × $32.95
     assert "**$98.85**" in answer, answer
 
+
+RIG = """---
+title: Training rig
+date: 2026-06-02
+---
+
+# Training rig
+
+## Build
+
+* used 3090 + old workstation from the office + new 1000W PSU. Pulls ~420W at the wall when training.
+* home electricity is $0.30/kWh.
+"""
+
+
+def test_a_psu_s_capacity_is_never_the_draw_of_the_box(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "quoted-rig", {"rig.md": RIG}))
+    # 420 W × 10 h = 4.2 kWh at $0.30: the box's draw, never the "1000W PSU" it was built with
+    answer = ask("power cost of 10 hrs training on the 3090 box")
+    assert "**$1.26**" in answer and "1000 W ×" not in answer, answer

@@ -16,6 +16,7 @@ from .factmatch import CostAnswer, holds_name, is_model, of_kind, overlap, price
 from .names import find_money, find_watts
 from .passagesums import LINES, clause_of
 from .rates import _ALL_DAY, _LENGTHS, _TIME_WORDS, _TOTAL, _counts, _noun
+from .roles import watt_role
 from .table import PriceTable
 from .units import HOURS_PER
 from .words import PriceWords, nights_only, read_price_words
@@ -43,8 +44,8 @@ def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str
             if not all(holds_name(line.lower(), m) for m in models):
                 continue
             for at, end, watts in find_watts(line):
-                clause = clause_of(line, at, end).strip()
-                found.append((watts, clause, note))
+                if watt_role(line, at, end) is None:  # "a 1000W PSU", "the 200W cap": a capacity or a limit, no draw
+                    found.append((watts, clause_of(line, at, end).strip(), note))
         if found:
             break  # the best piece with a draw in it
     if not found and models:
@@ -54,7 +55,11 @@ def _draw(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str
             if all(holds_name(piece.lower(), m) for m in models):
                 for line in LINES.split(piece):
                     if not any(is_model(w) or _GEFORCE.fullmatch(w) for w in re.findall(r"[a-z0-9]+", line.lower())):
-                        found += [(watts, clause_of(line, at, end).strip(), note) for at, end, watts in find_watts(line)]
+                        found += [
+                            (watts, clause_of(line, at, end).strip(), note)
+                            for at, end, watts in find_watts(line)
+                            if watt_role(line, at, end) is None
+                        ]
             if found:
                 break
     if not found:
