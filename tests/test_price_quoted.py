@@ -334,6 +334,9 @@ def test_a_total_of_what_a_line_prices_each_is_that_line_s_count_times_the_price
     assert "**$876.00**" in answer, answer
     answer = ask("what did the case fans cost us")  # "bought three": 3 × $32.95
     assert "**$98.85**" in answer, answer
+    # the price of one is what is quoted, never the line's count times it
+    answer = ask("what does one ironwolf pro cost")
+    assert "$876" not in answer and "$219" in answer, answer
 
 
 RIG = """---

@@ -42,6 +42,11 @@ _ONE = re.compile(
     r"\b(?:per|each|every|one|a|an|the\s+whole|a\s+whole|a\s+full|the\s+full|an\s+entire|the\s+entire|whole|full|entire)\s+"
     r"(?:(?P<mult>thousand|million|billion)\s+)?(?P<w>[a-z][a-z-]*)"
 )
+# A question asking the price of one thing ("what does one ironwolf cost", "a single drive"): no count of pieces
+_ONE_PIECE = re.compile(
+    r"\b(?:one|a\s+single|apiece)\b(?!\s+(?:of\s+(?:the|them|those)\s+)?(?:more|extra|hours?|days?|weeks?|months?|years?|nights?)\b)"
+)
+_PIECES: Units = (("piece", 1),)
 _PERIODIC = re.compile(r"\b(daily|weekly|monthly|yearly|annual)\b(?!\s+(?:plan|billing|subscription|pass))")
 _ONE_TIME = re.compile(r"\b(?:a|per|each|every|one|the\s+whole|a\s+whole|a\s+full|for|over)\s+(?:day|week|month|year)s?\b")
 # A rate per one of these with no count said is of one ("€0.90 per GPU-hour" for a run on a GPU)
@@ -333,6 +338,7 @@ def solve(
     spans = [(g.qty.start, g.qty.end) for g in given]
     scopes = {g.qty.units for g in given if _ONE.fullmatch(g.qty.written)}
     names = [m.group(0) for m in _NAME.finditer(text) if not any(a <= m.start() < b for a, b in spans)]
+    one_asked = _ONE_PIECE.search(text) is not None
     best: list[tuple[float, float, list[tuple[_Factor, int]], str]] = []
     weak: list[tuple[float, float, list[tuple[_Factor, int]], str]] = []  # products of a price the question never names
     for units, said, scale in targets:
@@ -342,6 +348,8 @@ def solve(
         found: list[list[tuple[_Factor, int]]] = []
         _search(residual, pool, [], found, [_STEPS])
         for chain in found:
+            if one_asked and any(f.line and f.qty.units == _PIECES and p > 0 for f, p in chain):
+                continue  # "what does one ironwolf cost" over "$219 each, need 4": the price of one, no count of them
             whole = chain + [(g, 1) for g in given]
             if not _sound(chain, asked, [] if difference else names, scopes):  # compared: each option names its own
                 continue
