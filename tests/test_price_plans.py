@@ -159,3 +159,26 @@ def test_a_saving_per_seat_for_the_seats_asked_and_one_billing_written_two_ways(
     # for the 3 seats the question counts: $360
     answer = ask("how much do we save a year on labelbox for 3 seats paying annually instead of monthly")
     assert "**$360.00**" in answer, answer
+
+
+WORKSHOP = """---
+title: Workshop kit
+date: 2026-06-03
+---
+
+# Workshop kit
+
+## Edge box
+
+* [Coral Dev Board - Coral](https://coral.ai/products/dev-board/) - Dev Board 4GB, $149.99 new. Got a used one off eBay for 95 bucks.
+* [Pi 5 - Raspberry Pi](https://www.raspberrypi.com/products/raspberry-pi-5/) - the 8GB one, $80.
+"""
+
+workshop = cli_over("used-saving", {"workshop.md": WORKSHOP})
+
+
+def test_what_buying_used_saved_over_new(workshop: Path) -> None:
+    # "$149.99 new" and "a used one … 95 bucks": $54.99 saved, asked with a word the note never writes ("secondhand")
+    answer = ask("how much did i save getting the coral dev board secondhand")
+    assert "**$54.99**" in answer, answer
+    assert "don't mention" not in answer, answer  # "secondhand" names no sibling of the Dev Board

@@ -28,7 +28,7 @@ from ..errors import PriceTableError, ToolArgumentError
 from ..notes.keywords import fold
 from ..notes.spans import clean_markdown, spans_of
 from ..prices.allin import all_in, asks_all_in
-from ..prices.costs import answer_costs, plan_saved
+from ..prices.costs import answer_costs, saving_asked
 from ..prices.counts import people_asked, priced_each, runs_asked
 from ..prices.factmatch import models_unpriced, money_text, other_size, overlap, words_of
 from ..prices.itemsums import named_total
@@ -155,7 +155,7 @@ class BuiltinAnswerer:
         if worked is None and price is not None and (listed := _whole_listed(question, hits)) is not None:
             return listed
         sure = quotes is from_notes  # else spans the confidence turned away: their rate may be another thing's
-        costs = plan_saved(question.price, price.table) if price is not None and difference else None  # over quotes
+        costs = saving_asked(question.price, price.table) if price is not None and difference else None  # over quotes
         if worked is None and costs is None and price is not None and first:
             worked = work_quoted(question.price, quoted, price.table, confident=sure, context=context)
         costs = costs or (answer_costs(question.price, price.table, context) if price is not None and worked is None else None)

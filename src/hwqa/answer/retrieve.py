@@ -319,7 +319,8 @@ _NOT_NAMING = frozenset(
     "trying work works worked run runs running ran use used using need needs get got buy bought worth pull pulls draw "
     "draws compare compared good better best cheap cheaper big bigger long take takes took give gives support supports "
     "handle handles do does did is are was were be been have has had can could would should will like ran goes keeps "
-    "keep follows follow pay pays paid beat beats basically actually really just still ever even".split()
+    "keep follows follow pay pays paid beat beats basically actually really just still ever even "
+    "new secondhand refurb refurbished spare extra".split()  # how a thing was bought: never a sibling's name
 )
 _TOKEN_RUN = re.compile(r"[\w.+'-]+")
 

@@ -37,7 +37,7 @@ from .factmatch import (
     words_of,
 )
 from .payback import rent_payback
-from .plansaving import asks_saving, billed_as_paid, plan_saving
+from .plansaving import asks_saving, billed_as_paid, plan_saving, used_saving
 from .rates import answer_rate
 from .seats import seats_asked, seats_for
 from .sums import answer_sum
@@ -137,11 +137,21 @@ def answer_costs(words: PriceWords, table: PriceTable, context: str = "") -> Cos
     return noted
 
 
-def plan_saved(words: PriceWords, table: PriceTable) -> CostAnswer | None:
-    """What paying a plan the question names one way saves over the other, when the notes price it both ways
+def saving_asked(words: PriceWords, table: PriceTable) -> CostAnswer | None:
+    """What paying a plan one way saves over the other, or buying a thing used over new, when the notes price both
     (:mod:`hwqa.prices.plansaving`); None for any other question."""
-    answer = _plan(words, words.text, table) if asks_saving(words.text) else None
+    if not asks_saving(words.text):
+        return None
+    bought = [f for f in of_kind(table.facts, "purchase") if f.unit == "once"]
+    many = _SAVED_N.search(words.text)
+    used = used_saving(words.text, purchases_named(words, words.text, bought), count_word(many.group(1)) if many else None)
+    if used is not None:
+        return CostAnswer(used[0] + foreign_note(used[1][0].currency), used[1], saving=True)
+    answer = _plan(words, words.text, table)
     return answer if answer is not None and answer.saving else None
+
+
+_SAVED_N = re.compile(rf"(?<![\w.$])(\d{{1,3}}|{_COUNTS})\s+(?:[a-z]+\s+)?[a-z]+s\b")
 
 
 def _payback(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | None:

@@ -6,6 +6,9 @@ plan whose line gives two prices — "$249/mo, or $2,388/yr", or two monthly one
 — is the dearer billing's sum over the period less the cheaper one's: ``12 × $249.00/month = $2,988.00`` against
 ``$2,388.00/year``, a saving of **$600.00**. The period is the one the question asks ("over 2 yrs"), else a year.
 A plan priced per seat is worked out for the seats the question or its line counts, else for one seat, said so.
+
+Buying used: "how much did i save getting the orin nano secondhand" over "$249 new. Got a used one off eBay for 170
+bucks" is the new price less the used one, times the count the question gives ("the 2 ebay jetsons").
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from .plans import billed_as_asked
 from .seats import seats_for
 from .table import PriceFact
 
-__all__ = ["asks_saving", "billed_as_paid", "plan_saving"]
+__all__ = ["asks_saving", "billed_as_paid", "plan_saving", "used_saving"]
 
 _SAVING = re.compile(r"\bsav(?:e|ed|es|ing|ings)\b|\bcheaper\b|\bdifference\b|\bhow\s+much\s+(?:less|more)\b|\bby\s+how\s+much\b")
 _SEATS = re.compile(r"\b(?:seats|users|licen[cs]es|logins)\b")
@@ -96,3 +99,37 @@ def billed_as_paid(text: str, chosen: Sequence[PriceFact]) -> list[PriceFact]:
     if not billed and len(chosen) > 1:
         billed = [chosen[i] for i in billed_as_asked(text, [_billing(f) for f in chosen])]
     return billed
+
+
+# A thing bought used ("got it secondhand", "off eBay", "refurb"), and one priced new ("$249 new", "list price")
+_USED = re.compile(r"\b(?:used|second[\s-]?hand|pre[\s-]?owned|refurb\w*|ebay|marketplace|open[\s-]box)\b", re.I)
+_USED_ASKED = re.compile(r"\b(?:used|second[\s-]?hand|pre[\s-]?owned|refurb\w*|ebay|marketplace|open[\s-]box)\b")
+
+
+def used_saving(text: str, named: Sequence[PriceFact], count: float | None) -> tuple[str, tuple[PriceFact, ...]] | None:
+    """What buying a thing used saved over buying it new ("how much did i save getting the orin nano secondhand"), when
+    the purchases the question names (``named``) are one priced used and one priced new, in one currency: the new
+    price less the used one, times ``count`` (the question's or the used line's, else one). None otherwise."""
+    if not asks_saving(text) or not _USED_ASKED.search(text):
+        return None
+    used = [f for f in named if _USED.search(f"{f.subject} {f.detail}") or _USED.search(_clause_of(f))]
+    new = [f for f in named if f not in used]
+    if len({f.amount for f in used}) != 1 or len({f.amount for f in new}) != 1:
+        return None
+    bought, listed = used[0], new[0]
+    if bought.currency != listed.currency or listed.amount <= bought.amount:
+        return None
+    n = count or 1.0
+    each = listed.amount - bought.amount
+    times = f"{n:g} × " if n != 1 else ""
+    said = (
+        f"{times}({money_text(listed.amount, listed.currency)} new − {money_text(bought.amount, bought.currency)} used) "
+        f"= **{money_text(n * each, listed.currency)}** saved ({listed.subject} against {bought.subject})."
+    )
+    return said, (listed, bought)
+
+
+def _clause_of(fact: PriceFact) -> str:
+    """The words of a fact's line around its amount as written: "Got a used one for $170" says it was bought used."""
+    at = fact.evidence.find(fact.stated) if fact.stated else -1
+    return fact.evidence[max(0, at - 40) : at + len(fact.stated) + 20] if at >= 0 else ""
