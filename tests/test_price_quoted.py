@@ -360,3 +360,29 @@ def test_a_psu_s_capacity_is_never_the_draw_of_the_box(
     # 420 W × 10 h = 4.2 kWh at $0.30: the box's draw, never the "1000W PSU" it was built with
     answer = ask("power cost of 10 hrs training on the 3090 box")
     assert "**$1.26**" in answer and "1000 W ×" not in answer, answer
+
+
+GREENHOUSE = """---
+title: Greenhouse camera box
+date: 2026-06-04
+---
+
+# Greenhouse camera box
+
+## Power
+
+* Box is left on 24/7 so the night cams keep recording, idles ~40W.
+* We're on a time-of-use tariff: $0.25/kWh peak (noon to 6pm), $0.09/kWh off-peak the rest of the day.
+"""
+
+
+def test_use_round_the_clock_on_a_two_rate_tariff_pays_each_rate_for_its_hours(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "quoted-greenhouse", {"greenhouse.md": GREENHOUSE}))
+    # 40 W × 720 h = 28.8 kWh at (6 h × $0.25 + 18 h × $0.09) ÷ 24 = $0.13/kWh: $3.74, never all of it at the peak rate
+    answer = ask("what does leaving the box on 24/7 cost over a 30 day month")
+    assert "**$3.74**" in answer and "6 h at $0.25 + 18 h at $0.09" in answer, answer
+    # a rate the question names is that rate alone: 28.8 kWh at the off-peak $0.09
+    answer = ask("what would 720 hours of the box cost at the off-peak rate")
+    assert "**$2.59**" in answer, answer

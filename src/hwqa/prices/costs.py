@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from .allin import asks_all_in
 from .counts import MODEL_NUMBER
+from .energy import tariff_rate
 from .factmatch import (
     GENERIC,
     CostAnswer,
@@ -33,6 +34,7 @@ from .factmatch import (
     newest_of,
     of_kind,
     overlap,
+    price_text,
     purchases_named,
     words_of,
 )
@@ -223,32 +225,30 @@ def _energy(words: PriceWords, text: str, table: PriceTable) -> CostAnswer | Non
         draw = f"{watts:g} W (the {power.subject}'s draw{' ' + power.detail if power.detail else ''} in your notes)"
     same_note = [r for r in rates if chosen and r.note == chosen[0].note]
     rate = same_note[0] if same_note else newest_of(rates)
+    per_kwh, how = tariff_rate(text, hours, same_note or [rate]) or (rate.amount, "")  # "off-peak", "24/7" on two rates
     devices = max((d.value for d in words.devices), default=1.0)
     used: list[PriceFact] = [rate, *chosen]
 
     def cost_of(w: float) -> tuple[float, float]:
         kwh = w * devices * hours / 1000
-        return kwh, kwh * rate.amount
+        return kwh, kwh * per_kwh
 
     kwh, cost = cost_of(watts)
-    times = f" × {devices:g} devices" if devices > 1 else ""
+    times, how = f" × {devices:g} devices" if devices > 1 else "", f" ({how})" if how else ""
     body = (
-        f"Energy for {hours:,g} hours at {draw}{times}: {watts:g} W{times} × {hours:,g} h = "
-        f"{kwh:,.1f} kWh; at {money_text(rate.amount, rate.currency)}/kWh that is **{money_text(cost, rate.currency)}**."
+        f"Energy for {hours:,g} hours at {draw}{times}: {watts:g} W{times} × {hours:,g} h = {kwh:,.1f} kWh; "
+        f"at {(price_text if how else money_text)(per_kwh, rate.currency)}/kWh{how} that is **{money_text(cost, rate.currency)}**"
+        "."
     )
-    others = [f for f in chosen if f.amount != watts]
-    if others:
+    if others := [f for f in chosen if f.amount != watts]:
         said = "; ".join(
             f"at {f.amount:g} W{' ' + f.detail if f.detail else ''}: {cost_of(f.amount)[0]:,.1f} kWh, "
             f"**{money_text(cost_of(f.amount)[1], rate.currency)}**"
             for f in others
         )
         body += f" Your notes give other draws too: {said}."
-    other_rates = [r for r in (same_note or rates) if r is not rate and r.amount != rate.amount]
-    if other_rates:
-        body += (
-            " Other electricity prices noted: " + ", ".join(f"{money_text(r.amount, r.currency)}/kWh" for r in other_rates) + "."
-        )
+    listed = [money_text(r.amount, r.currency) + "/kWh" for r in (same_note or rates) if r is not rate and r.amount != per_kwh]
+    body += f" Other electricity prices noted: {', '.join(listed)}." if listed and not how else ""
     return CostAnswer(body + foreign_note(rate.currency), tuple(used))
 
 

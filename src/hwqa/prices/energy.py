@@ -17,7 +17,7 @@ from .names import find_money, find_watts
 from .passagesums import LINES, clause_of
 from .rates import _ALL_DAY, _LENGTHS, _TIME_WORDS, _TOTAL, _counts, _noun
 from .roles import watt_role
-from .table import PriceTable
+from .table import PriceFact, PriceTable
 from .units import HOURS_PER
 from .words import PriceWords, nights_only, read_price_words
 
@@ -79,6 +79,7 @@ _NIGHT_RATE = re.compile(r"\b(?:night\w*|overnight|off[\s-]?peak|economy|cheap(?
 _DAY_RATE = re.compile(r"\b(?:day[\s-]?(?:time|rate|tariff)|daytime|peak|during\s+the\s+day|standard\s+rate)\b")
 # "7am-9pm", "9pm to 7am": the hours of a clock range
 _CLOCK = r"(?P<{0}>\d{{1,2}})(?::\d\d)?\s*(?P<{0}m>am|pm)"
+_NOON, _MIDNIGHT = re.compile(r"\bnoon\b|\bmidday\b", re.I), re.compile(r"\bmidnight\b", re.I)
 _RANGE = re.compile(rf"{_CLOCK.format('a')}\s*(?:-|–|to|till|until)\s*{_CLOCK.format('b')}", re.I)
 
 
@@ -89,7 +90,8 @@ def _side(text: str) -> str | None:
 
 
 def clock_hours(text: str) -> tuple[float, str] | None:
-    """The hours of the first clock range ``text`` writes ("9pm to 7am": 10 h) and the range as written."""
+    """The hours of the first clock range ``text`` writes ("9pm to 7am": 10 h, "noon to 8pm": 8 h) and the range."""
+    text = _NOON.sub(lambda n: "12pm".ljust(len(n.group(0))), _MIDNIGHT.sub(lambda n: "12am".ljust(len(n.group(0))), text))
     m = _RANGE.search(text)
     if m is None:
         return None
@@ -166,7 +168,10 @@ def energy_sum(
             how = f"{hours:g} h a run (as the quote says)"
     if hours is None:
         return None
-    price = _kwh_price(pieces, note, table, text)
+    # use round the clock on a two-rate tariff ("idling 24/7", "a 30 day month" of a box left on): each rate for its hours
+    all_day = _ALL_DAY.search(text) is not None or (per_day == 24 and hours >= 24 and not how)
+    blend = _blended(pieces) or _blended(_tariffs(table, note)) if all_day and _side(text) is None else None
+    price = blend or _kwh_price(pieces, note, table, text)
     if price is None:
         return None
     amount, currency, where = price
@@ -189,6 +194,65 @@ def energy_sum(
 
 _PER_THING = re.compile(r"\b(?:per|each|every)\s+(?P<w>(?!(?:hour|day|night|week|month|year|run|job)s?\b)[a-z]{3,})\b")
 _RATE_HOURS = re.compile(r"\b(?:day|night|peak|off[\s-]?peak|cheap|economy)[\s-]?rate\s+(?:hours|window|period)\b")
+
+
+_REST_OF_DAY = re.compile(r"\b(?:the\s+)?rest\s+of\s+the\s+(?:day|time)|\botherwise\b|\ball\s+other\s+(?:hours|times)\b")
+
+
+def _blended(pieces: Sequence[tuple[str, str]]) -> tuple[float, str, str] | None:
+    """The price of a kWh used evenly round the clock on a two-rate tariff whose line gives each rate its hours ("$0.19/kWh
+    peak (noon to 8pm), $0.11/kWh off-peak the rest of the day"): each rate for its share of the day; None unless the
+    quote writes two kWh prices in one currency whose hours make up the day."""
+    for piece, _ in pieces:
+        kwh = [m for m in find_money(piece) if m.unit == "kwh" and m.amount > 0]
+        if len(kwh) != 2 or kwh[0].currency != kwh[1].currency:
+            continue
+        ends = [kwh[1].start, len(piece)]
+        spans = [piece[m.end : min(end, m.end + 60)] for m, end in zip(kwh, ends, strict=True)]
+        hours = [clock_hours(span) for span in spans]
+        rest = [_REST_OF_DAY.search(span.lower()) is not None for span in spans]
+        if all(hours):
+            split = [h[0] for h in hours if h]
+        elif any(hours) and any(rest):
+            known = next(h[0] for h in hours if h)
+            split = [known if h else 24 - known for h in hours]
+        else:
+            continue
+        if sum(split) != 24:
+            continue
+        amount = sum(m.amount * h for m, h in zip(kwh, split, strict=True)) / 24
+        parts = " + ".join(f"{h:g} h at {price_text(m.amount, m.currency)}" for m, h in zip(kwh, split, strict=True))
+        return amount, kwh[0].currency, f"the quote below, round the clock: ({parts}) ÷ 24 h"
+    return None
+
+
+_HOURS_SAID = re.compile(r"\b\d[\d,.]*\s*(?:h|hrs?|hours?)\b")
+
+
+def tariff_rate(text: str, hours: float, rates: Sequence[PriceFact]) -> tuple[float, str] | None:
+    """Of a two-rate tariff the notes price (``rates``, its kWh prices), the price of a kWh for the use a question asks
+    about, and how: the rate it names ("at the off-peak rate"), else, for use round the clock ("24/7", a month or a
+    year of it, never "for 10 hours"), each rate for its hours of the day; None when neither applies."""
+    side = _side(text)
+    if side is not None:
+        named = {f.amount: f for f in rates if _side(clause_of(f.evidence.lower(), *_stated_at(f))) == side}
+        return (next(iter(named)), f"the {side} rate") if len(named) == 1 else None
+    if not (_ALL_DAY.search(text) or (hours >= 24 and not _HOURS_SAID.search(text))):
+        return None
+    blend = _blended(sorted({(f.evidence, f.note) for f in rates}))
+    return (blend[0], blend[2].replace("the quote below, ", "")) if blend else None
+
+
+def _stated_at(fact: PriceFact) -> tuple[int, int]:
+    at = fact.evidence.lower().find(fact.stated.lower()) if fact.stated else -1
+    return (at, at + len(fact.stated)) if at >= 0 else (0, len(fact.evidence))
+
+
+def _tariffs(table: PriceTable | None, note: str) -> list[tuple[str, str]]:
+    """The lines the notes price a kWh on, as (line, note): the draw's note's when it has one, else all of them."""
+    lines = {(f.evidence, f.note) for f in of_kind(table.facts, "electricity") if f.unit == "kwh"} if table else set()
+    own = [line for line in lines if line[1] == note]
+    return sorted(own or lines) if len({e for e, _ in own or lines}) == 1 else []
 
 
 def _rate_hours(text: str, pieces: Sequence[tuple[str, str]]) -> tuple[float, str] | None:
