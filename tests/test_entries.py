@@ -443,3 +443,31 @@ def test_an_example_whose_definition_is_its_command_is_quoted_with_it(tmp_path: 
         answer = engine.ask("How do I remove all of a user's waiting jobs with qdel?")
         first = answer.text.split("[1]")[0]
         assert "qdel --state=WAITING --user=ann" in first, answer.text
+
+
+# A configuration reference whose sections are each one directive, named by the heading and not by its sentences.
+DIRECTIVES = """# Gatekeeper directives
+
+## KeepIdleWorkers Directive
+
+The largest number of idle worker threads each child process holds on to before it starts closing them.
+
+## UpstreamHostHeader Directive
+
+When enabled, the Host line of the incoming request is passed on to the upstream server instead of the upstream's own
+name.
+
+## Installation
+
+Unpack the archive and run the installer as root.
+"""
+
+
+def test_a_sentence_of_a_directive_s_section_is_quoted_with_the_directive_it_describes(tmp_path: Path) -> None:
+    write_note(tmp_path / "notes", "gatekeeper.md", DIRECTIVES)
+    engine = Engine.load(built_hash_index(tmp_path, min_score=0.0))
+    answer = engine.ask("which directive passes the original Host line on to the upstream server")
+    first = answer.text.split("[1]")[0]
+    assert first.startswith("UpstreamHostHeader: When enabled"), answer.text
+    answer = engine.ask("how do I install gatekeeper")  # a heading of words names no term
+    assert "Installation:" not in answer.text and "Unpack the archive" in answer.text, answer.text

@@ -97,7 +97,25 @@ def quote(cand: Candidate, pool: Sequence[Candidate]) -> str:
         text = f"{opening} {text}"  # a later sentence of an entry after what the entry says first
     if span.subject and span.subject not in text and (span.kind == "sentence" or span.entry >= 0):
         return f"{shown_term(span.subject)}: {text}"  # a later sentence of a definition says which term it is about
+    term = heading_term(cand.hit.chunk.heading)
+    if term and term.lower() not in text.lower():
+        return f"{term}: {text}"  # a sentence of a reference section that names one directive or setting
     return text
+
+
+# A reference section's heading that names one identifier: "ProxyPreserveHost Directive", "CMAKE_CUDA_ARCHITECTURES"
+_HEADING_TERM = re.compile(
+    r"^(?P<id>[A-Za-z_][\w.:-]{3,})(?:\s+(?:directive|option|variable|property|setting|parameter|macro))?$", re.I
+)
+_IDENTIFIER = re.compile(r"[a-z][A-Z]|_|\w[.:]\w")  # "TimeOut", "CMAKE_CUDA", "mpi4py.MPI": never a plain word
+
+
+def heading_term(heading: str) -> str:
+    """The identifier a reference section's heading names (its last part: "Apache Core Features > TimeOut Directive"
+    names "TimeOut"), or "" for a heading of words ("Installation", "OPTIONS")."""
+    last = heading.rsplit(">", 1)[-1].strip() if heading else ""
+    m = _HEADING_TERM.match(last)
+    return m.group("id") if m and _IDENTIFIER.search(m.group("id")) else ""
 
 
 def _opening(cand: Candidate, pool: Sequence[Candidate]) -> str:
