@@ -120,3 +120,9 @@ def test_months_till_and_how_long_at_the_usage_the_note_gives_and_plural_cards_r
     ):
         answer = ask(question)
         assert "**1,882 hours**" in answer and "**12.5 months**" in answer, (question, answer)
+
+
+def test_break_even_asked_in_shorthand_against_a_provider(rig: Path) -> None:
+    # "break even on X vs vast?" asks no "how many" and names the rental by its provider: $1,599 ÷ $0.41/h
+    answer = ask("break even on the 4090 vs vast?")
+    assert "**3,900 hours**" in answer, answer

@@ -37,8 +37,9 @@ def breaks_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: s
 
 
 def asks_break_even(text: str) -> bool:
-    """Whether a question asks a break-even ("after how many months would the box have paid for itself")."""
-    return bool(_BREAK_EVEN.search(text) and _HOW_MANY.search(text))
+    """Whether a question asks a break-even ("after how many months would the box have paid for itself", or in
+    shorthand "break even on a new 4090 vs runpod?": the noun asks for the point itself)."""
+    return bool(_BREAK_EVEN.search(text) and _HOW_MANY.search(text)) or _POINT.search(text) is not None
 
 
 _BREAK_EVEN = re.compile(
@@ -48,6 +49,7 @@ _BREAK_EVEN = re.compile(
 )
 # "months till it pays for itself": a length asked with no "how many" (payback's buy-against-rent asks it too)
 UNTIL_ASKED = r"\b(?:months?|weeks?|years?|days?|hours?|hrs?)\s+(?:till|until|til|before)\b"
+_POINT = re.compile(r"\bbreak[\s-]?even\b")
 _HOW_MANY = re.compile(
     rf"\bhow\s+(?:many|long)\b|\bat\s+what\s+point\b|\bwhen\s+(?:does|would|is|do)\b|\bafter\s+how\s+many\b|{UNTIL_ASKED}"
 )

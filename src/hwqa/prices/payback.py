@@ -40,6 +40,7 @@ _PAYS = re.compile(
     r"\bbreak[\s-]?even\b|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off|back)\b|\bpaid\s+back\b|"
     r"\bbeats?\b|\bcheaper\b|\bequals?\b|\bworth\s+(?:it|buying)\b|\badds?\s+up\s+to\b|\bcosts?\s+what\b|\bmatch(?:es)?\b"
 )
+_BREAK_EVEN_POINT = re.compile(r"\bbreak[\s-]?even\b")
 _RENT = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|on[\s-]?demand|cloud|spot)\b")
 _COUNTS_POWER = re.compile(
     r"\b(?:power|electricity|energy|at\s+the\s+wall)\s+(?:included|incl\w*|counted|in)\b|"
@@ -80,7 +81,8 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
     over ``table``'s facts and rows (see the module doc), or None when the question asks no such thing or the notes
     lack the purchase or the rental. ``note_text``: the bought thing's note, where its usage may be stated."""
     text = words.text
-    if not (_ASKS_LENGTH.search(text) and _PAYS.search(text)) or words.purchase_usd is not None or words.budget_usd is not None:
+    asks = (_ASKS_LENGTH.search(text) and _PAYS.search(text)) or _BREAK_EVEN_POINT.search(text)  # "break even on …?"
+    if not asks or words.purchase_usd is not None or words.budget_usd is not None:
         return None
     bought_facts = [f for f in of_kind(table.facts, "purchase") if f.unit == "once"]
     if not bought_facts or not table.rows or not words.hardware:
@@ -92,7 +94,8 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
             h for h in names if not any(hardware_matches(h.word, f.subject) for f in bought_facts)
         ]
     rows = [r for r in table.rows if any(r.named(h.word) or r.named(SINGULAR_MODEL.sub("", h.word)) for h in for_rent)]  # "a100s"
-    if not rows or not (_RENT.search(text) or len(names) > 1):
+    rented_at = any(r.provider.lower() in text for r in rows if r.provider and r.provider != "not stated")  # "vs runpod"
+    if not rows or not (_RENT.search(text) or len(names) > 1 or rented_at):
         return None
     rows = _narrowed(text, rows)
     to_buy = [h for h in names if h not in for_rent] or names
