@@ -386,3 +386,6 @@ def test_use_round_the_clock_on_a_two_rate_tariff_pays_each_rate_for_its_hours(
     # a rate the question names is that rate alone: 28.8 kWh at the off-peak $0.09
     answer = ask("what would 720 hours of the box cost at the off-peak rate")
     assert "**$2.59**" in answer, answer
+    # "the whole peak window": the hours the tariff gives that rate (noon to 6pm), never a parts list's "whole"
+    answer = ask("power cost of running the box for the whole peak window")
+    assert "6 hours (noon to 6pm" in answer and "**$0.06**" in answer, answer

@@ -91,13 +91,13 @@ def _side(text: str) -> str | None:
 
 def clock_hours(text: str) -> tuple[float, str] | None:
     """The hours of the first clock range ``text`` writes ("9pm to 7am": 10 h, "noon to 8pm": 8 h) and the range."""
-    text = _NOON.sub(lambda n: "12pm".ljust(len(n.group(0))), _MIDNIGHT.sub(lambda n: "12am".ljust(len(n.group(0))), text))
-    m = _RANGE.search(text)
+    clock = _NOON.sub(lambda n: "12pm".ljust(len(n.group(0))), _MIDNIGHT.sub(lambda n: "12am".ljust(len(n.group(0))), text))
+    m = _RANGE.search(clock)  # "noon", "midnight" as clock times, the same length: the range is said as written
     if m is None:
         return None
     start, end = (int(m.group(k)) % 12 + (12 if m.group(f"{k}m").lower() == "pm" else 0) for k in ("a", "b"))
     hours = (end - start) % 24
-    return (float(hours), m.group(0)) if hours else None
+    return (float(hours), text[m.start() : m.end()]) if hours else None
 
 
 def _kwh_price(
@@ -193,7 +193,8 @@ def energy_sum(
 
 
 _PER_THING = re.compile(r"\b(?:per|each|every)\s+(?P<w>(?!(?:hour|day|night|week|month|year|run|job)s?\b)[a-z]{3,})\b")
-_RATE_HOURS = re.compile(r"\b(?:day|night|peak|off[\s-]?peak|cheap|economy)[\s-]?rate\s+(?:hours|window|period)\b")
+# "over the day-rate hours", "the whole cheap night window": the hours of one rate of a two-rate tariff
+_RATE_HOURS = re.compile(r"\b(?:day|night|peak|off[\s-]?peak|cheap|economy)(?:[\s-]?rate)?\s+(?:hours|window|period)\b")
 
 
 _REST_OF_DAY = re.compile(r"\b(?:the\s+)?rest\s+of\s+the\s+(?:day|time)|\botherwise\b|\ball\s+other\s+(?:hours|times)\b")

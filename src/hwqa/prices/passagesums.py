@@ -17,7 +17,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from .factmatch import STOP, CostAnswer, money_text, overlap, price_text, words_of
+from .factmatch import ENERGY, STOP, CostAnswer, money_text, overlap, price_text, words_of
 from .names import Money, find_money
 from .rates import rates_in
 from .words import COUNT_WORDS, WORD_NUMBERS, PriceWords
@@ -101,7 +101,8 @@ def asks_whole(words: PriceWords) -> bool:
     """Whether a money question asks what a whole setup came to ("what did the whole camera setup cost", "all in"),
     giving no time of its own."""
     asks = ASKS.search(words.text) is not None or _SUM_ENDS.search(words.text) is not None
-    return words.hours is None and asks and _WHOLE_ASKED.search(words.text) is not None
+    energy = ENERGY.search(words.text) is not None  # "power cost for the whole night window": a length, no parts list
+    return words.hours is None and asks and not energy and _WHOLE_ASKED.search(words.text) is not None
 
 
 # A question ending in what asks a sum: "counter device parts all together?"
