@@ -140,3 +140,29 @@ def test_got_it_below_a_link_is_the_linked_things_price_and_a_plan_keeps_its_siz
     assert ("Dell Precision 7820 Tower", 640.0) in facts, facts  # never half of it for each of its 2 Xeons
     plans = {amount for subject, amount in facts if subject.endswith("2 TB plan")}
     assert plans == {9.99, 99.99}, facts  # never "TB plan", its size lost
+
+
+MARKET = """---
+title: Market stall cameras
+date: 2026-06-05
+---
+
+# Market stall cameras
+
+## Pilot
+
+* Pilot goes on the five busiest stalls, one camera over each till.
+
+## Hardware
+
+* [RLC-510A - Reolink](https://reolink.com/product/rlc-510a/) - $64 each new, 5MP PoE.
+"""
+
+
+def test_a_count_written_in_words_with_a_word_between_it_and_the_group(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "noted-market", {"market.md": MARKET}))
+    # "the five busiest stalls": five stalls, for "every pilot stall" (and "the whole" asks as "every" does)
+    answer = ask("a reolink for every pilot stall, total?")
+    assert "5 × $64.00 = **$320.00**" in answer and "Counting 5" in answer, answer

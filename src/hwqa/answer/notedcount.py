@@ -9,8 +9,10 @@ question is then asked again with the count written in ("ups for 7 huts, total";
 
 The count is read from the retrieved passages, best-ranked first: a number written before the noun the question
 uses, singular or plural ("7 huts", "14 trucks in the fleet", "18 cams total"), never a count of one per something
-("2 cams each", "2 per side") nor a count of times. Two different counts of the noun in one passage leave the
-question as it was: which is meant is not said.
+("2 cams each", "2 per side") nor a count of times. When no passage counts the noun plainly, a count with one word
+between ("the nine busiest stations", "Three Transit vans") is read, never a unit ("2 TB drives"). Two different
+counts of the noun in one passage leave the question as it was: which is meant is not said. "The whole fleet of
+vans", "the entire team" ask for every one as "every" does.
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ _NUMBER = rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d{{1,5}}|{COUNT_WORDS})"
 # "every hut", "all the reolinks", "each of our trucks", "for all huts"; "the other lifts", "the remaining boxes",
 # "the rest of the trucks", "trucks not in the pilot" is not read (what "in the pilot" counts is not a number)
 _EVERY = re.compile(
-    r"\b(?P<q>every|each\s+of\s+(?:the|my|our)|all\s+(?:of\s+)?(?:the|my|our)|all)\s+"
+    r"\b(?P<q>every|each\s+of\s+(?:the|my|our)|all\s+(?:of\s+)?(?:the|my|our)|all|the\s+(?:whole|entire))\s+"
     r"(?:(?P<adj>[a-z][a-z'-]*)\s+)?(?P<noun>[a-z][a-z-]*)\b"
 )
+_UNITS = r"(?:mp|w|watts?|v|volts?|gb|tb|mb|k|hz|fps|mm|cm|m|inch|in|ft|kg|lbs?|hrs?|hours?|mins?|days?|weeks?|months?|years?)"
 _REST = re.compile(r"\bthe\s+(?P<q>other|remaining|rest\s+of\s+the)\s+(?:(?P<adj>[a-z][a-z'-]*)\s+)?(?P<noun>[a-z][a-z-]*)\b")
 # What a question has of the group already: "we have the one used one already", "got 2 of them"
 _HAVE = re.compile(rf"\b(?:have|had|got|own|bought)\s+(?:the\s+)?(?P<n>{_NUMBER})\b")
@@ -46,7 +49,7 @@ _HAVE_NOTED = re.compile(
 _NOT_GROUPS = frozenset(
     "one ones thing things time times day days week weeks month months year years hour hours night nights minute "
     "minutes season seasons morning evening weekend weekends in together told up that this these those it them of "
-    "my our the in-one".split()
+    "my our the in-one from to at on for with by into over under during after before till until".split()
 )
 _MOST = 1_000_000
 _SENTENCE = re.compile(r"[^.\n;]+(?:\.(?=\d)[^.\n;]*)*")
@@ -74,11 +77,12 @@ def _stem(word: str) -> str:
     return word
 
 
-def _counted(noun: str, adj: str | None, hits: Sequence[Hit], depth: int) -> tuple[int, str, str] | None:
+def _counted(noun: str, adj: str | None, hits: Sequence[Hit], depth: int, *, loose: bool = False) -> tuple[int, str, str] | None:
     """How many of ``noun`` the first passage counting it says there are: (count, its sentence, where). A count of
-    a kind of it ("4 slope cams") counts only when the question writes the same word (``adj``)."""
+    a kind of it ("4 slope cams") counts only when the question writes the same word (``adj``), or (``loose``, when
+    no passage counts it plainly) when it is the only count of the noun in its passage ("Three Transit vans")."""
     stem = _stem(noun)
-    kind = rf"{re.escape(adj)}\s+" if adj else ""
+    kind = rf"{re.escape(adj)}\s+" if adj else rf"(?!{_UNITS}\s)[a-z][\w'-]*\s+" if loose else ""
     pattern = re.compile(
         rf"(?<![\w.,$/-])(?<!first\s)(?<!last\s)(?<!more\s)(?<!extra\s)(?P<n>{_NUMBER})\s+{kind}(?P<noun>[a-z][\w-]*)\b(?!\s+(?:each|per|apiece)\b|\s*/)",
         re.I,
@@ -123,7 +127,11 @@ def noted_count(text: str, hits: Sequence[Hit], depth: int = 5) -> NotedCount | 
         for noun, adj, end in ((m.group("noun"), m.group("adj"), m.end()), (m.group("adj"), None, m.end("adj"))):
             if not noun or noun in _NOT_GROUPS or re.fullmatch(_NUMBER, noun):
                 continue
-            counted = _counted(noun, adj, hits, depth) or (_counted(noun, None, hits, depth) if adj else None)
+            counted = (
+                _counted(noun, adj, hits, depth)
+                or (_counted(noun, None, hits, depth) if adj else None)
+                or _counted(noun, None, hits, depth, loose=True)
+            )
             if counted is None:
                 continue
             n, line, where = counted
