@@ -133,7 +133,7 @@ date: 2026-06-02
 
 ## Labelling
 
-* [Pricing - Labelbox](https://labelbox.com/pricing) - Starter $40/seat/mo billed monthly, or $30/seat/mo billed annually ($360/seat/yr).
+* [Pricing - Labelbox](https://labelbox.com/) - Starter $40/seat/mo billed monthly, or $30/seat/mo billed annually ($360/seat/yr).
 * 3 labellers on the team this season.
 """
 
@@ -170,7 +170,7 @@ date: 2026-06-03
 
 ## Edge box
 
-* [Coral Dev Board - Coral](https://coral.ai/products/dev-board/) - Dev Board 4GB, $149.99 new. Got a used one off eBay for 95 bucks.
+* [Coral Dev Board - Coral](https://coral.ai/) - Dev Board 4GB, $149.99 new. Got a used one off eBay for 95 bucks.
 * [Pi 5 - Raspberry Pi](https://www.raspberrypi.com/products/raspberry-pi-5/) - the 8GB one, $80.
 """
 

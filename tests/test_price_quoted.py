@@ -316,7 +316,7 @@ date: 2026-06-01
 
 ## Storage
 
-* [IronWolf Pro 12TB - Seagate](https://www.seagate.com/products/nas-drives/ironwolf-pro-hard-drive/) - $219 each, need 4 for the RAID 10.
+* [IronWolf Pro 12TB - Seagate](https://www.seagate.com/ironwolf/) - $219 each, need 4 for the RAID 10.
 * [Noctua NF-A12x25 - Noctua](https://noctua.at/en/nf-a12x25-pwm) - $32.95 each, bought three for the front of the case.
 """
 

@@ -320,6 +320,8 @@ def _each(words: PriceWords, pieces: Sequence[tuple[str, str]]) -> CostAnswer | 
     piece = pieces[0][0]
     one_off = [m for m in find_money(piece) if m.unit is None and m.qualifier is None and m.amount > 0]
     each = [m for m in one_off if EACH.match(piece, m.end)]
+    if len(each) > 1:  # a list of things priced each: the one whose line the question names
+        each = _named_line(text, piece, each)
     if len(each) != 1:
         return None
     m = each[0]
@@ -345,12 +347,25 @@ _NOTED_N = re.compile(
 _ONE_ASKED = re.compile(r"\b(?:one|a\s+single|each|apiece|per\s+(?:unit|piece|one))\b|\b(?:an?)\s+(?!few\b)\w+\s*\??$")
 
 
+def _named_line(text: str, piece: str, prices: Sequence[Money]) -> list[Money]:
+    """Of several prices each in a quote, the one whose line shares the most of the question's words ("the drives for
+    the raid" over "… $219 each, need 4 for the RAID 10" and "… $32.95 each, bought three for the case"), if one does."""
+    asked = words_of(text)
+    shared = [overlap(asked, words_of(_line_of(piece, m))) for m in prices]
+    best = max(shared)
+    return [m for m, n in zip(prices, shared, strict=True) if n == best] if best else []
+
+
+def _line_of(piece: str, m: Money) -> str:
+    return next((part for part in LINES.split(piece) if piece.find(part) <= m.start < piece.find(part) + len(part)), "")
+
+
 def _each_noted(text: str, piece: str, m: Money) -> CostAnswer | None:
     """A total asked of a thing its quoted line prices each and counts in the same line, the question giving no count
     of its own: the line's count × the price ("$189 each, need 4 more before spring": 4 × $189)."""
     if _ONE_ASKED.search(text) or not ASKS.search(text):
         return None  # "what's one of the drives": the price of one, as quoted
-    line = next((part for part in LINES.split(piece) if piece.find(part) <= m.start < piece.find(part) + len(part)), "")
+    line = _line_of(piece, m)
     counts = {count_word(c.group("n")) for c in _NOTED_N.finditer(line.lower())}
     if len(counts) != 1 or not overlap(words_of(text), words_of(line.replace(m.stated, " "))):
         return None
