@@ -574,3 +574,16 @@ def test_another_names_no_thing_and_an_items_own_name_beats_its_makers(tmp_path:
     bought = {(f["subject"], f["stated"]) for f in table(notes)["facts"] if f["kind"] == "purchase"}
     assert ("APC Back-UPS Pro 1500VA", "$219") in bought, bought
     assert not any(subject.lower() in ("another", "apc") for subject, _ in bought), bought
+
+
+def test_a_quantity_with_its_unit_before_a_price_is_no_count_of_the_thing(tmp_path: Path) -> None:
+    """ "6 axis, 600 g payload, ~$3,499 list": the arm costs $3,499, never 600 of something at $5.83."""
+    text = (
+        "# Robot arms\n\n"
+        "* [uFactory Lite 6 - UFACTORY](https://www.ufactory.cc/) - 6 axis, 600 g payload, ~$3,499 list.\n"
+        "* [uFactory xArm 6 - UFACTORY](https://www.ufactory.cc/) - 5 kg payload, ~$8,999, overkill for bottles.\n"
+    )
+    write_note(tmp_path / "notes", "arms.md", text)
+    facts = prices_table(tmp_path / "notes", "--all")["facts"]
+    amounts = sorted(f["amount"] for f in facts if f["kind"] == "purchase")
+    assert amounts == [3499.0, 8999.0], facts

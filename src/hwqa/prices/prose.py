@@ -59,7 +59,7 @@ __all__ = ["PRICES_READER", "read_document"]
 
 #: The version of how prices are read from text; an index built by another reads every note again.
 PRICES_READER = (
-    34  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
+    35  # 6: totals, refunds, budgets, sold prices and ratings left out; subjects that are things; 7: a list item's "one";
     # 8: "3,000" never split at its comma, an amount of time ("3,000 hr/yr renting") no thing; 9: "1,050W" is a draw;
     # 10: a monthly price is per 720 h (a month of 30 days), a yearly one per 8,760 h; 11: ", plus" starts a clause;
     # 12: "w/" is "with", never watts ("i5-6500 w/ Eigen"); 13: a table's "where" column names the provider;
@@ -74,7 +74,7 @@ PRICES_READER = (
     # the provider of its section's prices; 30: a list item's own name may hold a version's dot ("Mercury Plus 2.0");
     # 31: "Bought them at $379 each": what the sentence before counted; 32: "another" no thing, "APC Back-UPS…" not "APC";
     # 33: "a $120 cap" is a limit, a table cell "~150 hrs x $0.44" a sum worked out; 34: "Got it used for £640" is the
-    # item's own price on the line below it, "2 TB plan" keeps its size
+    # item's own price on the line below it, "2 TB plan" keeps its size; 35: "600 g payload, ~$3,499" no count of 600
 )
 
 #: The longest sentence read for prices: a longer run of text without a sentence end is not prose a

@@ -101,8 +101,8 @@ _PRONOUN_START = frozenset("it this that which they we i you he she there".split
 _MACHINE = re.compile(r"\b(?:workstation|box|rig|pc|computer|server|machine|laptop|desktop|build|system|node)\b", re.I)
 _MACHINE_AFTER = re.compile(r"s?\s+(?:workstation|box|rig|pc|computer|server|machine|build|system|node)\b", re.I)
 _PER_THING = re.compile(r"\s*(?:per|/)\s*(?!card\b|unit\b|piece\b)\w", re.I)
-# "four 8TB drives", never a size ("100 GB for €25": a data pack, not 100 of a "GB")
-_COUNT_START = re.compile(r"^(?P<n>\d{1,3}|one|two|three|four|five|six|eight|ten|twelve)\s+(?=\S)(?![kmgt]i?b\b|w\b|kwh\b)", re.I)
+_QUANTITY = r"[kmgt]i?b|w|kwh|(?:m|k)?g|kgs?|lbs?|oz|[cm]?m|in(?:ch(?:es)?)?|ft|v|mah|hz|fps|mp"  # "100 GB", "600 g": no count
+_COUNT_START = re.compile(rf"^(?P<n>\d{{1,3}}|one|two|three|four|five|six|eight|ten|twelve)\s+(?=\S)(?!(?:{_QUANTITY})\b)", re.I)
 _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
 _DIRECTION_END = re.compile(r"(?:^|\s+)(input|output|prompt|completion)(?:\s+tokens?)?$", re.I)
 #: What a power draw is of, when a subject has several ("idles ~9W, ~28W under load"), as said in its answer.
