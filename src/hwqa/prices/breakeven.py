@@ -20,7 +20,7 @@ from .passagesums import clause_words, head_words
 from .rates import Rate, _counts, rates_in
 from .words import PriceWords
 
-__all__ = ["UNTIL_ASKED", "asks_break_even", "break_even", "breaks_even"]
+__all__ = ["UNTIL_ASKED", "asks_break_even", "break_even", "breaks_even", "names_break_even"]
 
 T = TypeVar("T")
 
@@ -39,7 +39,12 @@ def breaks_even(words: PriceWords, pieces: Sequence[tuple[str, str]], context: s
 def asks_break_even(text: str) -> bool:
     """Whether a question asks a break-even ("after how many months would the box have paid for itself", or in
     shorthand "break even on a new 4090 vs runpod?": the noun asks for the point itself)."""
-    return bool(_BREAK_EVEN.search(text) and _HOW_MANY.search(text)) or _POINT.search(text) is not None
+    return bool(_BREAK_EVEN.search(text) and _HOW_MANY.search(text)) or names_break_even(text)
+
+
+def names_break_even(text: str) -> bool:
+    """Whether a question names the break-even itself ("break even on a new 4090 vs runpod?"): asked without "how many"."""
+    return _POINT.search(text) is not None
 
 
 _BREAK_EVEN = re.compile(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from .counts import asked_count
 from .factmatch import CostAnswer, holds_name, is_model, of_kind, overlap, price_text, total_text, words_of
 from .names import find_money, find_watts
-from .passagesums import LINES, clause_of
+from .passagesums import LINES, clause_of, line_at
 from .rates import _ALL_DAY, _LENGTHS, _TIME_WORDS, _TOTAL, _counts, _noun
 from .roles import watt_role
 from .table import PriceFact, PriceTable
@@ -145,9 +145,10 @@ def energy_sum(
     if (hours is None or bare) and (cycle := _duty_cycle(text, f"{whole}\n{context}")) is not None:
         # "overnight each month" over the quote or the rest of its note: "10.5 h a night … 22 nights a month"
         hours, how = cycle
-    ranged = clock_hours(text) or _rate_hours(text, pieces)  # "from 9pm to 7am", "over the day-rate hours"
+    said_range = clock_hours(text)
+    ranged = said_range or _rate_hours(text, pieces)  # "from 9pm to 7am", "over the day-rate hours"
     if ranged is not None and (words.hours is None or words.hours == 24):  # within "a day", never beside "for 3 days"
-        hours, how = ranged[0], f"{ranged[1]}, as {'you say' if clock_hours(text) else 'the tariff says'}"
+        hours, how = ranged[0], f"{ranged[1]}, as {'you say' if said_range else 'the tariff says'}"
     if per_day is None and hours is None and nights_only(words):
         return None  # "overnight each month": how long a night is, neither the question nor the quote says
     if not how and hours is not None and words.hours_per_day is None and per_day is not None and per_day < 24 and hours >= 24:
@@ -236,17 +237,13 @@ def tariff_rate(text: str, hours: float, rates: Sequence[PriceFact]) -> tuple[fl
     year of it, never "for 10 hours"), each rate for its hours of the day; None when neither applies."""
     side = _side(text)
     if side is not None:
-        named = {f.amount: f for f in rates if _side(clause_of(f.evidence.lower(), *_stated_at(f))) == side}
+        sides = [_side(clause_of(f.evidence.lower(), *(f.stated_at or (0, len(f.evidence))))) for f in rates]
+        named = {f.amount: f for f, said in zip(rates, sides, strict=True) if said == side}
         return (next(iter(named)), f"the {side} rate") if len(named) == 1 else None
     if not (_ALL_DAY.search(text) or (hours >= 24 and not _HOURS_SAID.search(text))):
         return None
     blend = _blended(sorted({(f.evidence, f.note) for f in rates}))
     return (blend[0], blend[2].replace("the quote below, ", "")) if blend else None
-
-
-def _stated_at(fact: PriceFact) -> tuple[int, int]:
-    at = fact.evidence.lower().find(fact.stated.lower()) if fact.stated else -1
-    return (at, at + len(fact.stated)) if at >= 0 else (0, len(fact.evidence))
 
 
 def _tariffs(table: PriceTable | None, note: str) -> list[tuple[str, str]]:
@@ -300,7 +297,7 @@ def _duty_cycle(text: str, context: str) -> tuple[float, str] | None:
     n, what, at = min(found, key=lambda f: f[2])
     if what in _TIME_WORDS or what.isdigit():
         return None  # "3 hours a week" is a length, not a count of occasions
-    lengths = [m.group(0) for m in _LENGTHS.finditer(_line_at(lower, at))]
+    lengths = [m.group(0) for m in _LENGTHS.finditer(line_at(lower, at))]
     if len(lengths) == 1 and not what.startswith(("day", "night", "weekday", "weeknight", "evening")):
         # "shows are 3 hrs incl interval, 8 a week": the one length on the count's line is one occasion's
         one = read_price_words(lengths[0]).hours
@@ -310,10 +307,3 @@ def _duty_cycle(text: str, context: str) -> tuple[float, str] | None:
     if per_day is None or not 0 < per_day <= 24 or not what:
         return None
     return n * per_day, f"{n:g} × {per_day:g} h, as your note says"
-
-
-def _line_at(text: str, at: int) -> str:
-    """The sentence or list item of ``text`` holding position ``at``."""
-    begin = max((m.end() for m in LINES.finditer(text, 0, at)), default=0)
-    end = LINES.search(text, at)
-    return text[begin : end.start() if end else len(text)]

@@ -91,6 +91,13 @@ _N_BARE = re.compile(
 )
 
 
+def line_at(text: str, at: int) -> str:
+    """The sentence or list item of ``text`` (split as quotes are: :data:`LINES`) holding position ``at``."""
+    begin = max((m.end() for m in LINES.finditer(text, 0, at)), default=0)
+    end = LINES.search(text, at)
+    return text[begin : end.start() if end else len(text)]
+
+
 def own_count(line: str) -> re.Match[str] | None:
     """The count a line of one price each gives ("4x 32GB SD cards", "2 of them", "3 cams"), the line's price blanked:
     a count said as one ("x", "of them", "pcs") before a bare one, never a size or a rating ("5 MP", "200 Watt")."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .breakeven import UNTIL_ASKED
+from .breakeven import UNTIL_ASKED, names_break_even
 from .counts import SINGULAR_MODEL
 from .factmatch import CostAnswer, money_text, newest_of, of_kind, price_text, purchases_named
 from .names import find_providers
@@ -40,7 +40,6 @@ _PAYS = re.compile(
     r"\bbreak[\s-]?even\b|\bpa(?:y|ys|id|ying)\s+(?:for\s+)?(?:it|itself|themselves|off|back)\b|\bpaid\s+back\b|"
     r"\bbeats?\b|\bcheaper\b|\bequals?\b|\bworth\s+(?:it|buying)\b|\badds?\s+up\s+to\b|\bcosts?\s+what\b|\bmatch(?:es)?\b"
 )
-_BREAK_EVEN_POINT = re.compile(r"\bbreak[\s-]?even\b")
 _RENT = re.compile(r"\b(?:rent\w*|hir(?:e|ing)|on[\s-]?demand|cloud|spot)\b")
 _COUNTS_POWER = re.compile(
     r"\b(?:power|electricity|energy|at\s+the\s+wall)\s+(?:included|incl\w*|counted|in)\b|"
@@ -81,7 +80,7 @@ def rent_payback(words: PriceWords, table: PriceTable, note_text: str = "") -> C
     over ``table``'s facts and rows (see the module doc), or None when the question asks no such thing or the notes
     lack the purchase or the rental. ``note_text``: the bought thing's note, where its usage may be stated."""
     text = words.text
-    asks = (_ASKS_LENGTH.search(text) and _PAYS.search(text)) or _BREAK_EVEN_POINT.search(text)  # "break even on …?"
+    asks = (_ASKS_LENGTH.search(text) and _PAYS.search(text)) or names_break_even(text)  # "break even on …?"
     if not asks or words.purchase_usd is not None or words.budget_usd is not None:
         return None
     bought_facts = [f for f in of_kind(table.facts, "purchase") if f.unit == "once"]

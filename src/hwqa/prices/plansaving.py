@@ -85,8 +85,8 @@ _BILLED = {"mont": "month", "year": "year", "annu": "year"}
 
 def _billing(fact: PriceFact) -> str:
     """The clause of a plan's line that its price opens ("$9/seat/mo if you pay yearly"): how that price is billed."""
-    at = fact.evidence.lower().find(fact.stated.lower()) if fact.stated else -1
-    return "" if at < 0 else re.split(r"[;,]|\bor\b", fact.evidence[at + len(fact.stated) :].lower())[0]
+    at = fact.stated_at
+    return "" if at is None else re.split(r"[;,]|\bor\b", fact.evidence[at[1] :].lower())[0]
 
 
 def billed_as_paid(text: str, chosen: Sequence[PriceFact]) -> list[PriceFact]:
@@ -103,14 +103,13 @@ def billed_as_paid(text: str, chosen: Sequence[PriceFact]) -> list[PriceFact]:
 
 # A thing bought used ("got it secondhand", "off eBay", "refurb"), and one priced new ("$249 new", "list price")
 _USED = re.compile(r"\b(?:used|second[\s-]?hand|pre[\s-]?owned|refurb\w*|ebay|marketplace|open[\s-]box)\b", re.I)
-_USED_ASKED = re.compile(r"\b(?:used|second[\s-]?hand|pre[\s-]?owned|refurb\w*|ebay|marketplace|open[\s-]box)\b")
 
 
 def used_saving(text: str, named: Sequence[PriceFact], count: float | None) -> tuple[str, tuple[PriceFact, ...]] | None:
     """What buying a thing used saved over buying it new ("how much did i save getting the orin nano secondhand"), when
     the purchases the question names (``named``) are one priced used and one priced new, in one currency: the new
     price less the used one, times ``count`` (the question's or the used line's, else one). None otherwise."""
-    if not asks_saving(text) or not _USED_ASKED.search(text):
+    if not asks_saving(text) or not _USED.search(text):
         return None
     used = [f for f in named if _USED.search(f"{f.subject} {f.detail}") or _USED.search(_clause_of(f))]
     new = [f for f in named if f not in used]
@@ -131,5 +130,5 @@ def used_saving(text: str, named: Sequence[PriceFact], count: float | None) -> t
 
 def _clause_of(fact: PriceFact) -> str:
     """The words of a fact's line around its amount as written: "Got a used one for $170" says it was bought used."""
-    at = fact.evidence.find(fact.stated) if fact.stated else -1
-    return fact.evidence[max(0, at - 40) : at + len(fact.stated) + 20] if at >= 0 else ""
+    at = fact.stated_at
+    return fact.evidence[max(0, at[0] - 40) : at[1] + 20] if at is not None else ""

@@ -39,6 +39,7 @@ from .passagesums import (
     asks_whole,
     budget_left,
     clause_words,
+    line_at,
     per_size,
     size_asked,
     whole_setup,
@@ -351,13 +352,9 @@ def _named_line(text: str, piece: str, prices: Sequence[Money]) -> list[Money]:
     """Of several prices each in a quote, the one whose line shares the most of the question's words ("the drives for
     the raid" over "… $219 each, need 4 for the RAID 10" and "… $32.95 each, bought three for the case"), if one does."""
     asked = words_of(text)
-    shared = [overlap(asked, words_of(_line_of(piece, m))) for m in prices]
+    shared = [overlap(asked, words_of(line_at(piece, m.start))) for m in prices]
     best = max(shared)
     return [m for m, n in zip(prices, shared, strict=True) if n == best] if best else []
-
-
-def _line_of(piece: str, m: Money) -> str:
-    return next((part for part in LINES.split(piece) if piece.find(part) <= m.start < piece.find(part) + len(part)), "")
 
 
 def _each_noted(text: str, piece: str, m: Money) -> CostAnswer | None:
@@ -365,7 +362,7 @@ def _each_noted(text: str, piece: str, m: Money) -> CostAnswer | None:
     of its own: the line's count × the price ("$189 each, need 4 more before spring": 4 × $189)."""
     if _ONE_ASKED.search(text) or not ASKS.search(text):
         return None  # "what's one of the drives": the price of one, as quoted
-    line = _line_of(piece, m)
+    line = line_at(piece, m.start)
     counts = {count_word(c.group("n")) for c in _NOTED_N.finditer(line.lower())}
     if len(counts) != 1 or not overlap(words_of(text), words_of(line.replace(m.stated, " "))):
         return None

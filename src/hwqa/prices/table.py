@@ -232,6 +232,12 @@ class PriceFact:
     def where(self) -> str:
         return f"{self.note}:{self.line}"
 
+    @property
+    def stated_at(self) -> tuple[int, int] | None:
+        """Where the amount as written stands in the fact's evidence (case aside), or None when it does not."""
+        at = self.evidence.lower().find(self.stated.lower()) if self.stated else -1
+        return (at, at + len(self.stated)) if at >= 0 else None
+
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
