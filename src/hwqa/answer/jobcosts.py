@@ -47,10 +47,11 @@ _CLAUSE = re.compile(r"(?<!\d)[.;](?!\d)|\n")
 _MOST = 6  # options said, at most
 
 
-def _lengths(texts: Sequence[str]) -> list[tuple[str, str, float, str]]:
-    """(hardware, provider or '', hours, clause) of every clause of ``texts`` that gives one length of a job."""
-    found: list[tuple[str, str, float, str]] = []
-    for text in texts:
+def _lengths(texts: Sequence[str]) -> list[tuple[str, str, float, str, int]]:
+    """(hardware, provider or '', hours, clause, which text) of every clause of ``texts`` that gives one length of a
+    job."""
+    found: list[tuple[str, str, float, str, int]] = []
+    for i, text in enumerate(texts):
         for line in text.splitlines():
             named = {m.name for m in find_hardware(line)}
             line_provider = {p[2] for p in find_providers(line)}
@@ -72,7 +73,7 @@ def _lengths(texts: Sequence[str]) -> list[tuple[str, str, float, str]]:
                 providers = {p[2] for p in find_providers(clause)} or (set() if own else line_provider)
                 if hours is None or not 0 < hours <= 24 * 365 or len(what) != 1 or len(providers) > 1:
                     continue
-                found.append((next(iter(what)), next(iter(providers), ""), hours, clause.lower()))
+                found.append((next(iter(what)), next(iter(providers), ""), hours, clause.lower(), i))
     return found
 
 
@@ -86,24 +87,19 @@ def job_costs(text: str, options: Sequence[PriceOption], hits: Sequence[Hit]) ->
     n_text = counted.group("n") if counted else "1"
     count = float(n_text) if n_text.isdigit() else float(WORD_NUMBERS[n_text])
     job = asked.group("job")
-    texts = [h.chunk.text for h in hits]
-    lengths = _lengths(texts)
+    lengths = _lengths([h.chunk.text for h in hits])
     # the passages that name the job asked: another length of theirs is of the same job ("same run on the a100")
-    jobs_noted = {i for i, text in enumerate(texts) for *_, clause in _lengths([text]) if job[:4] in clause}
-
-    def _note_of(clause: str) -> int:
-        return next((i for i, text in enumerate(texts) if clause in text.lower()), -1)
-
+    jobs_noted = {i for *_, clause, i in lengths if job[:4] in clause}
     lines: list[tuple[float, str, str]] = []
     for option in options:
         row = option.row
         own = [
-            (hours, clause)
-            for hardware, provider, hours, clause in lengths
+            (hours, clause, i)
+            for hardware, provider, hours, clause, i in lengths
             if hardware_matches(hardware, row.hardware) and (not provider or row.provider in (provider, "not stated"))
         ]
-        named = [hours for hours, clause in own if job[:4] in clause]  # of the job named, if the notes name it there
-        fits = set(named or [hours for hours, clause in own if not jobs_noted or _note_of(clause) in jobs_noted])
+        named = [hours for hours, clause, _ in own if job[:4] in clause]  # of the job named, if the notes name it there
+        fits = set(named or [hours for hours, _, i in own if not jobs_noted or i in jobs_noted])
         if len(fits) != 1:
             continue
         hours = fits.pop()
