@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ask_json, index_notes_once, point_cli_at_folder
+from .conftest import ask_json, cli_over, index_notes_once, point_cli_at_folder
 
 FINETUNING = """---
 title: Cloud finetuning for the ball tracker
@@ -171,10 +171,10 @@ date: 2026-07-01
 """
 
 
-def test_a_job_named_first_and_each_card_s_own_length(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "hedgehogs", {"hedgehogs.md": HEDGEHOGS}))
+hedgehogs = cli_over("hedgehogs", {"hedgehogs.md": HEDGEHOGS})
+
+
+def test_a_job_named_first_and_each_card_s_own_length(hedgehogs: Path) -> None:
     # shorthand naming the job first, no "a"/"the"/"per" before it: 9 h × $0.40
     data = ask_json("hedgehog detector fine tune on the 4090, how much was that roughly")
     assert "9 h × $0.40/h = **$3.60**" in data["answer"], data["answer"]

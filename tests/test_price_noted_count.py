@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ask_json, index_notes_once, point_cli_at_folder, prices_table
+from .conftest import ask_json, cli_over, index_notes_once, point_cli_at_folder, prices_table
 
 HUTS = """---
 title: Lift huts
@@ -159,10 +159,10 @@ date: 2026-06-05
 """
 
 
-def test_a_count_written_in_words_with_a_word_between_it_and_the_group(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "noted-market", {"market.md": MARKET}))
+market = cli_over("noted-market", {"market.md": MARKET})
+
+
+def test_a_count_written_in_words_with_a_word_between_it_and_the_group(market: Path) -> None:
     # "the five busiest stalls": five stalls, for "every pilot stall" (and "the whole" asks as "every" does)
     answer = ask("a reolink for every pilot stall, total?")
     assert "5 × $64.00 = **$320.00**" in answer and "Counting 5" in answer, answer

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from hwqa.cli import app
 
-from .conftest import ask_json, index_notes_once, point_cli_at_folder
+from .conftest import ask_json, cli_over, index_notes_once, point_cli_at_folder
 
 runner = CliRunner()
 
@@ -321,11 +321,7 @@ date: 2026-06-01
 """
 
 
-@pytest.fixture
-def shed(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    built = index_notes_once(tmp_path_factory, "quoted-shed", {"shed.md": SHED})
-    point_cli_at_folder(monkeypatch, built)
-    return built
+shed = cli_over("quoted-shed", {"shed.md": SHED})
 
 
 def test_a_total_of_what_a_line_prices_each_is_that_line_s_count_times_the_price(shed: Path) -> None:
@@ -353,10 +349,10 @@ date: 2026-06-02
 """
 
 
-def test_a_psu_s_capacity_is_never_the_draw_of_the_box(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "quoted-rig", {"rig.md": RIG}))
+rig = cli_over("quoted-rig", {"rig.md": RIG})
+
+
+def test_a_psu_s_capacity_is_never_the_draw_of_the_box(rig: Path) -> None:
     # 420 W × 10 h = 4.2 kWh at $0.30: the box's draw, never the "1000W PSU" it was built with
     answer = ask("power cost of 10 hrs training on the 3090 box")
     assert "**$1.26**" in answer and "1000 W ×" not in answer, answer
@@ -376,10 +372,10 @@ date: 2026-06-04
 """
 
 
-def test_use_round_the_clock_on_a_two_rate_tariff_pays_each_rate_for_its_hours(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    point_cli_at_folder(monkeypatch, index_notes_once(tmp_path_factory, "quoted-greenhouse", {"greenhouse.md": GREENHOUSE}))
+greenhouse = cli_over("quoted-greenhouse", {"greenhouse.md": GREENHOUSE})
+
+
+def test_use_round_the_clock_on_a_two_rate_tariff_pays_each_rate_for_its_hours(greenhouse: Path) -> None:
     # 40 W × 720 h = 28.8 kWh at (6 h × $0.25 + 18 h × $0.09) ÷ 24 = $0.13/kWh: $3.74, never all of it at the peak rate
     answer = ask("what does leaving the box on 24/7 cost over a 30 day month")
     assert "**$3.74**" in answer and "6 h at $0.25 + 18 h at $0.09" in answer, answer
